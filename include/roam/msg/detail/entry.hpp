@@ -1,0 +1,301 @@
+#pragma once
+// Entry methods: compile-time traits of a member-function pointer, and the
+// per-(class, entry) operations table that delivers a message's payload to an
+// object whichever way it is held (moved-in arguments, a shared broadcast
+// payload, or pup bytes).
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include <roam/msg/detail/message.hpp>
+#include <roam/msg/names.hpp>
+#include <roam/msg/pup.hpp>
+#include <roam/sched/future.hpp>
+#include <roam/sched/runtime.hpp>
+#include <roam/sched/task.hpp>
+
+namespace roam::detail {
+
+template <class M>
+struct member_traits {
+  static constexpr bool is_member_function = false;
+};
+
+#define ROAM_I_MEMBER_TRAITS(QUAL)                                   \
+  template <class C, class R, class... A>                            \
+  struct member_traits<R (C::*)(A...) QUAL> {                        \
+    static constexpr bool is_member_function = true;                 \
+    using class_type = C;                                            \
+    using result = R;                                                \
+    using params = std::tuple<A...>;                                 \
+    using args_tuple = std::tuple<std::decay_t<A>...>;               \
+  };
+ROAM_I_MEMBER_TRAITS()
+ROAM_I_MEMBER_TRAITS(const)
+ROAM_I_MEMBER_TRAITS(noexcept)
+ROAM_I_MEMBER_TRAITS(const noexcept)
+#undef ROAM_I_MEMBER_TRAITS
+
+template <class R>
+struct unwrap_task {
+  using type = R;
+};
+template <class U>
+struct unwrap_task<task<U>> {
+  using type = U;
+};
+/// What `call` on an entry returning R delivers: R, or U for `task<U>`.
+template <class R>
+using call_result_t = typename unwrap_task<R>::type;
+
+/// Where a message is being delivered; the object layer turns it into text for errors.
+struct delivery_context {
+  std::uint32_t pe = 0;
+  std::uint32_t collection = 0;
+  target_kind target = target_kind::element;
+  std::uint8_t dims = 0;
+  index_storage index;
+  const entry_ops* ops = nullptr;
+};
+using describe_fn = std::string (*)(const delivery_context&);
+/// Set by the object layer: "array cell[1,2] entry cell::recv".
+inline describe_fn g_describe_delivery = nullptr;
+std::string describe_delivery(const delivery_context& ctx);
+
+/// The delivery context of a message about to run on the calling PE.
+inline delivery_context context_of(const message& m) noexcept {
+  delivery_context c;
+  c.pe = tls_pe ? tls_pe->id() : 0;
+  c.collection = m.collection;
+  c.target = m.target;
+  c.dims = m.dims;
+  c.index = m.index;
+  c.ops = m.ops;
+  return c;
+}
+
+/// What the runtime can do with a payload of one (class, entry) pair.
+struct entry_ops {
+  std::uint64_t id;
+  std::string_view name;        ///< "cell::take_forces"
+  std::string_view class_name;  ///< "cell"
+  bool exclusive;               ///< nodegroups: runs under the member's lock
+  /// Runs the entry on `obj`; throws what the entry throws (for `call`, errors go to the future instead).
+  void (*invoke)(message* m, void* obj);
+  /// Destroys the typed payload (or releases the shared one); packed payloads need nothing.
+  void (*destroy)(message* m) noexcept;
+  /// Serialized size of the payload and its packing (wire path).
+  std::size_t (*packed_size)(const message* m);
+  void (*pack)(const message* m, std::byte* out, std::size_t n);
+};
+
+/// Registers an entry at static-initialisation time; collisions are reported at start-up.
+bool register_entry(const entry_ops* ops);
+/// The entry with this stable id, or nullptr.
+const entry_ops* find_entry(std::uint64_t id) noexcept;
+
+/// A payload shared, read-only, by every delivery of a fan-out.
+template <class Args>
+struct shared_payload {
+  template <class... A>
+  explicit shared_payload(std::uint32_t r, A&&... a) : refs(r), args(std::forward<A>(a)...) {}
+  std::atomic<std::uint32_t> refs;
+  Args args;
+};
+
+/// Opt-in list of nodegroup entries that run exclusively: `using exclusive_entries = roam::entry_list<&T::f>;`
+template <auto... Members>
+struct entry_list {
+  template <auto M>
+  static constexpr bool contains() {
+    return ((std::is_same_v<decltype(M), decltype(Members)> && M == Members) || ...);
+  }
+};
+
+template <class T, auto M>
+constexpr bool entry_is_exclusive() {
+  if constexpr (requires { typename T::exclusive_entries; }) return T::exclusive_entries::template contains<M>();
+  else return false;
+}
+
+template <class T, auto M>
+struct entry_impl {
+  using traits = member_traits<decltype(M)>;
+  using C = typename traits::class_type;
+  using R = typename traits::result;
+  using V = call_result_t<R>;
+  using args_tuple = typename traits::args_tuple;
+  using shared = shared_payload<args_tuple>;
+  struct call_payload {
+    args_tuple args;
+    promise<V> reply;
+  };
+
+  template <class Tuple>
+  static decltype(auto) apply(T* self, Tuple&& args) {
+    return std::apply([self](auto&&... a) -> decltype(auto) { return (self->*M)(std::forward<decltype(a)>(a)...); },
+                      std::forward<Tuple>(args));
+  }
+
+  template <class Tuple>
+  static void run_send(T* self, Tuple&& args, const message& m) {
+    if constexpr (is_task_v<R>) {
+      spawn(apply(self, std::forward<Tuple>(args)), [ctx = context_of(m)](std::exception_ptr e, auto*...) {
+        if (e) report_task_failure(e, describe_delivery(ctx));
+      });
+    } else {
+      apply(self, std::forward<Tuple>(args));
+    }
+  }
+
+  static void run_call(T* self, args_tuple&& args, const promise<V>& reply) {
+    try {
+      if constexpr (is_task_v<R>) {
+        spawn(apply(self, std::move(args)), [reply](std::exception_ptr e, auto*... v) {
+          if (e) reply.set_exception(e);
+          else if constexpr (std::is_void_v<V>) reply.set_value();
+          else (reply.set_value(std::move(*v)), ...);
+        });
+      } else if constexpr (std::is_void_v<R>) {
+        apply(self, std::move(args));
+        reply.set_value();
+      } else {
+        reply.set_value(apply(self, std::move(args)));
+      }
+    } catch (...) {
+      reply.set_exception(std::current_exception());
+    }
+  }
+
+  static void invoke(message* m, void* obj) {
+    T* self = static_cast<T*>(obj);
+    switch (m->payload) {
+      case payload_kind::inline_args:
+        if (m->is_call) {
+          auto& p = *static_cast<call_payload*>(m->payload_ptr());
+          run_call(self, std::move(p.args), p.reply);
+        } else {
+          run_send(self, std::move(*static_cast<args_tuple*>(m->payload_ptr())), *m);
+        }
+        return;
+      case payload_kind::shared_args: {
+        const auto* sp = *static_cast<shared* const*>(m->payload_ptr());
+        if constexpr (std::is_copy_constructible_v<args_tuple>) {
+          run_send(self, sp->args, *m);  // const lvalues: each member gets its own copy of by-value parameters
+        }
+        return;
+      }
+      case payload_kind::packed: {
+        auto p = pup_er::unpacker(static_cast<const std::byte*>(m->payload_ptr()), m->payload_bytes);
+        args_tuple args{};
+        p | args;
+        if (m->is_call) {
+          promise<V> reply;
+          p | reply;
+          if (p.remaining() != 0) throw pup_error("trailing bytes after the arguments");
+          run_call(self, std::move(args), reply);
+        } else {
+          if (p.remaining() != 0) throw pup_error("trailing bytes after the arguments");
+          run_send(self, std::move(args), *m);
+        }
+        return;
+      }
+    }
+  }
+
+  static void destroy(message* m) noexcept {
+    switch (m->payload) {
+      case payload_kind::inline_args:
+        if (m->is_call) std::destroy_at(static_cast<call_payload*>(m->payload_ptr()));
+        else std::destroy_at(static_cast<args_tuple*>(m->payload_ptr()));
+        return;
+      case payload_kind::shared_args: {
+        shared* sp = *static_cast<shared**>(m->payload_ptr());
+        if (sp->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete sp;
+        return;
+      }
+      case payload_kind::packed:
+        return;
+    }
+  }
+
+  template <class P>
+  static void pup_payload(P& p, const message* m) {
+    switch (m->payload) {
+      case payload_kind::inline_args:
+        if (m->is_call) {
+          const auto& cp = *static_cast<const call_payload*>(m->payload_ptr());
+          p | cp.args | cp.reply;
+        } else {
+          p | *static_cast<const args_tuple*>(m->payload_ptr());
+        }
+        return;
+      case payload_kind::shared_args:
+        p | (*static_cast<shared* const*>(m->payload_ptr()))->args;
+        return;
+      case payload_kind::packed:
+        p.bytes(const_cast<void*>(m->payload_ptr()), m->payload_bytes);
+        return;
+    }
+  }
+
+  static std::size_t packed_size(const message* m) {
+    auto p = pup_er::sizer();
+    pup_payload(p, m);
+    return p.offset();
+  }
+
+  static void pack(const message* m, std::byte* out, std::size_t n) {
+    auto p = pup_er::packer(out, n);
+    pup_payload(p, m);
+  }
+
+  static constexpr std::uint64_t id = stable_hash(member_name<M>(), stable_hash("/", stable_hash(type_name<T>())));
+
+  static constexpr entry_ops ops{id,         member_name<M>(), type_name<T>(), entry_is_exclusive<T, M>(),
+                                 &invoke,    &destroy,         &packed_size,   &pack};
+  static inline const bool registered = register_entry(&ops);
+};
+
+template <class P>
+struct param_ok : std::bool_constant<!(std::is_lvalue_reference_v<P> &&
+                                       !std::is_const_v<std::remove_reference_t<P>>)> {};
+
+/// Compile-time checks of an entry used on objects of type T with arguments A.
+template <class T, auto M, class... A>
+constexpr bool check_entry() {
+  using traits = member_traits<decltype(M)>;
+  static_assert(traits::is_member_function,
+                "roam: an entry method is named by a pointer to a public member function, e.g. send<&T::method>(...)");
+  if constexpr (traits::is_member_function) {
+    using C = typename traits::class_type;
+    static_assert(std::is_base_of_v<C, T>, "roam: this entry method is not a member of the proxy's class");
+    using params = typename traits::params;
+    static_assert([]<class... P>(std::type_identity<std::tuple<P...>>) {
+      return (param_ok<P>::value && ...);
+    }(std::type_identity<params>{}),
+                  "roam: entry method parameters must be values or const references (a message cannot bind a "
+                  "non-const reference)");
+    static_assert([]<class... P>(std::type_identity<std::tuple<P...>>) {
+      return (serializable<std::decay_t<P>> && ...);
+    }(std::type_identity<params>{}),
+                  "roam: entry method parameter type is not serializable; give it a member `void "
+                  "pup(roam::pup_er&)`, a free `pup(roam::pup_er&, T&)`, or declare "
+                  "`roam::bitwise_serializable<T> = true`");
+    static_assert(std::tuple_size_v<params> == sizeof...(A),
+                  "roam: wrong number of arguments for this entry method");
+    if constexpr (std::tuple_size_v<params> == sizeof...(A)) {
+      static_assert(std::is_constructible_v<typename traits::args_tuple, A&&...>,
+                    "roam: arguments cannot be converted to the entry method's parameter types");
+    }
+  }
+  return true;
+}
+
+}  // namespace roam::detail

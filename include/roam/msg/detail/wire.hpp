@@ -1,0 +1,32 @@
+#pragma once
+// The wire format of one message: a fixed little-endian header, the pup
+// payload, and a CRC32C over both. Everything read from a peer is untrusted:
+// every field is validated before a message is built from it.
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include <roam/msg/detail/message.hpp>
+
+namespace roam {
+
+/// A frame that failed validation (bad magic, length, checksum, unknown entry...).
+class wire_error : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+namespace detail {
+
+inline constexpr std::uint32_t wire_magic = 0x4d414f52;  // "ROAM"
+inline constexpr std::uint16_t wire_version = 1;
+
+/// Serializes a message (typed, shared or packed payload) into one frame.
+std::vector<std::byte> pack_message(const message& m);
+/// Validates a frame and builds a message with a packed payload; throws wire_error.
+message* unpack_message(std::span<const std::byte> frame);
+/// +serialize: replaces a typed message by the result of packing and unpacking it.
+message* roundtrip_through_wire(message* m);
+
+}  // namespace detail
+}  // namespace roam

@@ -1,0 +1,146 @@
+#pragma once
+/// Singleton chares: one object on one PE, created anywhere, addressed by a proxy.
+#include <cstdint>
+#include <tuple>
+#include <utility>
+
+#include <roam/machine/ids.hpp>
+#include <roam/obj/detail/objects.hpp>
+
+namespace roam {
+
+template <class T>
+class chare_proxy;
+
+/// Non-template part of every chare.
+class chare_base {
+ public:
+  /// Destroys this chare once the running entry method returns. Later messages to it are errors.
+  void destroy_self() noexcept { destroy_requested_ = true; }
+  bool destroy_requested() const noexcept { return destroy_requested_; }
+
+ protected:
+  chare_base() = default;
+  ~chare_base() = default;
+
+ private:
+  bool destroy_requested_ = false;
+};
+
+/// Base class of a singleton chare type T (CRTP): `struct fib : roam::chare<fib> {...}`.
+/// Construct only through roam::create_chare.
+template <class T>
+class chare : public chare_base {
+ public:
+  /// A proxy to this chare.
+  chare_proxy<T> this_proxy() const noexcept { return chare_proxy<T>(pe_, id_); }
+
+ protected:
+  chare() {
+    const auto& c = detail::current_construction("roam::chare");
+    id_ = c.chare_id;
+    pe_ = c.pe;
+  }
+
+ private:
+  std::uint64_t id_ = 0;
+  std::uint32_t pe_ = 0;
+};
+
+/// A copyable handle to a singleton chare; invoking through it sends a message.
+template <class T>
+class chare_proxy {
+ public:
+  chare_proxy() noexcept = default;
+  chare_proxy(std::uint32_t pe, std::uint64_t id) noexcept : pe_(pe), id_(id) {}
+
+  /// Sends `M(args...)` to the chare (asynchronous; returns at once).
+  template <auto M, class... A>
+  void send(A&&... a) const {
+    send<M>(send_options{}, std::forward<A>(a)...);
+  }
+  template <auto M, class... A>
+  void send(send_options o, A&&... a) const {
+    static_assert(detail::check_entry<T, M, A...>());
+    detail::message* m = detail::build_entry_message<T, M, false>(o, std::forward<A>(a)...);
+    address(m);
+    detail::send_message(m, pe_);
+  }
+  /// Invokes `M(args...)` and returns a future of its result (or of its exception).
+  template <auto M, class... A>
+  auto call(A&&... a) const {
+    static_assert(detail::check_entry<T, M, A...>());
+    return detail::call_entry<T, M>(send_options{}, [this](detail::message* m) { address(m); detail::send_message(m, pe_); },
+                                    std::forward<A>(a)...);
+  }
+  /// Destroys the chare after the messages already sent to it from this PE.
+  void destroy() const { detail::destroy_chare(pe_, id_); }
+
+  pe_id pe() const noexcept { return pe_id{pe_}; }
+  std::uint64_t id() const noexcept { return id_; }
+  bool valid() const noexcept { return id_ != 0; }
+
+  template <class P>
+  void pup(P& p) {
+    p | pe_ | id_;
+  }
+  friend bool operator==(const chare_proxy&, const chare_proxy&) = default;
+
+ private:
+  void address(detail::message* m) const noexcept {
+    m->target = detail::target_kind::chare;
+    m->collection = 0;
+    m->dims = 0;
+    m->index.v[0] = static_cast<std::int32_t>(id_ & 0xffffffffu);
+    m->index.v[1] = static_cast<std::int32_t>(id_ >> 32);
+  }
+  std::uint32_t pe_ = 0;
+  std::uint64_t id_ = 0;
+};
+
+namespace detail {
+template <class T, class... A>
+chare_proxy<T> create_chare_at(std::uint32_t pe, A&&... a) {
+  static_assert(std::is_base_of_v<chare<T>, T>, "roam: create_chare<T> needs T to derive from roam::chare<T>");
+  static_assert(std::is_constructible_v<T, std::decay_t<A>&&...>, "roam: T has no constructor taking these arguments");
+  std::uint32_t pes = this_pe("roam::create_chare").runtime().num_pes;
+  if (pe >= pes) {
+    report_bad_send("create_chare<" + std::string(type_name<T>()) + ">: pe " + std::to_string(pe) + " outside [0," +
+                    std::to_string(pes) + ")");
+    return {};
+  }
+  std::uint64_t id = new_chare_id();
+  post_closure(pe, [id, args = std::tuple<std::decay_t<A>...>(std::forward<A>(a)...)]() mutable noexcept {
+    construction_context ctx;
+    ctx.chare_id = id;
+    ctx.pe = tls_pe->id();
+    tls_constructing = &ctx;
+    T* obj = nullptr;
+    try {
+      obj = std::apply([](auto&&... x) { return new T(std::move(x)...); }, std::move(args));
+    } catch (const std::exception& e) {
+      report_fatal("chare " + std::string(type_name<T>()) + ": constructor threw: " + e.what());
+    } catch (...) {
+      report_fatal("chare " + std::string(type_name<T>()) + ": constructor threw");
+    }
+    tls_constructing = nullptr;
+    if (obj) register_chare(id, obj, static_cast<chare_base*>(obj), &class_ops_for<T>);
+  });
+  return chare_proxy<T>(pe, id);
+}
+}  // namespace detail
+
+/// Creates a chare on a PE chosen by the runtime (round robin from the caller).
+/// The proxy is usable at once: messages sent before the chare exists wait for it.
+template <class T, class... A>
+chare_proxy<T> create_chare(A&&... a) {
+  return detail::create_chare_at<T>(detail::place_chare(), std::forward<A>(a)...);
+}
+
+/// Creates a chare on PE `pe`; a PE outside [0, num_pes) is a fatal error.
+template <class T, class... A>
+chare_proxy<T> create_chare_on(pe_id pe, A&&... a) {
+  return detail::create_chare_at<T>(pe.value(), std::forward<A>(a)...);
+}
+
+}  // namespace roam

@@ -1,0 +1,174 @@
+#pragma once
+// Collections and the send path shared by every proxy kind. A collection
+// (array, group, nodegroup) has a process-wide immutable descriptor created
+// before its proxy is returned; each PE keeps its own table of the members it
+// hosts (src/obj/objects.cpp). Singleton chares have no descriptor: they are
+// addressed by (PE, 64-bit id).
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+
+#include <roam/msg/detail/entry.hpp>
+#include <roam/msg/detail/wire.hpp>
+#include <roam/obj/send_options.hpp>
+
+namespace roam {
+class chare_base;
+}
+
+namespace roam::detail {
+
+/// How to destroy an object of a user class without knowing its type.
+struct class_ops {
+  std::string_view name;
+  void (*destroy)(void*) noexcept;
+};
+template <class T>
+inline constexpr class_ops class_ops_for{type_name<T>(), [](void* p) noexcept { delete static_cast<T*>(p); }};
+
+enum class collection_kind : std::uint8_t { array, group, nodegroup };
+
+/// Index -> home PE for a dense array with extents `shape` of `dims` dimensions.
+using map_fn = std::uint32_t (*)(const index_storage& idx, const index_storage& shape, std::uint8_t dims,
+                                 std::uint32_t pes);
+
+/// Immutable after creation, except the nodegroup member which is set once before the proxy escapes.
+struct collection_desc {
+  std::uint32_t id = 0;
+  collection_kind kind = collection_kind::array;
+  const class_ops* cls = nullptr;
+  std::uint8_t dims = 0;
+  index_storage shape;
+  std::uint64_t volume = 0;
+  map_fn map = nullptr;
+  std::string map_name;
+  void* node_member = nullptr;     ///< nodegroup: this process's member
+  mutable std::mutex exclusive;    ///< nodegroup: held while an exclusive entry runs
+};
+
+/// Registers a new collection and returns its descriptor (lives until the process ends).
+collection_desc* new_collection(collection_kind kind, const class_ops* cls);
+/// The descriptor with this id, or nullptr (proxies read from messages).
+const collection_desc* find_collection(std::uint32_t id) noexcept;
+
+/// Row-major linear index inside `shape`.
+inline std::uint64_t linearize(const index_storage& i, const index_storage& shape, std::uint8_t dims) noexcept {
+  std::uint64_t l = 0;
+  for (int k = 0; k < dims; ++k) l = l * static_cast<std::uint64_t>(shape.v[k]) + static_cast<std::uint64_t>(i.v[k]);
+  return l;
+}
+inline bool inside(const index_storage& i, const index_storage& shape, std::uint8_t dims) noexcept {
+  for (int k = 0; k < dims; ++k)
+    if (i.v[k] < 0 || i.v[k] >= shape.v[k]) return false;
+  return true;
+}
+
+/// What base-class constructors read to learn who they are (set around `new T(...)`).
+struct construction_context {
+  const collection_desc* desc = nullptr;
+  index_storage index;
+  std::uint64_t chare_id = 0;
+  std::uint32_t pe = 0;
+};
+inline constinit thread_local const construction_context* tls_constructing = nullptr;
+/// The current construction context; aborts with a clear message outside runtime-driven construction.
+const construction_context& current_construction(const char* base);
+
+/// Runs a message addressed to an object (the `run` of every entry message).
+void deliver(work_item* w, work_action a) noexcept;
+
+/// Text for errors: "array cell[1,2] entry cell::recv".
+std::string describe_target(target_kind t, const collection_desc* desc, const index_storage& idx, std::uint8_t dims,
+                            std::string_view entry);
+/// Reports a bad send (index or PE out of range) and stops the program; the message is not sent.
+void report_bad_send(const std::string& what) noexcept;
+
+/// Builds a message holding the moved-in arguments (or a call payload with its promise).
+template <class T, auto M, bool Call, class... A>
+message* build_entry_message(const send_options& o, A&&... a) {
+  using impl = entry_impl<T, M>;
+  (void)impl::registered;  // odr-use: registers the entry id at start-up
+  using payload = std::conditional_t<Call, typename impl::call_payload, typename impl::args_tuple>;
+  static_assert(alignof(payload) <= 16, "roam: entry arguments with alignment above 16 are not supported");
+  message* m = allocate_message(sizeof(payload));
+  if constexpr (Call) ::new (m->payload_ptr()) payload{typename impl::args_tuple(std::forward<A>(a)...), {}};
+  else ::new (m->payload_ptr()) payload(std::forward<A>(a)...);
+  m->ops = &impl::ops;
+  m->run = &deliver;
+  m->priority = o.priority;
+  m->flags = o.lifo ? work_lifo : 0u;
+  m->payload = payload_kind::inline_args;
+  m->is_call = Call;
+  return m;
+}
+
+/// Hands a built message to PE `dst` (through the wire format under +serialize).
+inline void send_message(message* m, std::uint32_t dst) {
+  pe_state& me = this_pe("roam send");
+  m->dst_pe = dst;
+  m->src_pe = me.id();
+  if (me.runtime().opts.serialize) [[unlikely]] m = roundtrip_through_wire(m);
+  post(dst, m);
+}
+
+/// Posts to the node queue (nodegroups): any PE of this process runs it.
+inline void send_node_message(message* m) {
+  pe_state& me = this_pe("roam send");
+  m->src_pe = me.id();
+  if (me.runtime().opts.serialize) [[unlikely]] m = roundtrip_through_wire(m);
+  me.count_created();
+  me.runtime().enqueue_node(m);
+}
+
+/// Sends `call` and returns the future of its result.
+template <class T, auto M, class Address, class... A>
+auto call_entry(const send_options& o, Address address, A&&... a) {
+  using V = typename entry_impl<T, M>::V;
+  auto [f, p] = make_future<V>();
+  message* m = build_entry_message<T, M, true>(o, std::forward<A>(a)...);
+  static_cast<typename entry_impl<T, M>::call_payload*>(m->payload_ptr())->reply = p;
+  address(m);
+  return f;
+}
+
+/// Sends one shared payload to every PE (a broadcast to an array or a group).
+template <class T, auto M, class Address, class... A>
+void broadcast_entry(const send_options& o, Address address, A&&... a) {
+  using impl = entry_impl<T, M>;
+  (void)impl::registered;
+  static_assert(std::is_copy_constructible_v<typename impl::args_tuple>,
+                "roam: a broadcast gives every member its own copy of the arguments; they must be copyable");
+  std::uint32_t pes = this_pe("roam broadcast").runtime().num_pes;
+  auto* shared = new typename impl::shared(pes, std::forward<A>(a)...);
+  for (std::uint32_t pe = 0; pe < pes; ++pe) {
+    message* m = allocate_message(sizeof(void*));
+    ::new (m->payload_ptr()) typename impl::shared*(shared);
+    m->ops = &impl::ops;
+    m->run = &deliver;
+    m->priority = o.priority;
+    m->flags = o.lifo ? work_lifo : 0u;
+    m->payload = payload_kind::shared_args;
+    address(m);
+    send_message(m, pe);
+  }
+}
+
+/// The collection record of `id` on the calling PE, or nullptr if not constructed here yet.
+void* local_group_member(std::uint32_t collection) noexcept;
+
+/// Runs on every PE (or one) to construct the local members of a collection.
+void construct_local_members(const collection_desc* desc, void* (*make)(const void* args, const construction_context&),
+                             const void* args);
+/// Registers a constructed singleton chare on the calling PE and delivers what waited for it.
+void register_chare(std::uint64_t id, void* obj, chare_base* base, const class_ops* cls);
+/// A fresh chare id allocated by the calling PE, and a placement for "anywhere".
+std::uint64_t new_chare_id() noexcept;
+std::uint32_t place_chare() noexcept;
+/// Asks PE `pe` to destroy chare `id` (after messages already queued for it).
+void destroy_chare(std::uint32_t pe, std::uint64_t id);
+
+}  // namespace roam::detail

@@ -1,0 +1,150 @@
+#pragma once
+/// Groups: one member per PE, each reachable by PE number or all at once.
+#include <cstdint>
+#include <memory>
+#include <tuple>
+#include <utility>
+
+#include <roam/machine/ids.hpp>
+#include <roam/obj/detail/objects.hpp>
+
+namespace roam {
+
+template <class T>
+class group_proxy;
+
+/// Base class of a group type T (CRTP). Construct only through create_group.
+template <class T>
+class group_member {
+ public:
+  group_proxy<T> this_group() const noexcept { return group_proxy<T>(desc_); }
+
+ protected:
+  group_member() : desc_(detail::current_construction("roam::group_member").desc) {}
+
+ private:
+  const detail::collection_desc* desc_ = nullptr;
+};
+
+/// A proxy to the member of a group on one PE.
+template <class T>
+class group_member_proxy {
+ public:
+  group_member_proxy(const detail::collection_desc* d, std::uint32_t pe) noexcept : desc_(d), pe_(pe) {}
+
+  template <auto M, class... A>
+  void send(A&&... a) const {
+    send<M>(send_options{}, std::forward<A>(a)...);
+  }
+  /// Sends `M(args...)` to the member on this PE. A PE outside [0, num_pes) is a fatal error.
+  template <auto M, class... A>
+  void send(send_options o, A&&... a) const {
+    static_assert(detail::check_entry<T, M, A...>());
+    if (!valid_pe<M>()) return;
+    detail::message* m = detail::build_entry_message<T, M, false>(o, std::forward<A>(a)...);
+    address(m);
+    detail::send_message(m, pe_);
+  }
+  template <auto M, class... A>
+  auto call(A&&... a) const {
+    static_assert(detail::check_entry<T, M, A...>());
+    bool ok = valid_pe<M>();
+    return detail::call_entry<T, M>(send_options{}, [&](detail::message* m) {
+      address(m);
+      if (ok) detail::send_message(m, pe_);
+      else {
+        m->ops->destroy(m);
+        detail::free_message(m);
+      }
+    }, std::forward<A>(a)...);
+  }
+
+ private:
+  template <auto M>
+  bool valid_pe() const {
+    std::uint32_t pes = detail::this_pe("roam send").runtime().num_pes;
+    if (pe_ < pes) return true;
+    detail::index_storage idx;
+    idx.v[0] = static_cast<std::int32_t>(pe_);
+    detail::report_bad_send(detail::describe_target(detail::target_kind::group_member, desc_, idx, 1, member_name<M>()) +
+                            ": pe " + std::to_string(pe_) + " outside [0," + std::to_string(pes) + ")");
+    return false;
+  }
+  void address(detail::message* m) const noexcept {
+    m->target = detail::target_kind::group_member;
+    m->collection = desc_->id;
+    m->dims = 1;
+    m->index.v[0] = static_cast<std::int32_t>(pe_);
+  }
+  const detail::collection_desc* desc_;
+  std::uint32_t pe_;
+};
+
+/// A proxy to a whole group.
+template <class T>
+class group_proxy {
+ public:
+  group_proxy() noexcept = default;
+  explicit group_proxy(const detail::collection_desc* d) noexcept : desc_(d) {}
+
+  group_member_proxy<T> operator[](pe_id pe) const noexcept { return group_member_proxy<T>(desc_, pe.value()); }
+
+  /// Broadcasts `M(args...)`: every member runs it exactly once.
+  template <auto M, class... A>
+  void send(A&&... a) const {
+    send<M>(send_options{}, std::forward<A>(a)...);
+  }
+  template <auto M, class... A>
+  void send(send_options o, A&&... a) const {
+    static_assert(detail::check_entry<T, M, A...>());
+    detail::broadcast_entry<T, M>(o, [this](detail::message* m) {
+      m->target = detail::target_kind::group_member;
+      m->collection = desc_->id;
+      m->dims = 0;  // the member of whichever PE receives it
+    }, std::forward<A>(a)...);
+  }
+
+  /// The member on the calling PE (nullptr until its construction message ran here;
+  /// the creating PE's member exists as soon as create_group returns).
+  T* local() const noexcept { return static_cast<T*>(detail::local_group_member(desc_->id)); }
+
+  std::uint32_t id() const noexcept { return desc_ ? desc_->id : 0; }
+  template <class P>
+  void pup(P& p) {
+    std::uint32_t id = desc_ ? desc_->id : 0;
+    p | id;
+    if (p.is_unpacking()) desc_ = detail::find_collection(id);
+  }
+
+ private:
+  const detail::collection_desc* desc_ = nullptr;
+};
+
+namespace detail {
+template <class T, class Args>
+void* make_member(const void* args, const construction_context&) {
+  const Args& a = *static_cast<const Args*>(args);
+  return std::apply([](const auto&... x) { return static_cast<void*>(new T(x...)); }, a);
+}
+}  // namespace detail
+
+/// Creates a group: one member per PE, each built with copies of `args`.
+/// The calling PE's member is built before this returns.
+template <class T, class... A>
+group_proxy<T> create_group(A&&... a) {
+  static_assert(std::is_base_of_v<group_member<T>, T>, "roam: create_group<T> needs T to derive from roam::group_member<T>");
+  using args_t = std::tuple<std::decay_t<A>...>;
+  detail::collection_desc* d = detail::new_collection(detail::collection_kind::group, &detail::class_ops_for<T>);
+  auto args = std::make_shared<const args_t>(std::forward<A>(a)...);
+  detail::construct_local_members(d, &detail::make_member<T, args_t>, args.get());
+  std::uint32_t me = detail::tls_pe->id();
+  for (std::uint32_t pe = 0; pe < detail::tls_pe->runtime().num_pes; ++pe) {
+    if (pe == me) continue;
+    detail::post_closure(pe, [d, args]() noexcept {
+      detail::construct_local_members(d, &detail::make_member<T, args_t>, args.get());
+    });
+  }
+  return group_proxy<T>(d);
+}
+
+}  // namespace roam

@@ -1,0 +1,103 @@
+#pragma once
+/// Nodegroups: one member per process, whose entry methods any PE of that
+/// process may run. Entries listed in `T::exclusive_entries` run one at a time.
+#include <cstdint>
+#include <tuple>
+#include <utility>
+
+#include <roam/machine/ids.hpp>
+#include <roam/obj/detail/objects.hpp>
+
+namespace roam {
+
+template <class T>
+class nodegroup_proxy;
+
+/// Base class of a nodegroup type T (CRTP). Construct only through create_nodegroup.
+/// Mark exclusive entries with `using exclusive_entries = roam::entry_list<&T::f, &T::g>;`.
+template <class T>
+class nodegroup_member {
+ public:
+  nodegroup_proxy<T> this_nodegroup() const noexcept { return nodegroup_proxy<T>(desc_); }
+
+ protected:
+  nodegroup_member() : desc_(detail::current_construction("roam::nodegroup_member").desc) {}
+
+ private:
+  const detail::collection_desc* desc_ = nullptr;
+};
+
+/// Names the entries of a nodegroup that must not run concurrently with each other.
+template <auto... Members>
+using entry_list = detail::entry_list<Members...>;
+
+/// A proxy to a nodegroup.
+template <class T>
+class nodegroup_proxy {
+ public:
+  nodegroup_proxy() noexcept = default;
+  explicit nodegroup_proxy(const detail::collection_desc* d) noexcept : desc_(d) {}
+
+  /// Sends `M(args...)` to the member of every node (one process: this one's);
+  /// the first PE of that node to look at its node queue runs it.
+  template <auto M, class... A>
+  void send(A&&... a) const {
+    send<M>(send_options{}, std::forward<A>(a)...);
+  }
+  template <auto M, class... A>
+  void send(send_options o, A&&... a) const {
+    static_assert(detail::check_entry<T, M, A...>());
+    detail::message* m = detail::build_entry_message<T, M, false>(o, std::forward<A>(a)...);
+    address(m);
+    detail::send_node_message(m);
+  }
+  template <auto M, class... A>
+  auto call(A&&... a) const {
+    static_assert(detail::check_entry<T, M, A...>());
+    return detail::call_entry<T, M>(send_options{}, [this](detail::message* m) {
+      address(m);
+      detail::send_node_message(m);
+    }, std::forward<A>(a)...);
+  }
+
+  /// This process's member (exists as soon as create_nodegroup returns).
+  T* local() const noexcept { return static_cast<T*>(desc_->node_member); }
+
+  std::uint32_t id() const noexcept { return desc_ ? desc_->id : 0; }
+  template <class P>
+  void pup(P& p) {
+    std::uint32_t id = desc_ ? desc_->id : 0;
+    p | id;
+    if (p.is_unpacking()) desc_ = detail::find_collection(id);
+  }
+
+ private:
+  void address(detail::message* m) const noexcept {
+    m->target = detail::target_kind::nodegroup;
+    m->collection = desc_->id;
+    m->dims = 0;
+  }
+  const detail::collection_desc* desc_ = nullptr;
+};
+
+/// Creates a nodegroup; this process's member is built before this returns.
+template <class T, class... A>
+nodegroup_proxy<T> create_nodegroup(A&&... a) {
+  static_assert(std::is_base_of_v<nodegroup_member<T>, T>,
+                "roam: create_nodegroup<T> needs T to derive from roam::nodegroup_member<T>");
+  detail::collection_desc* d = detail::new_collection(detail::collection_kind::nodegroup, &detail::class_ops_for<T>);
+  detail::construction_context ctx;
+  ctx.desc = d;
+  ctx.pe = detail::tls_pe->id();
+  detail::tls_constructing = &ctx;
+  try {
+    d->node_member = new T(std::forward<A>(a)...);
+  } catch (...) {
+    detail::tls_constructing = nullptr;
+    throw;
+  }
+  detail::tls_constructing = nullptr;
+  return nodegroup_proxy<T>(d);
+}
+
+}  // namespace roam

@@ -1,0 +1,138 @@
+#pragma once
+// One PE's scheduler state. The hot paths (post, allocate) are inline here so
+// that a send compiles down to a few loads and stores; the loop itself lives in
+// src/sched/scheduler.cpp.
+//
+// Threads: everything above `inbox_` is touched only by the owning PE's
+// thread; `inbox_`, `sleeping_`, `wake_` and the pool's return stack are
+// written by other PEs. Counters are written by the owner, read by anyone.
+#include <atomic>
+#include <chrono>
+#include <coroutine>
+#include <cstdint>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <exception>
+
+#include <roam/machine/ids.hpp>
+#include <roam/sched/detail/pool.hpp>
+#include <roam/sched/detail/unique_function.hpp>
+#include <roam/sched/detail/work.hpp>
+
+namespace roam::detail {
+
+struct runtime_state;
+
+/// Type-erased part of a future's shared state; lives on its owner PE only.
+struct future_state_base {
+  virtual ~future_state_base() = default;
+  std::uint32_t refs = 0;
+  bool ready = false;
+  std::uint64_t id = 0;
+  std::uint32_t owner = 0;
+  std::exception_ptr error;
+  std::coroutine_handle<> waiter;
+};
+
+/// Slots where higher layers keep their per-PE state without the scheduler knowing its type.
+enum class layer_slot : unsigned { objects = 0, collectives, flow, count };
+
+class pe_state {
+ public:
+  using clock = std::chrono::steady_clock;
+
+  pe_state(runtime_state& rt, std::uint32_t id, std::uint32_t pe_count);
+  pe_state(const pe_state&) = delete;
+  pe_state& operator=(const pe_state&) = delete;
+  ~pe_state();
+
+  std::uint32_t id() const noexcept { return id_; }
+  runtime_state& runtime() const noexcept { return rt_; }
+  message_pool& pool() noexcept { return pool_; }
+
+  /// Queues an item produced on this PE for this PE (owner thread only).
+  void enqueue_local(work_item* w) noexcept {
+    if (w->priority == 0) {
+      if (w->flags & work_lifo) fifo_.push_front(w);
+      else fifo_.push_back(w);
+    } else {
+      push_heap(w);
+    }
+  }
+
+  /// Queues an item from another PE (any thread) and wakes this PE if it sleeps.
+  void enqueue_remote(work_item* w) noexcept {
+    inbox_.push(w);
+    if (sleeping_.load(std::memory_order_seq_cst)) wake();
+  }
+
+  /// Counts a message created on this PE (owner thread only).
+  void count_created() noexcept { created_.store(created_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+  std::uint64_t created() const noexcept { return created_.load(std::memory_order_relaxed); }
+  std::uint64_t processed() const noexcept { return processed_.load(std::memory_order_relaxed); }
+
+  /// Runs the scheduler loop until the runtime stops.
+  void run_loop();
+  /// Runs queued items until none is left; returns how many ran (tests, nested waits).
+  std::size_t drain() noexcept;
+  /// Wakes the PE if it sleeps (any thread).
+  void wake() noexcept;
+
+  void add_timer(clock::time_point when, unique_function<void()> fn);
+  void add_idle_hook(unique_function<void()> fn);
+  void add_stop_hook(unique_function<void()> fn);
+
+  void*& slot(layer_slot s) noexcept { return slots_[static_cast<unsigned>(s)]; }
+
+  /// Futures created on this PE and not yet fulfilled, by id (future.hpp).
+  std::unordered_map<std::uint64_t, future_state_base*> futures;
+  std::uint64_t next_future_id = 0;
+  /// Suspended root coroutines (spawned tasks), destroyed at shutdown so nothing leaks.
+  std::unordered_set<void*> root_tasks;
+
+  /// Drops every queued item unrun (shutdown).
+  void discard_queued() noexcept;
+  void run_stop_hooks() noexcept;
+
+ private:
+  struct heap_entry {
+    std::int64_t key;  // priority in the high bits, sequence in the low
+    work_item* item;
+  };
+  void push_heap(work_item* w) noexcept;
+  work_item* pop_heap() noexcept;
+  work_item* next_item() noexcept;
+  void drain_inbox() noexcept;
+  bool run_timers() noexcept;
+  void go_idle();
+  void run_item(work_item* w) noexcept {
+    processed_.store(processed_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    w->run(w, work_action::run);
+  }
+
+  runtime_state& rt_;
+  std::uint32_t id_;
+  local_queue fifo_;
+  std::vector<heap_entry> heap_;
+  std::uint64_t heap_seq_ = 0;
+  std::vector<std::pair<clock::time_point, unique_function<void()>>> timers_;  // min-heap by time
+  std::vector<unique_function<void()>> idle_hooks_;
+  std::vector<unique_function<void()>> stop_hooks_;
+  void* slots_[static_cast<unsigned>(layer_slot::count)] = {};
+  message_pool pool_;
+  unsigned iterations_since_timer_check_ = 0;
+
+  alignas(64) std::atomic<std::uint64_t> created_{0};
+  std::atomic<std::uint64_t> processed_{0};
+
+  alignas(64) mpsc_queue inbox_;
+  alignas(64) std::atomic<std::uint32_t> sleeping_{0};
+  std::atomic<std::uint32_t> wake_{0};
+};
+
+/// The PE the calling thread runs, or nullptr on a thread that is not a PE.
+inline constinit thread_local pe_state* tls_pe = nullptr;
+
+}  // namespace roam::detail

@@ -1,0 +1,63 @@
+#pragma once
+// Posting work to a PE: the one place where a message enters a queue, so the
+// created-message count (which quiescence detection trusts) is kept here.
+#include <new>
+#include <type_traits>
+#include <utility>
+
+#include <roam/sched/detail/runtime_state.hpp>
+
+namespace roam::detail {
+
+/// Allocates item memory from the calling PE's pool (heap off-PE).
+inline void* allocate_item(std::size_t bytes) {
+  if (pe_state* me = tls_pe) return me->pool().allocate(bytes);
+  return message_pool::allocate_foreign(bytes);
+}
+
+/// Returns item memory from any PE's pool.
+inline void free_item(void* p) noexcept {
+  if (pe_state* me = tls_pe) me->pool().deallocate(p);
+  else message_pool::deallocate_foreign(p);
+}
+
+/// Counters for items created off-PE (there are none in normal programs).
+inline std::atomic<std::uint64_t> g_foreign_created{0};
+
+/// Queues `w` on PE `dst` and counts it as created by the caller.
+inline void post(std::uint32_t dst, work_item* w) noexcept {
+  if (pe_state* me = tls_pe) {
+    me->count_created();
+    if (me->id() == dst) {
+      me->enqueue_local(w);
+      return;
+    }
+    me->runtime().pe(dst).enqueue_remote(w);
+    return;
+  }
+  g_foreign_created.fetch_add(1, std::memory_order_relaxed);
+  g_runtime.load(std::memory_order_acquire)->pe(dst).enqueue_remote(w);
+}
+
+template <class F>
+struct closure_item : work_item {
+  explicit closure_item(F&& f) : fn(std::move(f)) {}
+  F fn;
+};
+
+/// Runs `fn()` on PE `dst` as a message of priority `priority`. `fn` must not throw.
+template <class F>
+void post_closure(std::uint32_t dst, F fn, std::int32_t priority = 0) {
+  using item = closure_item<F>;
+  auto* c = ::new (allocate_item(sizeof(item))) item(std::move(fn));
+  c->priority = priority;
+  c->run = [](work_item* w, work_action a) noexcept {
+    auto* self = static_cast<item*>(w);
+    if (a == work_action::run) self->fn();
+    self->~item();
+    free_item(self);
+  };
+  post(dst, c);
+}
+
+}  // namespace roam::detail

@@ -1,0 +1,24 @@
+#pragma once
+// Hooks that higher layers register at static-initialisation time, so that the
+// scheduler can run their checks and per-PE setup without depending on them.
+#include <string>
+#include <vector>
+
+#include <roam/sched/detail/unique_function.hpp>
+
+namespace roam::detail {
+
+/// A check run before any PE starts; a non-empty result is a fatal start-up error.
+using startup_check = std::string (*)();
+/// Registers a check (static initialisation time). Returns true so it can initialise a variable.
+bool register_startup_check(startup_check check);
+
+/// Per-PE setup run on each PE's thread before its loop starts.
+using pe_setup = void (*)(class pe_state&);
+bool register_pe_setup(pe_setup setup);
+
+/// True while PE 0 runs main's synchronous part and has not sent anything yet:
+/// the window in which readonly globals may be assigned.
+bool readonly_window_open() noexcept;
+
+}  // namespace roam::detail

@@ -1,0 +1,108 @@
+#pragma once
+// The unit the scheduler queues: an intrusive node with a run function.
+// Messages (msg layer) extend it; the scheduler never looks past this header.
+#include <atomic>
+#include <cstdint>
+
+namespace roam::detail {
+
+struct work_item;
+/// What the scheduler asks of an item: run it, or (at shutdown) drop it unrun.
+enum class work_action : unsigned char { run, discard };
+/// Runs or discards the item on the current PE, consuming it either way. Must not throw.
+using run_fn = void (*)(work_item*, work_action) noexcept;
+
+/// Flags the scheduler understands.
+enum work_flags : std::uint32_t {
+  work_lifo = 1u << 0,  ///< queue at the front of its priority level
+};
+
+/// An intrusive queue node. Invariant: an item is in at most one queue.
+struct work_item {
+  std::atomic<work_item*> next{nullptr};
+  run_fn run = nullptr;
+  std::int32_t priority = 0;  ///< smaller runs first; 0 is the default FIFO level
+  std::uint32_t flags = 0;
+};
+
+/// Lock-free multi-producer single-consumer intrusive queue (Vyukov's design):
+/// producers pay one exchange, the consumer no atomic read-modify-write.
+/// FIFO per producer, which gives the per-sender ordering guarantee.
+class mpsc_queue {
+ public:
+  mpsc_queue() noexcept : head_(&stub_), tail_(&stub_) {}
+  mpsc_queue(const mpsc_queue&) = delete;
+  mpsc_queue& operator=(const mpsc_queue&) = delete;
+
+  /// Any thread. The seq_cst exchange pairs with the consumer's sleep check.
+  void push(work_item* w) noexcept {
+    w->next.store(nullptr, std::memory_order_relaxed);
+    work_item* prev = head_.exchange(w, std::memory_order_seq_cst);
+    prev->next.store(w, std::memory_order_release);
+  }
+
+  /// Consumer only. Returns nullptr when empty or when a producer is mid-push.
+  work_item* pop() noexcept {
+    work_item* tail = tail_;
+    work_item* next = tail->next.load(std::memory_order_acquire);
+    if (tail == &stub_) {
+      if (next == nullptr) return nullptr;
+      tail_ = next;
+      tail = next;
+      next = next->next.load(std::memory_order_acquire);
+    }
+    if (next != nullptr) {
+      tail_ = next;
+      return tail;
+    }
+    if (tail != head_.load(std::memory_order_acquire)) return nullptr;  // a push is in progress
+    push(&stub_);
+    next = tail->next.load(std::memory_order_acquire);
+    if (next != nullptr) {
+      tail_ = next;
+      return tail;
+    }
+    return nullptr;
+  }
+
+  /// Consumer only: false only when nothing has been pushed that pop has not returned.
+  bool maybe_nonempty() const noexcept {
+    return tail_ != &stub_ || head_.load(std::memory_order_seq_cst) != &stub_;
+  }
+
+ private:
+  alignas(64) std::atomic<work_item*> head_;
+  alignas(64) work_item* tail_;
+  work_item stub_;
+};
+
+/// Single-threaded intrusive FIFO with O(1) push at either end.
+class local_queue {
+ public:
+  bool empty() const noexcept { return head_ == nullptr; }
+  void push_back(work_item* w) noexcept {
+    w->next.store(nullptr, std::memory_order_relaxed);
+    if (tail_) tail_->next.store(w, std::memory_order_relaxed);
+    else head_ = w;
+    tail_ = w;
+  }
+  void push_front(work_item* w) noexcept {
+    w->next.store(head_, std::memory_order_relaxed);
+    head_ = w;
+    if (!tail_) tail_ = w;
+  }
+  work_item* pop() noexcept {
+    work_item* w = head_;
+    if (w) {
+      head_ = w->next.load(std::memory_order_relaxed);
+      if (!head_) tail_ = nullptr;
+    }
+    return w;
+  }
+
+ private:
+  work_item* head_ = nullptr;
+  work_item* tail_ = nullptr;
+};
+
+}  // namespace roam::detail

@@ -1,0 +1,185 @@
+#pragma once
+/// Futures and promises. A `future<T>` lives on the PE that made it and is
+/// awaited there (`co_await f`); its `promise<T>` is a small value that may be
+/// sent anywhere and fulfilled from any PE, which posts the value back.
+#include <coroutine>
+#include <cstdint>
+#include <exception>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <roam/sched/detail/post.hpp>
+
+namespace roam {
+
+/// Thrown by misuse of a future (awaited on the wrong PE, read before ready).
+class future_error : public std::logic_error {
+  using std::logic_error::logic_error;
+};
+
+namespace detail {
+
+template <class T>
+struct future_state final : future_state_base {
+  std::optional<T> value;
+};
+template <>
+struct future_state<void> final : future_state_base {};
+
+inline void release(future_state_base* s) noexcept {
+  if (--s->refs == 0) delete s;
+}
+
+/// Runs on the owner PE: stores the outcome and resumes the waiter.
+template <class T, class Store>
+void fulfill(std::uint64_t id, Store store) noexcept {
+  pe_state& pe = *tls_pe;
+  auto it = pe.futures.find(id);
+  if (it == pe.futures.end()) {
+    report_fatal("future #" + std::to_string(id) + " fulfilled twice (or its promise was forged)");
+    return;
+  }
+  auto* s = static_cast<future_state<T>*>(it->second);
+  pe.futures.erase(it);
+  store(*s);
+  s->ready = true;
+  auto waiter = std::exchange(s->waiter, {});
+  release(s);  // the table's reference; a waiter holds its own through its future
+  if (waiter) waiter.resume();
+}
+
+}  // namespace detail
+
+template <class T>
+class promise;
+
+/// The eventual result of an asynchronous operation (`call`, a reduction,...).
+/// Copies share one state. Use only on the PE that created it.
+template <class T = void>
+class future {
+ public:
+  future() noexcept = default;
+  future(const future& o) noexcept : s_(o.s_) {
+    if (s_) ++s_->refs;
+  }
+  future(future&& o) noexcept : s_(std::exchange(o.s_, nullptr)) {}
+  future& operator=(future o) noexcept {
+    std::swap(s_, o.s_);
+    return *this;
+  }
+  ~future() {
+    if (s_) detail::release(s_);
+  }
+
+  /// True once a value or an exception has arrived.
+  bool ready() const noexcept { return s_ && s_->ready; }
+  bool valid() const noexcept { return s_ != nullptr; }
+
+  /// The value once ready (rethrows a delivered exception). Throws future_error
+  /// if not ready: blocking waits need a coroutine (`co_await`).
+  decltype(auto) get() const {
+    if (!ready()) throw future_error("roam: future::get() before the value arrived; co_await it instead");
+    if (s_->error) std::rethrow_exception(s_->error);
+    if constexpr (!std::is_void_v<T>) return static_cast<const T&>(*s_->value);
+  }
+
+  auto operator co_await() const {
+    struct awaiter {
+      detail::future_state<T>* s;
+      bool await_ready() const {
+        if (!s) throw future_error("roam: co_await on an empty future");
+        if (detail::tls_pe == nullptr || detail::tls_pe->id() != s->owner)
+          throw future_error("roam: future awaited on pe " +
+                             (detail::tls_pe ? std::to_string(detail::tls_pe->id()) : std::string("(none)")) +
+                             " but created on pe " + std::to_string(s->owner));
+        return s->ready;
+      }
+      void await_suspend(std::coroutine_handle<> h) {
+        if (s->waiter) throw future_error("roam: future awaited by two coroutines at once");
+        s->waiter = h;
+      }
+      T await_resume() const {
+        if (s->error) std::rethrow_exception(s->error);
+        if constexpr (!std::is_void_v<T>) {
+          if constexpr (std::is_copy_constructible_v<T>) return *s->value;
+          else return std::move(*s->value);
+        }
+      }
+    };
+    return awaiter{s_};
+  }
+
+ private:
+  template <class U>
+  friend std::pair<future<U>, promise<U>> make_future();
+  explicit future(detail::future_state<T>* s) noexcept : s_(s) {}
+  detail::future_state<T>* s_ = nullptr;
+};
+
+/// The sending end of a future: a plain value (PE and id) that can travel in
+/// messages. Fulfil it once, from any PE; a second fulfilment is a fatal error.
+template <class T = void>
+class promise {
+ public:
+  promise() noexcept = default;
+
+  /// Delivers the value to the future's PE.
+  template <class U = T>
+    requires(!std::is_void_v<T> && std::is_convertible_v<U&&, T>)
+  void set_value(U&& v) const {
+    post([v = T(std::forward<U>(v))](detail::future_state<T>& s) mutable { s.value.emplace(std::move(v)); });
+  }
+  void set_value() const
+    requires std::is_void_v<T>
+  {
+    post([](detail::future_state<T>&) {});
+  }
+  /// Delivers an exception, rethrown where the future is awaited.
+  void set_exception(std::exception_ptr e) const {
+    post([e](detail::future_state<T>& s) { s.error = e; });
+  }
+
+  std::uint32_t pe() const noexcept { return pe_; }
+  std::uint64_t id() const noexcept { return id_; }
+  bool valid() const noexcept { return id_ != 0; }
+
+  /// Serialization (any pup_er): a promise travels as its PE and id.
+  template <class P>
+  void pup(P& p) {
+    p | pe_ | id_;
+  }
+
+ private:
+  template <class U>
+  friend std::pair<future<U>, promise<U>> make_future();
+  promise(std::uint32_t pe, std::uint64_t id) noexcept : pe_(pe), id_(id) {}
+
+  template <class Store>
+  void post(Store store) const {
+    if (!valid()) throw future_error("roam: fulfilling an empty promise");
+    std::uint64_t id = id_;
+    detail::post_closure(pe_, [id, store = std::move(store)]() mutable noexcept {
+      detail::fulfill<T>(id, std::move(store));
+    });
+  }
+
+  std::uint32_t pe_ = 0;
+  std::uint64_t id_ = 0;
+};
+
+/// Makes a future on the calling PE and the promise that fulfils it.
+template <class T = void>
+std::pair<future<T>, promise<T>> make_future() {
+  detail::pe_state& pe = detail::this_pe("roam::make_future");
+  auto* s = new detail::future_state<T>();
+  s->id = ++pe.next_future_id;
+  s->owner = pe.id();
+  s->refs = 2;  // the table and the returned future
+  pe.futures.emplace(s->id, s);
+  return {future<T>(s), promise<T>(pe.id(), s->id)};
+}
+
+}  // namespace roam

@@ -1,0 +1,105 @@
+#include <roam/msg/detail/entry.hpp>
+#include <roam/msg/detail/wire.hpp>
+
+#include "msg/crc32c.hpp"
+
+namespace roam::detail {
+
+namespace {
+
+// Field-by-field layout, independent of the in-memory envelope.
+struct wire_header {
+  std::uint32_t magic;
+  std::uint32_t crc;  // over the header (with crc = 0) and the payload
+  std::uint16_t version;
+  std::uint8_t target;
+  std::uint8_t payload_flags;  // bit 0: is_call
+  std::uint8_t dims;
+  std::uint8_t reserved[3];
+  std::int32_t priority;
+  std::uint32_t work_flags;
+  std::uint64_t entry;
+  std::uint32_t collection;
+  std::uint32_t dst_pe;
+  std::uint32_t src_pe;
+  std::uint32_t payload_bytes;
+  std::int32_t index[6];
+};
+static_assert(std::is_trivially_copyable_v<wire_header>);
+
+std::uint32_t frame_crc(const wire_header& h, std::span<const std::byte> payload) {
+  wire_header copy = h;
+  copy.crc = 0;
+  std::uint32_t c = crc32c(&copy, sizeof(copy));
+  return crc32c(payload.data(), payload.size(), c);
+}
+
+}  // namespace
+
+std::vector<std::byte> pack_message(const message& m) {
+  std::size_t payload = m.ops->packed_size(&m);
+  std::vector<std::byte> out(sizeof(wire_header) + payload);
+  wire_header h{};
+  h.magic = wire_magic;
+  h.version = wire_version;
+  h.target = static_cast<std::uint8_t>(m.target);
+  h.payload_flags = m.is_call ? 1 : 0;
+  h.dims = m.dims;
+  h.priority = m.priority;
+  h.work_flags = m.flags;
+  h.entry = m.ops->id;
+  h.collection = m.collection;
+  h.dst_pe = m.dst_pe;
+  h.src_pe = m.src_pe;
+  h.payload_bytes = static_cast<std::uint32_t>(payload);
+  for (int i = 0; i < 6; ++i) h.index[i] = m.index.v[i];
+  m.ops->pack(&m, out.data() + sizeof(wire_header), payload);
+  h.crc = frame_crc(h, std::span(out).subspan(sizeof(wire_header)));
+  std::memcpy(out.data(), &h, sizeof(h));
+  return out;
+}
+
+message* unpack_message(std::span<const std::byte> frame) {
+  if (frame.size() < sizeof(wire_header))
+    throw wire_error("message frame truncated: " + std::to_string(frame.size()) + " bytes, header needs " +
+                     std::to_string(sizeof(wire_header)));
+  wire_header h;
+  std::memcpy(&h, frame.data(), sizeof(h));
+  if (h.magic != wire_magic) throw wire_error("message frame has a bad magic number (not a roam message)");
+  if (h.version != wire_version) throw wire_error("message frame version " + std::to_string(h.version) + " unsupported");
+  if (frame.size() - sizeof(wire_header) != h.payload_bytes)
+    throw wire_error("message frame length mismatch: payload says " + std::to_string(h.payload_bytes) + " bytes, frame has " +
+                     std::to_string(frame.size() - sizeof(wire_header)));
+  auto payload = frame.subspan(sizeof(wire_header));
+  if (frame_crc(h, payload) != h.crc) throw wire_error("message frame checksum mismatch (corrupt data)");
+  if (h.target > static_cast<std::uint8_t>(target_kind::control) || h.dims > 6 || h.payload_flags > 1)
+    throw wire_error("message frame has invalid envelope fields");
+  const entry_ops* ops = find_entry(h.entry);
+  if (!ops) throw wire_error("message frame names unknown entry id " + std::to_string(h.entry));
+  message* m = allocate_message(payload.size());
+  m->ops = ops;
+  m->priority = h.priority;
+  m->flags = h.work_flags;
+  m->target = static_cast<target_kind>(h.target);
+  m->payload = payload_kind::packed;
+  m->is_call = h.payload_flags & 1;
+  m->dims = h.dims;
+  m->collection = h.collection;
+  m->dst_pe = h.dst_pe;
+  m->src_pe = h.src_pe;
+  m->payload_bytes = h.payload_bytes;
+  for (int i = 0; i < 6; ++i) m->index.v[i] = h.index[i];
+  if (!payload.empty()) std::memcpy(m->payload_ptr(), payload.data(), payload.size());
+  return m;
+}
+
+message* roundtrip_through_wire(message* m) {
+  std::vector<std::byte> frame = pack_message(*m);
+  message* copy = unpack_message(frame);
+  copy->run = m->run;
+  m->ops->destroy(m);
+  free_message(m);
+  return copy;
+}
+
+}  // namespace roam::detail

@@ -1,0 +1,420 @@
+// The per-PE object table and message delivery. Each PE owns a pe_objects:
+// only its thread touches it. Collection descriptors are process-wide and
+// immutable; they are found by id through a lock-free two-level table.
+#include <array>
+#include <cstdio>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include <roam/obj/chare.hpp>
+#include <roam/obj/detail/objects.hpp>
+#include <roam/sched/detail/startup.hpp>
+
+#include "obj/flat_map.hpp"
+
+namespace roam::detail {
+
+namespace {
+
+// ---- process-wide collection descriptors -------------------------------
+
+constexpr std::size_t chunk_bits = 10;
+constexpr std::size_t chunk_size = std::size_t{1} << chunk_bits;
+constexpr std::size_t chunk_count = 1024;  // up to a million collections per process
+
+struct descriptor_table {
+  std::mutex mutex;
+  std::uint32_t next_id = 1;  // 0 means "no collection"
+  std::array<std::atomic<std::atomic<collection_desc*>*>, chunk_count> chunks{};
+  std::vector<std::unique_ptr<collection_desc>> owned;
+};
+
+descriptor_table& descriptors() {
+  static descriptor_table t;
+  return t;
+}
+
+// ---- per-PE objects -----------------------------------------------------
+
+struct local_collection {
+  const collection_desc* desc = nullptr;
+  bool constructed = false;
+  std::vector<message*> pending;  // arrived before the members were built here
+  flat_map_u64 elements;          // linear index -> object
+  std::vector<void*> order;       // local members in construction order (broadcast order)
+};
+
+struct chare_record {
+  void* obj;
+  chare_base* base;
+  const class_ops* cls;
+};
+
+struct pe_objects {
+  std::vector<std::unique_ptr<local_collection>> collections;  // by collection id
+  std::unordered_map<std::uint64_t, chare_record> chares;
+  std::unordered_map<std::uint64_t, std::vector<message*>> chare_pending;
+  std::vector<std::uint64_t> chare_seq_seen;  // per creating PE: highest creation sequence built here
+  std::uint64_t next_chare_seq = 0;
+  std::uint32_t placement = 0;
+
+  local_collection* find(std::uint32_t id) noexcept {
+    return id < collections.size() ? collections[id].get() : nullptr;
+  }
+  local_collection& get(std::uint32_t id) {
+    if (id >= collections.size()) collections.resize(id + 1);
+    auto& lc = collections[id];
+    if (!lc) lc = std::make_unique<local_collection>();
+    return *lc;
+  }
+};
+
+pe_objects& objects() noexcept { return *static_cast<pe_objects*>(tls_pe->slot(layer_slot::objects)); }
+
+void discard_message(message* m) noexcept {
+  m->ops->destroy(m);
+  free_message(m);
+}
+
+void teardown_objects(pe_state& pe) noexcept {
+  auto* objs = static_cast<pe_objects*>(pe.slot(layer_slot::objects));
+  if (!objs) return;
+  for (auto& lc : objs->collections) {
+    if (!lc) continue;
+    for (message* m : lc->pending) discard_message(m);
+    for (void* obj : lc->order) lc->desc->cls->destroy(obj);
+  }
+  for (auto& [id, rec] : objs->chares) rec.cls->destroy(rec.obj);
+  for (auto& [id, list] : objs->chare_pending)
+    for (message* m : list) discard_message(m);
+  if (pe.id() == 0) {
+    // Nodegroup members belong to the process; PE 0 destroys them.
+    auto& t = descriptors();
+    std::lock_guard lock(t.mutex);
+    for (auto& d : t.owned) {
+      if (d->kind == collection_kind::nodegroup && d->node_member) {
+        d->cls->destroy(d->node_member);
+        d->node_member = nullptr;
+      }
+    }
+  }
+  delete objs;
+  pe.slot(layer_slot::objects) = nullptr;
+}
+
+void setup_objects(pe_state& pe) {
+  auto* objs = new pe_objects();
+  objs->chare_seq_seen.assign(pe.runtime().num_pes, 0);
+  pe.slot(layer_slot::objects) = objs;
+  pe.add_stop_hook([&pe]() { teardown_objects(pe); });
+}
+
+std::string describe_context(const delivery_context& ctx) {
+  std::string s = describe_target(ctx.target, ctx.target == target_kind::chare ? nullptr : find_collection(ctx.collection),
+                                  ctx.index, ctx.dims, ctx.ops ? ctx.ops->name : std::string_view{});
+  if (ctx.target == target_kind::chare && ctx.ops) s.replace(0, 5, "chare " + std::string(ctx.ops->class_name));
+  return s;
+}
+
+const bool registered = [] {
+  register_pe_setup(&setup_objects);
+  g_describe_delivery = &describe_context;
+  return true;
+}();
+
+std::uint64_t chare_id_of(const message& m) noexcept {
+  return static_cast<std::uint32_t>(m.index.v[0]) | (std::uint64_t{static_cast<std::uint32_t>(m.index.v[1])} << 32);
+}
+
+[[gnu::cold]] void report_delivery_failure(const message& m, const char* what) noexcept {
+  report_fatal(describe_context(context_of(m)) + ": " + what);
+}
+
+// Runs the entry, turning an escaping exception into a fatal report that names
+// the PE, the object and the entry.
+void invoke_guarded(message* m, void* obj) noexcept {
+  try {
+    m->ops->invoke(m, obj);
+  } catch (const pup_error& e) {
+    report_fatal(describe_context(context_of(*m)) + ": corrupt message: " + e.what());
+  } catch (const std::exception& e) {
+    report_fatal(describe_context(context_of(*m)) + ": uncaught exception: " + e.what());
+  } catch (...) {
+    report_fatal(describe_context(context_of(*m)) + ": uncaught exception of unknown type");
+  }
+}
+
+void deliver_to_chare(pe_objects& objs, message* m) noexcept {
+  std::uint64_t id = chare_id_of(*m);
+  auto it = objs.chares.find(id);
+  if (it == objs.chares.end()) {
+    std::uint32_t creator = static_cast<std::uint32_t>(id >> 40);
+    std::uint64_t seq = id & ((std::uint64_t{1} << 40) - 1);
+    if (creator < objs.chare_seq_seen.size() && seq > objs.chare_seq_seen[creator]) {
+      objs.chare_pending[id].push_back(m);  // its creation is still on the way
+      return;
+    }
+    report_delivery_failure(*m, "no such chare here (it was destroyed, or the proxy is invalid)");
+    discard_message(m);
+    return;
+  }
+  chare_record rec = it->second;
+  invoke_guarded(m, rec.obj);
+  discard_message(m);
+  if (rec.base->destroy_requested()) {
+    objs.chares.erase(id);
+    rec.cls->destroy(rec.obj);
+  }
+}
+
+}  // namespace
+
+// ---- descriptors ----------------------------------------------------------
+
+collection_desc* new_collection(collection_kind kind, const class_ops* cls) {
+  auto& t = descriptors();
+  std::lock_guard lock(t.mutex);
+  std::uint32_t id = t.next_id++;
+  std::size_t c = id >> chunk_bits;
+  if (c >= chunk_count) {
+    report_fatal("too many collections in one process");
+    std::abort();
+  }
+  auto* chunk = t.chunks[c].load(std::memory_order_acquire);
+  if (!chunk) {
+    chunk = new std::atomic<collection_desc*>[chunk_size]();
+    t.chunks[c].store(chunk, std::memory_order_release);
+  }
+  auto d = std::make_unique<collection_desc>();
+  d->id = id;
+  d->kind = kind;
+  d->cls = cls;
+  collection_desc* raw = d.get();
+  t.owned.push_back(std::move(d));
+  chunk[id & (chunk_size - 1)].store(raw, std::memory_order_release);
+  return raw;
+}
+
+const collection_desc* find_collection(std::uint32_t id) noexcept {
+  std::size_t c = id >> chunk_bits;
+  if (c >= chunk_count) return nullptr;
+  auto* chunk = descriptors().chunks[c].load(std::memory_order_acquire);
+  return chunk ? chunk[id & (chunk_size - 1)].load(std::memory_order_acquire) : nullptr;
+}
+
+const construction_context& current_construction(const char* base) {
+  if (!tls_constructing) {
+    std::fprintf(stderr,
+                 "roam: %s constructed directly; create it through roam::create_chare / create_array / "
+                 "create_group / create_nodegroup\n",
+                 base);
+    std::abort();
+  }
+  return *tls_constructing;
+}
+
+// ---- construction ---------------------------------------------------------
+
+void construct_local_members(const collection_desc* desc, void* (*make)(const void*, const construction_context&),
+                             const void* args) {
+  pe_objects& objs = objects();
+  local_collection& lc = objs.get(desc->id);
+  lc.desc = desc;
+  std::uint32_t me = tls_pe->id();
+  std::uint32_t pes = tls_pe->runtime().num_pes;
+  construction_context ctx;
+  ctx.desc = desc;
+  ctx.pe = me;
+  auto build = [&](std::uint64_t key) {
+    tls_constructing = &ctx;
+    try {
+      void* obj = make(args, ctx);
+      lc.elements.insert(key, obj);
+      lc.order.push_back(obj);
+    } catch (const std::exception& e) {
+      report_fatal(describe_target(desc->kind == collection_kind::array ? target_kind::element : target_kind::group_member,
+                                   desc, ctx.index, desc->dims, "constructor") +
+                   ": threw: " + e.what());
+    }
+    tls_constructing = nullptr;
+  };
+  if (desc->kind == collection_kind::group) {
+    ctx.index.v[0] = static_cast<std::int32_t>(me);
+    build(me);
+  } else {
+    // Walk the index space in row-major order and build what maps here.
+    index_storage idx;
+    for (std::uint64_t l = 0; l < desc->volume; ++l) {
+      std::uint64_t rest = l;
+      for (int k = desc->dims - 1; k >= 0; --k) {
+        idx.v[k] = static_cast<std::int32_t>(rest % static_cast<std::uint64_t>(desc->shape.v[k]));
+        rest /= static_cast<std::uint64_t>(desc->shape.v[k]);
+      }
+      std::uint32_t pe = desc->map(idx, desc->shape, desc->dims, pes);
+      if (pe >= pes) {
+        report_fatal("array " + std::string(desc->cls->name) + ": map '" + desc->map_name + "' returned pe " +
+                     std::to_string(pe) + " outside [0," + std::to_string(pes) + ")");
+        return;
+      }
+      if (pe != me) continue;
+      ctx.index = idx;
+      build(l);
+    }
+  }
+  lc.constructed = true;
+  auto pending = std::move(lc.pending);
+  lc.pending.clear();
+  for (message* m : pending) deliver(m, work_action::run);
+}
+
+void* local_group_member(std::uint32_t collection) noexcept {
+  local_collection* lc = objects().find(collection);
+  return lc && lc->constructed && !lc->order.empty() ? lc->order.front() : nullptr;
+}
+
+std::uint64_t new_chare_id() noexcept {
+  pe_objects& objs = objects();
+  return (std::uint64_t{tls_pe->id()} << 40) | ++objs.next_chare_seq;
+}
+
+std::uint32_t place_chare() noexcept {
+  pe_objects& objs = objects();
+  std::uint32_t pes = tls_pe->runtime().num_pes;
+  return (tls_pe->id() + ++objs.placement) % pes;
+}
+
+void register_chare(std::uint64_t id, void* obj, chare_base* base, const class_ops* cls) {
+  pe_objects& objs = objects();
+  objs.chares.emplace(id, chare_record{obj, base, cls});
+  std::uint32_t creator = static_cast<std::uint32_t>(id >> 40);
+  std::uint64_t seq = id & ((std::uint64_t{1} << 40) - 1);
+  if (creator < objs.chare_seq_seen.size() && seq > objs.chare_seq_seen[creator]) objs.chare_seq_seen[creator] = seq;
+  auto it = objs.chare_pending.find(id);
+  if (it != objs.chare_pending.end()) {
+    auto waiting = std::move(it->second);
+    objs.chare_pending.erase(it);
+    for (message* m : waiting) deliver(m, work_action::run);
+  }
+}
+
+void destroy_chare(std::uint32_t pe, std::uint64_t id) {
+  post_closure(pe, [id]() noexcept {
+    pe_objects& objs = objects();
+    auto it = objs.chares.find(id);
+    if (it == objs.chares.end()) {
+      report_fatal("destroy of chare #" + std::to_string(id) + ": no such chare here");
+      return;
+    }
+    chare_record rec = it->second;
+    objs.chares.erase(it);
+    rec.cls->destroy(rec.obj);
+  });
+}
+
+// ---- delivery -------------------------------------------------------------
+
+void deliver(work_item* w, work_action a) noexcept {
+  auto* m = static_cast<message*>(w);
+  if (a == work_action::discard) {
+    discard_message(m);
+    return;
+  }
+  pe_objects& objs = objects();
+  switch (m->target) {
+    case target_kind::element: {
+      local_collection* lc = objs.find(m->collection);
+      if (!lc || !lc->constructed) {
+        objs.get(m->collection).pending.push_back(m);
+        return;
+      }
+      const collection_desc* d = lc->desc;
+      if (m->dims != d->dims || !inside(m->index, d->shape, d->dims)) {
+        report_delivery_failure(*m, "index outside the array's extents");
+        break;
+      }
+      void* obj = lc->elements.find(linearize(m->index, d->shape, d->dims));
+      if (!obj) [[unlikely]] {
+        std::uint32_t home = d->map(m->index, d->shape, d->dims, tls_pe->runtime().num_pes);
+        if (home != tls_pe->id()) {
+          send_message(m, home);  // not ours: pass it on to where the map puts it
+          return;
+        }
+        report_delivery_failure(*m, "no such element (never created or destroyed)");
+        break;
+      }
+      invoke_guarded(m, obj);
+      break;
+    }
+    case target_kind::array_all:
+    case target_kind::group_member: {
+      local_collection* lc = objs.find(m->collection);
+      if (!lc || !lc->constructed) {
+        objs.get(m->collection).pending.push_back(m);
+        return;
+      }
+      for (void* obj : lc->order) invoke_guarded(m, obj);
+      break;
+    }
+    case target_kind::chare:
+      deliver_to_chare(objs, m);
+      return;
+    case target_kind::nodegroup: {
+      const collection_desc* d = find_collection(m->collection);
+      if (!d || !d->node_member) {
+        report_delivery_failure(*m, "no such nodegroup in this process");
+        break;
+      }
+      if (m->ops->exclusive) {
+        std::lock_guard lock(d->exclusive);
+        invoke_guarded(m, d->node_member);
+      } else {
+        invoke_guarded(m, d->node_member);
+      }
+      break;
+    }
+    case target_kind::control:
+      report_delivery_failure(*m, "control message with an entry payload");
+      break;
+  }
+  discard_message(m);
+}
+
+std::string describe_target(target_kind t, const collection_desc* desc, const index_storage& idx, std::uint8_t dims,
+                            std::string_view entry) {
+  std::string s;
+  std::string type = desc && desc->cls ? std::string(desc->cls->name) : std::string("?");
+  auto coords = [&] {
+    std::string c = "[";
+    for (int k = 0; k < dims; ++k) c += (k ? "," : "") + std::to_string(idx.v[k]);
+    return c + "]";
+  };
+  switch (t) {
+    case target_kind::element:
+      s = "array " + type + coords();
+      break;
+    case target_kind::array_all:
+      s = "array " + type + "[*]";
+      break;
+    case target_kind::group_member:
+      s = "group " + type + (dims ? coords() : std::string("[pe ") + std::to_string(tls_pe ? tls_pe->id() : 0) + "]");
+      break;
+    case target_kind::nodegroup:
+      s = "nodegroup " + type;
+      break;
+    case target_kind::chare: {
+      std::uint64_t id = static_cast<std::uint32_t>(idx.v[0]) | (std::uint64_t{static_cast<std::uint32_t>(idx.v[1])} << 32);
+      s = "chare #" + std::to_string(id >> 40) + "." + std::to_string(id & ((std::uint64_t{1} << 40) - 1));
+      break;
+    }
+    case target_kind::control:
+      s = "runtime";
+      break;
+  }
+  if (!entry.empty()) s += " entry " + std::string(entry);
+  return s;
+}
+
+void report_bad_send(const std::string& what) noexcept { report_fatal(what); }
+
+}  // namespace roam::detail

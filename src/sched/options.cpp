@@ -1,0 +1,146 @@
+#include "sched/options.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+namespace roam::detail {
+
+namespace {
+
+struct option_spec {
+  std::string_view name;  // without the '+'
+  std::string_view env;
+  std::string_view value_name;  // empty: a flag
+  std::string_view help;
+  std::function<std::string(runtime_options&, std::string_view)> apply;  // returns an error
+};
+
+std::string parse_uint(std::string_view text, std::uint64_t max, std::uint64_t& out) {
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || v > max)
+    return "expects an integer in [0, " + std::to_string(max) + "], got '" + std::string(text) + "'";
+  out = v;
+  return {};
+}
+
+std::string parse_flag(std::string_view text, bool& out) {
+  if (text.empty() || text == "1" || text == "yes" || text == "true" || text == "on") out = true;
+  else if (text == "0" || text == "no" || text == "false" || text == "off") out = false;
+  else return "expects 0 or 1, got '" + std::string(text) + "'";
+  return {};
+}
+
+const std::vector<option_spec>& specs() {
+  static const std::vector<option_spec> s = {
+      {"p", "ROAM_P", "N", "number of PEs (worker threads); default: one per available core",
+       [](runtime_options& o, std::string_view v) {
+         std::uint64_t n = 0;
+         auto e = parse_uint(v, 4096, n);
+         if (e.empty() && n == 0) e = "expects at least 1 PE";
+         o.pes = static_cast<std::uint32_t>(n);
+         return e;
+       }},
+      {"setcpuaffinity", "ROAM_SETCPUAFFINITY", "", "pin PE k to the k-th available core",
+       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.set_cpu_affinity); }},
+      {"busywait", "ROAM_BUSYWAIT", "", "idle PEs spin instead of sleeping (lowest latency, burns cores)",
+       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.busywait); }},
+      {"idlespin", "ROAM_IDLESPIN", "US", "microseconds an idle PE spins before it sleeps (default 50)",
+       [](runtime_options& o, std::string_view v) {
+         std::uint64_t n = 0;
+         auto e = parse_uint(v, 10'000'000, n);
+         o.idle_spin = std::chrono::microseconds(n);
+         return e;
+       }},
+      {"serialize", "ROAM_SERIALIZE", "",
+       "pack every entry-method message with pup, as if it crossed processes (tests the wire path)",
+       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.serialize); }},
+      {"help", "", "", "print these options and exit",
+       [](runtime_options& o, std::string_view) {
+         o.help = true;
+         return std::string{};
+       }},
+  };
+  return s;
+}
+
+}  // namespace
+
+std::string options_help() {
+  std::string out = "roam runtime options (each also settable through its environment variable):\n";
+  for (const auto& s : specs()) {
+    std::string left = "  +" + std::string(s.name);
+    if (!s.value_name.empty()) left += " " + std::string(s.value_name);
+    left.resize(std::max<std::size_t>(left.size() + 1, 22), ' ');
+    out += left + std::string(s.help);
+    if (!s.env.empty()) out += " [" + std::string(s.env) + "]";
+    out += "\n";
+  }
+  return out;
+}
+
+parse_result parse_runtime_options(int& argc, char** argv) {
+  parse_result r;
+  for (const auto& s : specs()) {
+    if (s.env.empty()) continue;
+    if (const char* v = std::getenv(std::string(s.env).c_str())) {
+      if (auto e = s.apply(r.options, v); !e.empty()) {
+        r.error = "roam: environment variable " + std::string(s.env) + " " + e;
+        return r;
+      }
+    }
+  }
+  int out = 1;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg.size() < 2 || arg[0] != '+' || arg[1] == '+') {
+      argv[out++] = argv[i];
+      continue;
+    }
+    std::string_view body = arg.substr(1);
+    const option_spec* match = nullptr;
+    std::string_view value;
+    bool has_inline_value = false;
+    for (const auto& s : specs()) {
+      if (body == s.name) {
+        match = &s;
+        break;
+      }
+      // `+p4` and `+p=4` for options with values.
+      if (!s.value_name.empty() && body.size() > s.name.size() && body.substr(0, s.name.size()) == s.name) {
+        std::string_view rest = body.substr(s.name.size());
+        if (rest[0] == '=') rest.remove_prefix(1);
+        if (!rest.empty() && (rest[0] >= '0' && rest[0] <= '9')) {
+          match = &s;
+          value = rest;
+          has_inline_value = true;
+          break;
+        }
+      }
+    }
+    if (!match) {
+      r.error = "roam: unknown runtime option '" + std::string(arg) + "' (+help lists them)";
+      return r;
+    }
+    if (!match->value_name.empty() && !has_inline_value) {
+      if (i + 1 >= argc) {
+        r.error = "roam: runtime option '+" + std::string(match->name) + "' needs a value " + std::string(match->value_name);
+        return r;
+      }
+      value = argv[++i];
+    }
+    if (auto e = match->apply(r.options, value); !e.empty()) {
+      r.error = "roam: runtime option '+" + std::string(match->name) + "' " + e;
+      return r;
+    }
+  }
+  argc = out;
+  argv[argc] = nullptr;
+  return r;
+}
+
+}  // namespace roam::detail

@@ -1,0 +1,164 @@
+#include <algorithm>
+#include <cstdio>
+#include <immintrin.h>
+
+#include <roam/sched/detail/runtime_state.hpp>
+
+#include "machine/futex.hpp"
+
+namespace roam::detail {
+
+namespace {
+// Items between looks at the node queue and the timers while local work keeps
+// the PE busy, so neither starves.
+constexpr unsigned poll_period = 32;
+
+bool heap_less(std::int32_t pa, std::int64_t sa, std::int32_t pb, std::int64_t sb) {
+  return pa != pb ? pa < pb : sa < sb;
+}
+}  // namespace
+
+pe_state::pe_state(runtime_state& rt, std::uint32_t id, std::uint32_t pe_count) : rt_(rt), id_(id) {
+  pool_.init(id, pe_count);
+  heap_.reserve(64);
+}
+
+pe_state::~pe_state() = default;
+
+void pe_state::push_heap(work_item* w) noexcept {
+  // A LIFO item sorts before every earlier item of its priority: negative sequence.
+  std::int64_t seq = static_cast<std::int64_t>(++heap_seq_);
+  if (w->flags & work_lifo) seq = -seq;
+  heap_.push_back({seq, w});
+  auto less = [](const heap_entry& a, const heap_entry& b) {
+    return heap_less(b.item->priority, b.key, a.item->priority, a.key);  // std heap is a max-heap
+  };
+  std::push_heap(heap_.begin(), heap_.end(), less);
+}
+
+work_item* pe_state::pop_heap() noexcept {
+  auto less = [](const heap_entry& a, const heap_entry& b) {
+    return heap_less(b.item->priority, b.key, a.item->priority, a.key);
+  };
+  std::pop_heap(heap_.begin(), heap_.end(), less);
+  work_item* w = heap_.back().item;
+  heap_.pop_back();
+  return w;
+}
+
+void pe_state::drain_inbox() noexcept {
+  while (work_item* w = inbox_.pop()) enqueue_local(w);
+}
+
+work_item* pe_state::next_item() noexcept {
+  drain_inbox();
+  if (!heap_.empty() && (heap_.front().item->priority < 0 || fifo_.empty())) return pop_heap();
+  if (work_item* w = fifo_.pop()) return w;
+  return rt_.take_node_item();
+}
+
+bool pe_state::run_timers() noexcept {
+  if (timers_.empty()) return false;
+  auto later = [](const auto& a, const auto& b) { return a.first > b.first; };
+  auto now = clock::now();
+  bool ran = false;
+  while (!timers_.empty() && timers_.front().first <= now) {
+    std::pop_heap(timers_.begin(), timers_.end(), later);
+    auto fn = std::move(timers_.back().second);
+    timers_.pop_back();
+    fn();
+    ran = true;
+  }
+  return ran;
+}
+
+void pe_state::run_loop() {
+  unsigned since_poll = 0;
+  while (!rt_.stopping()) {
+    if (work_item* w = next_item()) {
+      run_item(w);
+      if (++since_poll >= poll_period) {
+        since_poll = 0;
+        run_timers();
+        if (work_item* n = rt_.take_node_item()) run_item(n);
+      }
+      continue;
+    }
+    if (run_timers()) continue;
+    go_idle();
+  }
+}
+
+std::size_t pe_state::drain() noexcept {
+  std::size_t n = 0;
+  while (work_item* w = next_item()) {
+    run_item(w);
+    ++n;
+  }
+  return n;
+}
+
+void pe_state::go_idle() {
+  pool_.flush_returns();
+  if (!idle_hooks_.empty()) {
+    auto hooks = std::move(idle_hooks_);
+    idle_hooks_.clear();
+    for (auto& h : hooks) h();
+    return;
+  }
+  auto work_visible = [&] { return inbox_.maybe_nonempty() || rt_.node_pending() || rt_.stopping(); };
+  if (rt_.opts.busywait) {
+    for (int i = 0; i < 64 && !work_visible(); ++i) _mm_pause();
+    return;
+  }
+  // Spin briefly: a reply in a ping-pong usually arrives within microseconds.
+  auto spin_end = clock::now() + rt_.opts.idle_spin;
+  for (unsigned i = 1;; ++i) {
+    if (work_visible()) return;
+    _mm_pause();
+    if ((i & 63) == 0 && clock::now() >= spin_end) break;
+  }
+  std::chrono::nanoseconds timeout{-1};
+  if (!timers_.empty()) {
+    auto next = std::min_element(timers_.begin(), timers_.end(),
+                                 [](const auto& a, const auto& b) { return a.first < b.first; })->first;
+    timeout = std::max(std::chrono::nanoseconds{0}, std::chrono::duration_cast<std::chrono::nanoseconds>(next - clock::now()));
+    if (timeout.count() == 0) return;
+  }
+  std::uint32_t seen = wake_.load(std::memory_order_seq_cst);
+  sleeping_.store(1, std::memory_order_seq_cst);
+  if (!work_visible()) futex_wait(wake_, seen, timeout);
+  sleeping_.store(0, std::memory_order_relaxed);
+}
+
+void pe_state::wake() noexcept {
+  wake_.fetch_add(1, std::memory_order_seq_cst);
+  futex_wake(wake_, 1);
+}
+
+void pe_state::add_timer(clock::time_point when, unique_function<void()> fn) {
+  timers_.emplace_back(when, std::move(fn));
+  std::push_heap(timers_.begin(), timers_.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+}
+
+void pe_state::add_idle_hook(unique_function<void()> fn) { idle_hooks_.push_back(std::move(fn)); }
+void pe_state::add_stop_hook(unique_function<void()> fn) { stop_hooks_.push_back(std::move(fn)); }
+
+void pe_state::run_stop_hooks() noexcept {
+  // Later layers registered later; they tear down first.
+  for (auto it = stop_hooks_.rbegin(); it != stop_hooks_.rend(); ++it) (*it)();
+  stop_hooks_.clear();
+}
+
+void pe_state::discard_queued() noexcept {
+  drain_inbox();
+  while (work_item* w = fifo_.pop()) w->run(w, work_action::discard);
+  while (!heap_.empty()) {
+    work_item* w = pop_heap();
+    w->run(w, work_action::discard);
+  }
+  timers_.clear();
+  idle_hooks_.clear();
+}
+
+}  // namespace roam::detail
