@@ -41,8 +41,12 @@ struct local_collection {
   const collection_desc* desc = nullptr;
   bool constructed = false;
   std::vector<message*> pending;  // arrived before the members were built here
+  struct member {
+    void* obj;
+    index_storage index;
+  };
   flat_map_u64 elements;          // linear index -> object
-  std::vector<void*> order;       // local members in construction order (broadcast order)
+  std::vector<member> order;      // local members in construction order (broadcast order)
 };
 
 struct chare_record {
@@ -83,7 +87,7 @@ void teardown_objects(pe_state& pe) noexcept {
   for (auto& lc : objs->collections) {
     if (!lc) continue;
     for (message* m : lc->pending) discard_message(m);
-    for (void* obj : lc->order) lc->desc->cls->destroy(obj);
+    for (auto& mem : lc->order) lc->desc->cls->destroy(mem.obj);
   }
   for (auto& [id, rec] : objs->chares) rec.cls->destroy(rec.obj);
   for (auto& [id, list] : objs->chare_pending)
@@ -231,7 +235,7 @@ void construct_local_members(const collection_desc* desc, void* (*make)(const vo
     try {
       void* obj = make(args, ctx);
       lc.elements.insert(key, obj);
-      lc.order.push_back(obj);
+      lc.order.push_back({obj, ctx.index});
     } catch (const std::exception& e) {
       report_fatal(describe_target(desc->kind == collection_kind::array ? target_kind::element : target_kind::group_member,
                                    desc, ctx.index, desc->dims, "constructor") +
@@ -270,7 +274,7 @@ void construct_local_members(const collection_desc* desc, void* (*make)(const vo
 
 void* local_group_member(std::uint32_t collection) noexcept {
   local_collection* lc = objects().find(collection);
-  return lc && lc->constructed && !lc->order.empty() ? lc->order.front() : nullptr;
+  return lc && lc->constructed && !lc->order.empty() ? lc->order.front().obj : nullptr;
 }
 
 std::uint64_t new_chare_id() noexcept {
@@ -353,7 +357,17 @@ void deliver(work_item* w, work_action a) noexcept {
         objs.get(m->collection).pending.push_back(m);
         return;
       }
-      for (void* obj : lc->order) invoke_guarded(m, obj);
+      if (m->target == target_kind::array_all) {
+        // Address each delivery to its element, so errors and tasks name it.
+        m->target = target_kind::element;
+        for (auto& mem : lc->order) {
+          if (tls_pe->runtime().stopping()) break;
+          m->index = mem.index;
+          invoke_guarded(m, mem.obj);
+        }
+      } else {
+        for (auto& mem : lc->order) invoke_guarded(m, mem.obj);
+      }
       break;
     }
     case target_kind::chare:

@@ -132,13 +132,16 @@ constexpr void check_serializable() noexcept {
                   std::to_string(offset));
 }
 
-/// The one place that states the default-constructible diagnostic.
+/// The one place that states the default-constructible diagnostic. Returns
+/// whether T is default constructible, so callers can skip the unpacking code
+/// (`if constexpr`) and leave only this message instead of a cascade.
 template <class T>
-constexpr void require_default_constructible() noexcept {
+constexpr bool require_default_constructible() noexcept {
   static_assert(std::is_default_constructible_v<T>,
                 "roam: unpacking default-constructs each object and then pups into it, so "
                 "this type needs a default constructor: add one to T (pup overwrites its "
                 "fields), or pup the enclosing object by hand.");
+  return std::is_default_constructible_v<T>;
 }
 }  // namespace detail
 
@@ -261,9 +264,9 @@ class pup_er {
   void scalar_(T& v, std::string_view what) {
     if constexpr (detail::is_bool_like_v<T>) {
       // A bool object holding anything but 0 or 1 is undefined behaviour, so
-      // other bytes are corruption rather than "true".
-      bool b = static_cast<bool>(v);
-      b = bool_(b, what, {});
+      // other bytes are corruption rather than "true". The target is not read
+      // when unpacking: it may be uninitialized.
+      const bool b = bool_(mode_ != mode::unpacking && static_cast<bool>(v), what, {});
       v = static_cast<T>(b);
     } else {
       raw_(std::addressof(v), sizeof(T), what, {});
@@ -405,10 +408,11 @@ T unpack(std::span<const std::byte> in) {
   static_assert(!std::is_array_v<T>, "roam::unpack cannot return a C array; use roam::unpack_into");
   static_assert(!std::is_const_v<T> && !std::is_reference_v<T>, "roam::unpack<T> needs a plain object type");
   detail::check_serializable<T>();
-  detail::require_default_constructible<T>();
-  T value{};
-  unpack_into(in, value);
-  return value;
+  if constexpr (detail::require_default_constructible<T>()) {
+    T value{};
+    unpack_into(in, value);
+    return value;
+  }
 }
 
 }  // namespace roam

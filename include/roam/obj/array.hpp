@@ -65,10 +65,14 @@ class element_proxy {
   /// Invokes `M(args...)` and returns a future of its result.
   template <auto M, class... A>
   auto call(A&&... a) const {
+    return call<M>(send_options{}, std::forward<A>(a)...);
+  }
+  template <auto M, class... A>
+  auto call(send_options o, A&&... a) const {
     static_assert(detail::check_entry<T, M, A...>());
     std::uint32_t pe = 0;
     bool ok = route<M>(pe);
-    return detail::call_entry<T, M>(send_options{}, [&](detail::message* m) {
+    return detail::call_entry<T, M>(o, [&](detail::message* m) {
       address(m);
       if (ok) detail::send_message(m, pe);
       else {

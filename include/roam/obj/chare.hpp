@@ -69,8 +69,12 @@ class chare_proxy {
   /// Invokes `M(args...)` and returns a future of its result (or of its exception).
   template <auto M, class... A>
   auto call(A&&... a) const {
+    return call<M>(send_options{}, std::forward<A>(a)...);
+  }
+  template <auto M, class... A>
+  auto call(send_options o, A&&... a) const {
     static_assert(detail::check_entry<T, M, A...>());
-    return detail::call_entry<T, M>(send_options{}, [this](detail::message* m) { address(m); detail::send_message(m, pe_); },
+    return detail::call_entry<T, M>(o, [this](detail::message* m) { address(m); detail::send_message(m, pe_); },
                                     std::forward<A>(a)...);
   }
   /// Destroys the chare after the messages already sent to it from this PE.

@@ -47,9 +47,13 @@ class group_member_proxy {
   }
   template <auto M, class... A>
   auto call(A&&... a) const {
+    return call<M>(send_options{}, std::forward<A>(a)...);
+  }
+  template <auto M, class... A>
+  auto call(send_options o, A&&... a) const {
     static_assert(detail::check_entry<T, M, A...>());
     bool ok = valid_pe<M>();
-    return detail::call_entry<T, M>(send_options{}, [&](detail::message* m) {
+    return detail::call_entry<T, M>(o, [&](detail::message* m) {
       address(m);
       if (ok) detail::send_message(m, pe_);
       else {

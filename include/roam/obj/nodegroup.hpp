@@ -53,8 +53,12 @@ class nodegroup_proxy {
   }
   template <auto M, class... A>
   auto call(A&&... a) const {
+    return call<M>(send_options{}, std::forward<A>(a)...);
+  }
+  template <auto M, class... A>
+  auto call(send_options o, A&&... a) const {
     static_assert(detail::check_entry<T, M, A...>());
-    return detail::call_entry<T, M>(send_options{}, [this](detail::message* m) {
+    return detail::call_entry<T, M>(o, [this](detail::message* m) {
       address(m);
       detail::send_node_message(m);
     }, std::forward<A>(a)...);

@@ -118,9 +118,12 @@ struct entry_list {
   }
 };
 
+/// An entry is exclusive when T lists it, either as `static constexpr auto exclusive_entries() { return
+/// roam::entry_list<&T::f>{}; }` (usable anywhere in the class) or as a member alias declared after the entries.
 template <class T, auto M>
 constexpr bool entry_is_exclusive() {
-  if constexpr (requires { typename T::exclusive_entries; }) return T::exclusive_entries::template contains<M>();
+  if constexpr (requires { T::exclusive_entries(); }) return decltype(T::exclusive_entries())::template contains<M>();
+  else if constexpr (requires { typename T::exclusive_entries; }) return T::exclusive_entries::template contains<M>();
   else return false;
 }
 

@@ -213,14 +213,15 @@ struct pup_impl {
   static void sequence(pup_er& p, C& c) {
     using T = typename C::value_type;
     using et = traits_of<T>;
-    require_default_constructible<T>();
     const std::uint64_t n = count(p, c.size(), et::min_size(), type_name_v<C>);
     if (p.is_unpacking()) {
-      c.clear();
-      if constexpr (requires { c.reserve(std::size_t{}); }) c.reserve(reserve_hint<T>(n));
-      for (std::uint64_t i = 0; i < n; ++i) {
-        c.emplace_back();
-        p | c.back();
+      if constexpr (require_default_constructible<T>()) {
+        c.clear();
+        if constexpr (requires { c.reserve(std::size_t{}); }) c.reserve(reserve_hint<T>(n));
+        for (std::uint64_t i = 0; i < n; ++i) {
+          c.emplace_back();
+          p | c.back();
+        }
       }
       return;
     }
@@ -239,22 +240,9 @@ struct pup_impl {
     using K = typename C::key_type;
     using kt = traits_of<K>;
     constexpr std::string_view of = type_name_v<C>;
-    require_default_constructible<K>();
     const std::uint64_t n = count(p, c.size(), kt::min_size(), of);
     if (p.is_unpacking()) {
-      c.clear();
-      if constexpr (requires { c.reserve(std::size_t{}); }) c.reserve(reserve_hint<K>(n));
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const std::size_t at = p.off_;
-        K k{};
-        p | k;
-        const std::size_t before = c.size();
-        // Packed order is sorted for ordered containers, so hinting at the
-        // end makes each insertion amortized O(1).
-        c.emplace_hint(c.end(), std::move(k));
-        if (unique && c.size() == before) [[unlikely]]
-          p.fail_corrupt_(at, "key", of, "duplicate key in a unique-key container");
-      }
+      if constexpr (require_default_constructible<K>()) unpack_set<C, unique>(p, c, n);
       return;
     }
     if constexpr (kt::fixed_size() != variable_size) {
@@ -266,6 +254,26 @@ struct pup_impl {
     for (auto const& k : c) p | k;
   }
 
+  /// The unpacking half of set_like.
+  template <class C, bool unique>
+  static void unpack_set(pup_er& p, C& c, std::uint64_t n) {
+    using K = typename C::key_type;
+    constexpr std::string_view of = type_name_v<C>;
+    c.clear();
+    if constexpr (requires { c.reserve(std::size_t{}); }) c.reserve(reserve_hint<K>(n));
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::size_t at = p.off_;
+      K k{};
+      p | k;
+      const std::size_t before = c.size();
+      // Packed order is sorted for ordered containers, so hinting at the
+      // end makes each insertion amortized O(1).
+      c.emplace_hint(c.end(), std::move(k));
+      if (unique && c.size() == before) [[unlikely]]
+        p.fail_corrupt_(at, "key", of, "duplicate key in a unique-key container");
+    }
+  }
+
   /// Pups a map-like container; unique ones reject duplicate keys.
   template <class C, bool unique>
   static void map_like(pup_er& p, C& c) {
@@ -274,26 +282,10 @@ struct pup_impl {
     using kt = traits_of<K>;
     using vt = traits_of<V>;
     constexpr std::string_view of = type_name_v<C>;
-    require_default_constructible<K>();
-    require_default_constructible<V>();
     const std::uint64_t n = count(p, c.size(), min_plus(kt::min_size(), vt::min_size()), of);
     if (p.is_unpacking()) {
-      c.clear();
-      if constexpr (requires { c.reserve(std::size_t{}); }) c.reserve(reserve_hint<typename C::value_type>(n));
-      for (std::uint64_t i = 0; i < n; ++i) {
-        const std::size_t at = p.off_;
-        K k{};
-        p | k;
-        const std::size_t before = c.size();
-        // Inserting a default value and pupping it in place avoids moving
-        // the (possibly large) mapped value, and rejects a duplicate before
-        // reading it.
-        auto it = c.emplace_hint(c.end(), std::piecewise_construct, std::forward_as_tuple(std::move(k)),
-                                 std::forward_as_tuple());
-        if (unique && c.size() == before) [[unlikely]]
-          p.fail_corrupt_(at, "key", of, "duplicate key in a unique-key container");
-        p | it->second;
-      }
+      if constexpr (require_default_constructible<K>() && require_default_constructible<V>())
+        unpack_map<C, unique>(p, c, n);
       return;
     }
     constexpr std::size_t pair_size = fixed_plus(kt::fixed_size(), vt::fixed_size());
@@ -306,6 +298,29 @@ struct pup_impl {
     for (auto& kv : c) {
       p | kv.first;
       p | kv.second;
+    }
+  }
+
+  /// The unpacking half of map_like.
+  template <class C, bool unique>
+  static void unpack_map(pup_er& p, C& c, std::uint64_t n) {
+    using K = typename C::key_type;
+    constexpr std::string_view of = type_name_v<C>;
+    c.clear();
+    if constexpr (requires { c.reserve(std::size_t{}); }) c.reserve(reserve_hint<typename C::value_type>(n));
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const std::size_t at = p.off_;
+      K k{};
+      p | k;
+      const std::size_t before = c.size();
+      // Inserting a default value and pupping it in place avoids moving
+      // the (possibly large) mapped value, and rejects a duplicate before
+      // reading it.
+      auto it = c.emplace_hint(c.end(), std::piecewise_construct, std::forward_as_tuple(std::move(k)),
+                               std::forward_as_tuple());
+      if (unique && c.size() == before) [[unlikely]]
+        p.fail_corrupt_(at, "key", of, "duplicate key in a unique-key container");
+      p | it->second;
     }
   }
 
@@ -382,12 +397,11 @@ struct pup_traits<std::vector<T, A>> {
   /// Runs the current pass over v.
   static void apply(pup_er& p, std::vector<T, A>& v) {
     if constexpr (traits_of<T>::block) {
-      require_default_constructible<T>();
       constexpr std::string_view of = type_name_v<std::vector<T, A>>;
       const std::uint64_t n = pup_impl::count(p, v.size(), sizeof(T), of);
       if (p.is_unpacking()) {
         v.clear();
-        v.resize(static_cast<std::size_t>(n));
+        if constexpr (require_default_constructible<T>()) v.resize(static_cast<std::size_t>(n));
       }
       pup_impl::block(p, v.data(), static_cast<std::size_t>(n), of);
     } else {
@@ -579,14 +593,13 @@ struct pup_traits<std::optional<T>> {
   static constexpr std::size_t fixed_size() noexcept { return variable_size; }
   /// Runs the current pass over o; a flag byte other than 0/1 is pup_error.
   static void apply(pup_er& p, std::optional<T>& o) {
-    require_default_constructible<T>();
     const bool has = pup_impl::flag(p, o.has_value(), type_name_v<std::optional<T>>);
     if (p.is_unpacking()) {
       if (!has) {
         o.reset();
         return;
       }
-      o.emplace();
+      if constexpr (require_default_constructible<T>()) o.emplace();
     }
     if (has) p | *o;
   }
@@ -623,8 +636,9 @@ struct pup_traits<std::variant<Ts...>> {
   template <std::size_t I>
   static void alternative_(pup_er& p, variant_type_& v) {
     using alt = std::variant_alternative_t<I, variant_type_>;
-    require_default_constructible<alt>();
-    if (p.is_unpacking()) v.template emplace<I>();
+    if constexpr (require_default_constructible<alt>()) {
+      if (p.is_unpacking()) v.template emplace<I>();
+    }
     p | *std::get_if<I>(&v);
   }
 
@@ -667,14 +681,13 @@ struct pup_traits<std::unique_ptr<T, std::default_delete<T>>> {
     static_assert(!std::is_polymorphic_v<T> || std::is_final_v<T>,
                   "roam: std::unique_ptr<T> to a non-final polymorphic T would be sliced to T; "
                   "serialize the concrete type, or mark T final");
-    require_default_constructible<T>();
     const bool has = pup_impl::flag(p, ptr != nullptr, type_name_v<std::unique_ptr<T>>);
     if (p.is_unpacking()) {
       if (!has) {
         ptr.reset();
         return;
       }
-      ptr = std::make_unique<T>();
+      if constexpr (require_default_constructible<T>()) ptr = std::make_unique<T>();
     }
     if (has) p | *ptr;
   }

@@ -1,0 +1,276 @@
+// roam-bench: microbenchmarks of the core runtime.
+//   roam-bench NAME [--json] [--reps R] [+p N ...runtime options]
+// NAME: pingpong | empty | create | fib | all
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <roam/roam.hpp>
+
+#include "report.hpp"
+
+using namespace roam_bench;
+using bench_clock = std::chrono::steady_clock;
+
+namespace {
+
+struct config {
+  std::string name = "all";
+  bool json = false;
+  int reps = 5;
+};
+config g_config;
+
+double seconds_since(bench_clock::time_point t0) {
+  return std::chrono::duration<double>(bench_clock::now() - t0).count();
+}
+
+std::uint32_t all_on_pe0(const roam::index<1>&, const roam::index<1>&, std::uint32_t) { return 0; }
+std::uint32_t spread(const roam::index<1>& i, const roam::index<1>&, std::uint32_t pes) {
+  return static_cast<std::uint32_t>(i[0]) % pes;
+}
+
+// ---- ping-pong --------------------------------------------------------------
+
+struct pinger : roam::element<pinger> {
+  explicit pinger(std::size_t bytes) : buffer_(bytes, 'x') {}
+
+  // Element 0 starts; each round trip is two messages.
+  void start(std::uint64_t round_trips, bool scalar, roam::promise<double> done) {
+    remaining_ = round_trips;
+    total_ = round_trips;
+    done_ = done;
+    t0_ = bench_clock::now();
+    if (scalar) partner().send<&pinger::ball8>(std::uint64_t{42});
+    else partner().send<&pinger::ball>(buffer_);
+  }
+  // Copying the buffer into each message matches a marshalled Charm++ entry.
+  void ball(std::vector<char> data) {
+    if (this_index()[0] == 0 && --remaining_ == 0) return finish();
+    buffer_.swap(data);
+    partner().send<&pinger::ball>(buffer_);
+  }
+  void ball8(std::uint64_t x) {
+    if (this_index()[0] == 0 && --remaining_ == 0) return finish();
+    partner().send<&pinger::ball8>(x + 1);
+  }
+
+ private:
+  roam::element_proxy<pinger> partner() const { return this_array()[1 - this_index()[0]]; }
+  void finish() { done_.set_value(seconds_since(t0_) * 1e6 / static_cast<double>(total_) / 2.0); }
+
+  std::vector<char> buffer_;
+  std::uint64_t remaining_ = 0, total_ = 0;
+  roam::promise<double> done_;
+  bench_clock::time_point t0_;
+};
+
+roam::task<> bench_pingpong() {
+  std::uint32_t pes = roam::num_pes();
+  struct variant {
+    const char* where;
+    bool cross;
+  };
+  std::vector<variant> where = {{"same_pe", false}};
+  if (pes > 1) where.push_back({"cross_pe", true});
+  for (auto [label, cross] : where) {
+    auto map = cross ? roam::custom_map<&spread>() : roam::custom_map<&all_on_pe0>();
+    std::vector<std::size_t> sizes = {0, 8, 64, 1024, 4096, 65536, 1 << 20};
+    for (std::size_t bytes : sizes) {
+      bool scalar = bytes == 0;
+      std::size_t payload = scalar ? 8 : bytes;
+      auto arr = roam::create_array<pinger>(roam::array_options<1>({2}, map), payload);
+      std::uint64_t trips = payload <= 1024 ? 200000 : payload <= 65536 ? 20000 : 500;
+      result r{"pingpong", std::string(label) + (scalar ? "_scalar" : "_vector"), pes, static_cast<std::int64_t>(payload),
+               "one_way_us", {}};
+      for (int rep = 0; rep <= g_config.reps; ++rep) {
+        auto [f, p] = roam::make_future<double>();
+        arr[0].send<&pinger::start>(trips, scalar, p);
+        double us = co_await f;
+        if (rep > 0) r.samples.push_back(us);  // rep 0 warms up
+      }
+      print(r, g_config.json);
+    }
+  }
+}
+
+// ---- empty entry methods ----------------------------------------------------
+
+struct sink : roam::element<sink> {
+  // One message in flight: each empty entry sends the next.
+  void chain_start(std::uint64_t n, roam::promise<double> done) {
+    left_ = n;
+    total_ = n;
+    done_ = done;
+    t0_ = bench_clock::now();
+    this_proxy().send<&sink::chain>();
+  }
+  void chain() {
+    if (--left_ == 0) return done_.set_value(static_cast<double>(total_) / seconds_since(t0_));
+    this_proxy().send<&sink::chain>();
+  }
+
+  // A burst: n empty messages sent at once to `target`, which counts them.
+  void burst_start(std::uint64_t n, std::int32_t target, roam::promise<double> done) {
+    t0_ = bench_clock::now();
+    auto to = this_array()[target];
+    to.send<&sink::expect>(n, done, t0_.time_since_epoch().count());
+    for (std::uint64_t i = 0; i < n; ++i) to.send<&sink::empty>();
+  }
+  void expect(std::uint64_t n, roam::promise<double> done, bench_clock::rep t0) {
+    expected_ = n;
+    done_ = done;
+    t0_ = bench_clock::time_point(bench_clock::duration(t0));
+    received_ = 0;
+  }
+  void empty() {
+    if (++received_ == expected_) done_.set_value(static_cast<double>(expected_) / seconds_since(t0_));
+  }
+
+ private:
+  std::uint64_t left_ = 0, total_ = 0, expected_ = 0, received_ = 0;
+  roam::promise<double> done_;
+  bench_clock::time_point t0_;
+};
+
+roam::task<> bench_empty() {
+  std::uint32_t pes = roam::num_pes();
+  auto arr = roam::create_array<sink>(roam::array_options<1>({static_cast<int>(pes)}, roam::custom_map<&spread>()));
+  {
+    result r{"empty", "same_pe_chain", pes, -1, "msgs_per_s_per_pe", {}};
+    for (int rep = 0; rep <= g_config.reps; ++rep) {
+      auto [f, p] = roam::make_future<double>();
+      arr[0].send<&sink::chain_start>(std::uint64_t{2'000'000}, p);
+      double rate = co_await f;
+      if (rep > 0) r.samples.push_back(rate);
+    }
+    print(r, g_config.json);
+  }
+  {
+    result r{"empty", "same_pe_burst", pes, -1, "msgs_per_s_per_pe", {}};
+    for (int rep = 0; rep <= g_config.reps; ++rep) {
+      auto [f, p] = roam::make_future<double>();
+      arr[0].send<&sink::burst_start>(std::uint64_t{1'000'000}, std::int32_t{0}, p);
+      double rate = co_await f;
+      if (rep > 0) r.samples.push_back(rate);
+    }
+    print(r, g_config.json);
+  }
+  if (pes > 1) {
+    // Every PE streams to the next one at the same time; the rate is per PE.
+    result r{"empty", "cross_pe_stream", pes, -1, "msgs_per_s_per_pe", {}};
+    for (int rep = 0; rep <= g_config.reps; ++rep) {
+      std::vector<roam::future<double>> fs;
+      for (std::uint32_t pe = 0; pe < pes; ++pe) {
+        auto [f, p] = roam::make_future<double>();
+        fs.push_back(f);
+        arr[static_cast<int>(pe)].send<&sink::burst_start>(std::uint64_t{1'000'000}, static_cast<std::int32_t>((pe + 1) % pes), p);
+      }
+      double sum = 0;
+      for (auto& f : fs) sum += co_await f;
+      if (rep > 0) r.samples.push_back(sum / pes);
+    }
+    print(r, g_config.json);
+  }
+}
+
+// ---- chare creation ---------------------------------------------------------
+
+struct tally : roam::chare<tally> {
+  void expect(std::uint64_t n, roam::promise<double> done) {
+    expected_ = n;
+    seen_ = 0;
+    done_ = done;
+    t0_ = bench_clock::now();
+  }
+  void born() {
+    if (++seen_ == expected_) done_.set_value(static_cast<double>(expected_) / seconds_since(t0_));
+  }
+  std::uint64_t expected_ = 0, seen_ = 0;
+  roam::promise<double> done_;
+  bench_clock::time_point t0_;
+};
+
+struct newborn : roam::chare<newborn> {
+  explicit newborn(roam::chare_proxy<tally> t) { t.send<&tally::born>(); }
+};
+
+roam::task<> bench_create() {
+  auto t = roam::create_chare_on<tally>(roam::pe_id{0});
+  result r{"create", "chare_create", roam::num_pes(), -1, "chares_per_s", {}};
+  const std::uint64_t n = 200'000;
+  for (int rep = 0; rep <= g_config.reps; ++rep) {
+    auto [f, p] = roam::make_future<double>();
+    t.send<&tally::expect>(n, p);
+    for (std::uint64_t i = 0; i < n; ++i) (void)roam::create_chare<newborn>(t);
+    double rate = co_await f;
+    if (rep > 0) r.samples.push_back(rate);
+  }
+  print(r, g_config.json);
+}
+
+// ---- fib with futures ---------------------------------------------------------
+
+struct fib : roam::chare<fib> {
+  roam::task<long> compute(int n) {
+    if (n < 2) co_return n;
+    auto a = roam::create_chare<fib>();
+    auto b = roam::create_chare<fib>();
+    auto fa = a.call<&fib::compute>(n - 1);
+    auto fb = b.call<&fib::compute>(n - 2);
+    long x = co_await fa;
+    long y = co_await fb;
+    a.destroy();
+    b.destroy();
+    co_return x + y;
+  }
+};
+
+roam::task<> bench_fib() {
+  const int n = 25;
+  result r{"fib", "fib25_futures", roam::num_pes(), -1, "ms", {}};
+  for (int rep = 0; rep <= g_config.reps; ++rep) {
+    auto root = roam::create_chare<fib>();
+    auto t0 = bench_clock::now();
+    long v = co_await root.call<&fib::compute>(n);
+    double ms = seconds_since(t0) * 1e3;
+    root.destroy();
+    if (v != 75025) {
+      std::fprintf(stderr, "fib(25) = %ld, expected 75025\n", v);
+      roam::exit(1);
+      co_return;
+    }
+    if (rep > 0) r.samples.push_back(ms);
+  }
+  print(r, g_config.json);
+}
+
+roam::task<> bench_main() {
+  print_header(g_config.json);
+  const std::string& n = g_config.name;
+  if (n == "pingpong" || n == "all") co_await bench_pingpong();
+  if (n == "empty" || n == "all") co_await bench_empty();
+  if (n == "create" || n == "all") co_await bench_create();
+  if (n == "fib" || n == "all") co_await bench_fib();
+  roam::exit(0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
+    for (std::size_t i = 1; i < a.size(); ++i) {
+      if (a[i] == "--json") g_config.json = true;
+      else if (a[i] == "--reps" && i + 1 < a.size()) g_config.reps = std::stoi(a[++i]);
+      else if (a[i] == "pingpong" || a[i] == "empty" || a[i] == "create" || a[i] == "fib" || a[i] == "all") g_config.name = a[i];
+      else {
+        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|all] [--json] [--reps R] [+p N]\n");
+        roam::exit(2);
+        co_return;
+      }
+    }
+    co_await bench_main();
+  });
+}

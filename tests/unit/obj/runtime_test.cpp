@@ -1,0 +1,164 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+
+#include "support/run_roam.hpp"
+
+using roam_test::run_on;
+
+namespace {
+
+struct exiter : roam::group_member<exiter> {
+  void exit_if_last(int code) {
+    if (roam::my_pe().value() == roam::num_pes() - 1) roam::exit(code);
+  }
+};
+
+}  // namespace
+
+TEST(runtime, returns_the_exit_code_given_on_any_pe) {
+  for (unsigned pes : {1u, 2u, 4u}) {
+    int rc = run_on(pes, [](const roam::args&) {
+      auto g = roam::create_group<exiter>();
+      g.send<&exiter::exit_if_last>(7);
+    });
+    EXPECT_EQ(rc, 7) << pes << " PEs";
+  }
+}
+
+TEST(runtime, runs_main_on_pe_zero_with_the_requested_pe_count) {
+  std::atomic<unsigned> seen_pes{0}, seen_pe{99};
+  int rc = run_on(3, [&](const roam::args&) {
+    seen_pes = roam::num_pes();
+    seen_pe = roam::my_pe().value();
+    roam::exit(0);
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(seen_pes.load(), 3u);
+  EXPECT_EQ(seen_pe.load(), 0u);
+}
+
+TEST(runtime, removes_its_options_and_passes_the_rest_to_main) {
+  std::vector<std::string> got;
+  int rc = run_on(
+      1,
+      [&](const roam::args& a) {
+        got.assign(a.begin(), a.end());
+        roam::exit(0);
+      },
+      {"input.txt", "+busywait", "--flag", "+idlespin", "10"});
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(got, (std::vector<std::string>{"roam_test", "input.txt", "--flag"}));
+}
+
+TEST(runtime, rejects_an_unknown_plus_option_by_name) {
+  testing::internal::CaptureStderr();
+  int rc = run_on(1, [](const roam::args&) { roam::exit(0); }, {"+bogus"});
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(err.find("'+bogus'"), std::string::npos) << err;
+}
+
+TEST(runtime, rejects_a_malformed_pe_count) {
+  testing::internal::CaptureStderr();
+  int rc = run_on(1, [](const roam::args&) { roam::exit(0); }, {"+p", "zero"});
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(err.find("+p"), std::string::npos) << err;
+}
+
+TEST(runtime, reads_the_pe_count_from_the_environment) {
+  setenv("ROAM_P", "3", 1);
+  std::vector<std::string> words = {"t"};
+  std::vector<char*> argv = {words[0].data(), nullptr};
+  int argc = 1;
+  std::atomic<unsigned> pes{0};
+  int rc = roam::run(argc, argv.data(), [&](const roam::args&) {
+    pes = roam::num_pes();
+    roam::exit(0);
+  });
+  unsetenv("ROAM_P");
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(pes.load(), 3u);
+}
+
+TEST(runtime, help_lists_options_and_exits_zero) {
+  testing::internal::CaptureStdout();
+  bool ran = false;
+  int rc = run_on(1, [&](const roam::args&) { ran = true; }, {"+help"});
+  std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_EQ(rc, 0);
+  EXPECT_FALSE(ran);
+  EXPECT_NE(out.find("+p N"), std::string::npos);
+  EXPECT_NE(out.find("ROAM_BUSYWAIT"), std::string::npos);
+}
+
+TEST(runtime, timers_fire_after_their_delay_in_deadline_order) {
+  std::vector<int> order;
+  auto t0 = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::duration elapsed{};
+  int rc = run_on(1, [&](const roam::args&) {
+    roam::after(std::chrono::milliseconds(20), [&] {
+      order.push_back(2);
+      elapsed = std::chrono::steady_clock::now() - t0;
+      roam::exit(0);
+    });
+    roam::after(std::chrono::milliseconds(5), [&] { order.push_back(1); });
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(order, (std::vector<int>{1, 2}));
+  EXPECT_GE(elapsed, std::chrono::milliseconds(20));
+}
+
+TEST(runtime, when_idle_runs_once_the_queue_is_empty) {
+  std::vector<std::string> log;
+  int rc = run_on(1, [&](const roam::args&) {
+    roam::when_idle([&] {
+      log.push_back("idle");
+      roam::exit(0);
+    });
+    roam::after(std::chrono::milliseconds(0), [&] { log.push_back("timer"); });
+    log.push_back("main");
+  });
+  EXPECT_EQ(rc, 0);
+  ASSERT_FALSE(log.empty());
+  EXPECT_EQ(log.front(), "main");
+  EXPECT_EQ(log.back(), "idle");
+}
+
+TEST(runtime, a_coroutine_main_may_await_before_exiting) {
+  struct echo : roam::chare<echo> {
+    int twice(int x) { return 2 * x; }
+  };
+  int result = 0;
+  int rc = run_on(2, [&](const roam::args&) -> roam::task<> {
+    auto e = roam::create_chare_on<echo>(roam::pe_id{1});
+    result = co_await e.call<&echo::twice>(21);
+    roam::exit(0);
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(result, 42);
+}
+
+TEST(runtime, counts_every_message_created_and_processed) {
+  struct ponger : roam::chare<ponger> {
+    void hit(int left) {
+      if (left > 0) this_proxy().send<&ponger::hit>(left - 1);
+    }
+  };
+  std::uint64_t created = 0, processed = 0;
+  int rc = run_on(1, [&](const roam::args&) {
+    auto p = roam::create_chare_on<ponger>(roam::pe_id{0});
+    p.send<&ponger::hit>(9);
+    roam::when_idle([&] {
+      created = roam::messages_created();
+      processed = roam::messages_processed();
+      roam::exit(0);
+    });
+  });
+  EXPECT_EQ(rc, 0);
+  // main + creation + 10 hits, all processed by the time the PE is idle.
+  EXPECT_EQ(created, 12u);
+  EXPECT_EQ(processed, 12u);
+}
