@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs what roam needs to build and test, from the distribution, when it
+# is missing. Says clearly what it could not install; never fails silently.
+set -u
+need=()
+command -v cmake >/dev/null 2>&1 || need+=(cmake)
+command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
+command -v g++ >/dev/null 2>&1 || need+=(g++)
+[ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
+[ -f /usr/include/gmock/gmock.h ] || need+=(libgmock-dev)
+if [ ${#need[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "roam: installing missing build dependencies: ${need[*]}"
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "roam: cannot install ${need[*]} (needs root and apt-get); install them and retry" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >/dev/null && apt-get install -y -qq "${need[@]}" >/dev/null
+status=$?
+if [ $status -ne 0 ]; then
+  echo "roam: apt-get failed to install ${need[*]}" >&2
+  exit 1
+fi
