@@ -99,7 +99,6 @@ std::size_t pe_state::drain() noexcept {
 }
 
 void pe_state::go_idle() {
-  pool_.flush_returns();
   if (!idle_hooks_.empty()) {
     auto hooks = std::move(idle_hooks_);
     idle_hooks_.clear();
@@ -118,6 +117,9 @@ void pe_state::go_idle() {
     _mm_pause();
     if ((i & 63) == 0 && clock::now() >= spin_end) break;
   }
+  // About to sleep: hand back other PEs' blocks now rather than on every idle
+  // moment, where it would cost a remote cache line per message in a ping-pong.
+  pool_.flush_returns();
   std::chrono::nanoseconds timeout{-1};
   if (!timers_.empty()) {
     auto next = std::min_element(timers_.begin(), timers_.end(),

@@ -42,8 +42,6 @@ struct templated_pup {
   bool operator==(const templated_pup&) const = default;
 };
 
-}  // namespace
-
 namespace geo {
 // A free pup found by argument-dependent lookup.
 struct segment {
@@ -51,10 +49,9 @@ struct segment {
   double to = 0;
   bool operator==(const segment&) const = default;
 };
-inline void pup(roam::pup_er& p, segment& s) { p | s.from | s.to; }
+void pup(roam::pup_er& p, segment& s) { p | s.from | s.to; }
 }  // namespace geo
 
-namespace {
 
 struct pod {
   std::int32_t a;
@@ -198,6 +195,7 @@ void expect_scalars_round_trip() {
         using lim = std::numeric_limits<T>;
         for (T v : {T{}, lim::min(), lim::max(), lim::lowest(), static_cast<T>(1)}) {
           const auto bytes = roam::pack(v);
+          EXPECT_EQ(roam::packed_size(v), sizeof(T));
           EXPECT_EQ(bytes.size(), sizeof(T));
           EXPECT_EQ(bytes, bytes_of(v));
           EXPECT_EQ(roam::unpack<T>(bytes), v);
@@ -302,6 +300,7 @@ TEST(pup, round_trips_std_array_and_c_arrays_without_a_length) {
 
   int in[5] = {5, 4, 3, 2, 1};
   const auto bytes = roam::pack(in);
+  EXPECT_EQ(roam::packed_size(in), sizeof in);
   EXPECT_EQ(bytes.size(), sizeof in);
   int out[5] = {};
   roam::unpack_into(bytes, out);
@@ -593,6 +592,7 @@ TEST(pup, rejects_nesting_deeper_than_the_limit_in_every_pass) {
 
 // --- compile-time properties -------------------------------------------------
 
+namespace {
 struct not_serializable {
   int x;
 };
@@ -600,6 +600,7 @@ struct needs_args {
   explicit needs_args(int) {}
   void pup(roam::pup_er&) {}
 };
+}  // namespace
 
 TEST(pup, serializable_concept_accepts_supported_types_recursively) {
   static_assert(roam::serializable<int>);

@@ -141,7 +141,7 @@ struct pup_impl {
     pup_er& p_;
   };
 
-  /// Pups a scalar value.
+  /// Pups a scalar or bitwise value as its object bytes (bools validated).
   template <class T>
   static void scalar(pup_er& p, T& v) {
     p.scalar_(v, type_name_v<T>);
@@ -350,7 +350,7 @@ void pup_traits<T>::apply(pup_er& p, T& v) {
     static_assert(std::is_trivially_copyable_v<T>,
                   "roam: bitwise_serializable<T> is true but T is not trivially copyable; remove the "
                   "specialization and give T a pup function instead");
-    pup_impl::block(p, std::addressof(v), 1, {});
+    pup_impl::scalar(p, v);
   } else {
     const pup_impl::depth_guard guard(p, type_name_v<T>);
     if constexpr (member_)

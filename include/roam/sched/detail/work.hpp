@@ -71,9 +71,11 @@ class mpsc_queue {
   }
 
  private:
+  // The stub shares the producers' line: when the queue is empty a push
+  // writes head_ and stub_.next, and the consumer reads both, in one line.
   alignas(64) std::atomic<work_item*> head_;
-  alignas(64) work_item* tail_;
   work_item stub_;
+  alignas(64) work_item* tail_;
 };
 
 /// Single-threaded intrusive FIFO with O(1) push at either end.
