@@ -38,6 +38,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "roam/msg/names.hpp"
+
 namespace roam {
 
 /// Thrown when bytes cannot be produced or consumed: truncated or corrupt
@@ -66,28 +68,10 @@ struct pup_traits;
 /// Shared container algorithms; a friend of pup_er.
 struct pup_impl;
 
-/// The human-readable name of T, used in error messages.
+/// roam::type_name<T>() forced to compile time, for error messages that cost
+/// nothing until they are thrown.
 template <class T>
-constexpr std::string_view type_name() noexcept {
-#if defined(__clang__) || defined(__GNUC__)
-  // Both compilers spell the template argument as "T = <type>" inside
-  // __PRETTY_FUNCTION__; gcc ends it with ';' and clang with ']'.
-  const std::string_view sig = __PRETTY_FUNCTION__;
-  std::size_t begin = sig.find("T = ");
-  if (begin == std::string_view::npos) return "value";
-  begin += 4;
-  std::size_t end = sig.find(';', begin);
-  if (end == std::string_view::npos) end = sig.rfind(']');
-  if (end == std::string_view::npos || end <= begin) return "value";
-  return sig.substr(begin, end - begin);
-#else
-  return "value";
-#endif
-}
-
-/// type_name<T>() forced to compile time, so error paths cost nothing when unused.
-template <class T>
-inline constexpr std::string_view type_name_v = type_name<T>();
+inline constexpr std::string_view type_name_v = roam::type_name<T>();
 
 /// The representation of a scalar: the underlying type of an enum, else T.
 template <class T>
@@ -163,9 +147,10 @@ class pup_er {
   /// elements may pack to zero bytes (so the remaining input cannot bound it).
   static constexpr std::uint64_t max_zero_size_elements = std::uint64_t{1} << 20;
 
+  /// Not copyable: a copy would advance its own offset and lose progress.
   pup_er(const pup_er&) = delete;
+  /// Not assignable, for the same reason.
   pup_er& operator=(const pup_er&) = delete;
-  ~pup_er() = default;
 
   /// A pass that only counts bytes; offset() is the packed size afterwards.
   static pup_er sizer() noexcept {

@@ -40,8 +40,8 @@ template <class T>
 concept has_member_pup = requires(T& v, pup_er& p) { v.pup(p); };
 
 namespace adl {
-// Hides every enclosing `pup` from ordinary lookup, so only a free pup found
-// by argument-dependent lookup can match.
+/// Hides every enclosing `pup` from ordinary lookup, so only a free pup found
+/// by argument-dependent lookup can match.
 void pup() = delete;
 
 /// Satisfied by types with a free `pup(pup_er&, T&)` found by ADL.
