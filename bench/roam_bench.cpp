@@ -20,8 +20,13 @@ struct config {
   std::string name = "all";
   bool json = false;
   int reps = 5;
+  std::string only;  // --case SUBSTRING: run only cases whose name contains it
 };
 config g_config;
+
+bool wanted(const std::string& case_name) {
+  return g_config.only.empty() || case_name.find(g_config.only) != std::string::npos;
+}
 
 double seconds_since(bench_clock::time_point t0) {
   return std::chrono::duration<double>(bench_clock::now() - t0).count();
@@ -81,6 +86,8 @@ roam::task<> bench_pingpong() {
     for (std::size_t bytes : sizes) {
       bool scalar = bytes == 0;
       std::size_t payload = scalar ? 8 : bytes;
+      std::string case_name = std::string(label) + (scalar ? "_scalar" : "_vector") + "_" + std::to_string(payload);
+      if (!wanted(case_name)) continue;
       auto arr = roam::create_array<pinger>(roam::array_options<1>({2}, map), payload);
       std::uint64_t trips = payload <= 1024 ? 200000 : payload <= 65536 ? 20000 : 500;
       result r{"pingpong", std::string(label) + (scalar ? "_scalar" : "_vector"), pes, static_cast<std::int64_t>(payload),
@@ -138,7 +145,7 @@ struct sink : roam::element<sink> {
 roam::task<> bench_empty() {
   std::uint32_t pes = roam::num_pes();
   auto arr = roam::create_array<sink>(roam::array_options<1>({static_cast<int>(pes)}, roam::custom_map<&spread>()));
-  {
+  if (wanted("same_pe_chain")) {
     result r{"empty", "same_pe_chain", pes, -1, "msgs_per_s_per_pe", {}};
     for (int rep = 0; rep <= g_config.reps; ++rep) {
       auto [f, p] = roam::make_future<double>();
@@ -148,7 +155,7 @@ roam::task<> bench_empty() {
     }
     print(r, g_config.json);
   }
-  {
+  if (wanted("same_pe_burst")) {
     result r{"empty", "same_pe_burst", pes, -1, "msgs_per_s_per_pe", {}};
     for (int rep = 0; rep <= g_config.reps; ++rep) {
       auto [f, p] = roam::make_future<double>();
@@ -158,7 +165,7 @@ roam::task<> bench_empty() {
     }
     print(r, g_config.json);
   }
-  if (pes > 1) {
+  if (pes > 1 && wanted("cross_pe_stream")) {
     // Every PE streams to the next one at the same time; the rate is per PE.
     result r{"empty", "cross_pe_stream", pes, -1, "msgs_per_s_per_pe", {}};
     for (int rep = 0; rep <= g_config.reps; ++rep) {
@@ -264,9 +271,10 @@ int main(int argc, char** argv) {
     for (std::size_t i = 1; i < a.size(); ++i) {
       if (a[i] == "--json") g_config.json = true;
       else if (a[i] == "--reps" && i + 1 < a.size()) g_config.reps = std::stoi(a[++i]);
+      else if (a[i] == "--case" && i + 1 < a.size()) g_config.only = a[++i];
       else if (a[i] == "pingpong" || a[i] == "empty" || a[i] == "create" || a[i] == "fib" || a[i] == "all") g_config.name = a[i];
       else {
-        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|all] [--json] [--reps R] [+p N]\n");
+        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|all] [--json] [--reps R] [--case SUBSTRING] [+p N]\n");
         roam::exit(2);
         co_return;
       }

@@ -48,10 +48,12 @@ void* message_pool::allocate_slow(std::uint8_t c, std::size_t bytes) {
       b->size_class = c;
       b->next = free_[c];
       free_[c] = b;
+      ++free_count_[c];
     }
   }
   block_header* b = free_[c];
   free_[c] = b->next;
+  --free_count_[c];
   return b + 1;
 }
 
@@ -61,6 +63,7 @@ void message_pool::take_returned() noexcept {
     block_header* next = b->next;
     b->next = free_[b->size_class];
     free_[b->size_class] = b;
+    ++free_count_[b->size_class];
     b = next;
   }
 }

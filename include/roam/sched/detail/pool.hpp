@@ -47,6 +47,7 @@ class message_pool {
     if (c != heap_class) {
       if (block_header* b = free_[c]) {
         free_[c] = b->next;
+        --free_count_[c];
         return b + 1;
       }
     }
@@ -54,11 +55,18 @@ class message_pool {
   }
 
   /// Owner thread of this pool (the PE freeing), for a block of any origin.
+  /// Another PE's block is adopted while this class's free list is short: the
+  /// block was just read here, so reusing it for the next send (a reply, say)
+  /// costs no transfer of its cache lines from the other core. Beyond that
+  /// it goes home in batches, so a one-way stream does not pile up here.
   void deallocate(void* p) noexcept {
     block_header* b = static_cast<block_header*>(p) - 1;
-    if (b->origin == owner_ && b->size_class != heap_class) {
-      b->next = free_[b->size_class];
-      free_[b->size_class] = b;
+    std::uint8_t c = b->size_class;
+    if (c != heap_class && (b->origin == owner_ || free_count_[c] < adopt_limit)) {
+      b->origin = owner_;
+      b->next = free_[c];
+      free_[c] = b;
+      ++free_count_[c];
       return;
     }
     deallocate_slow(b);
@@ -83,8 +91,11 @@ class message_pool {
   void take_returned() noexcept;
   void push_returned(block_header* head, block_header* tail) noexcept;
 
+  static constexpr std::uint32_t adopt_limit = 256;
+
   std::uint32_t owner_ = no_origin;
   block_header* free_[pool_class_count] = {};
+  std::uint32_t free_count_[pool_class_count] = {};
   std::vector<return_batch> returns_;   // indexed by origin PE
   std::vector<void*> slabs_;
   alignas(64) std::atomic<block_header*> returned_{nullptr};  // pushed by other PEs
