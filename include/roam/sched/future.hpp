@@ -139,7 +139,7 @@ class promise {
   }
   /// Delivers an exception, rethrown where the future is awaited.
   void set_exception(std::exception_ptr e) const {
-    post([e](detail::future_state<T>& s) { s.error = e; });
+    post([e = std::move(e)](detail::future_state<T>& s) mutable { s.error = std::move(e); });
   }
 
   std::uint32_t pe() const noexcept { return pe_; }

@@ -157,7 +157,7 @@ detached_task spawn(task<T> t, Done done) {
       error = std::current_exception();
     }
     reg.done();
-    done(error);
+    done(std::move(error));
   } else {
     std::optional<T> value;
     try {
@@ -166,7 +166,7 @@ detached_task spawn(task<T> t, Done done) {
       error = std::current_exception();
     }
     reg.done();
-    done(error, value ? &*value : nullptr);
+    done(std::move(error), value ? &*value : nullptr);
   }
 }
 

@@ -157,11 +157,14 @@ struct entry_impl {
     }
   }
 
+  // An exception is handed to the promise only after this thread's last
+  // reference to it is gone (moved, never copied): the caller's PE may free it.
   static void run_call(T* self, args_tuple&& args, const promise<V>& reply) {
+    std::exception_ptr error;
     try {
       if constexpr (is_task_v<R>) {
         spawn(apply(self, std::move(args)), [reply](std::exception_ptr e, auto*... v) {
-          if (e) reply.set_exception(e);
+          if (e) reply.set_exception(std::move(e));
           else if constexpr (std::is_void_v<V>) reply.set_value();
           else (reply.set_value(std::move(*v)), ...);
         });
@@ -172,8 +175,9 @@ struct entry_impl {
         reply.set_value(apply(self, std::move(args)));
       }
     } catch (...) {
-      reply.set_exception(std::current_exception());
+      error = std::current_exception();
     }
+    if (error) reply.set_exception(std::move(error));
   }
 
   static void invoke(message* m, void* obj) {
