@@ -5,6 +5,7 @@
 #include <tuple>
 #include <utility>
 
+#include <roam/obj/detail/entry_sender.hpp>
 #include <roam/obj/detail/objects.hpp>
 #include <roam/obj/index.hpp>
 #include <roam/obj/map.hpp>
@@ -40,47 +41,14 @@ class element {
   I index_{};
 };
 
-/// A proxy to one element of an array.
+/// A proxy to one element of an array; `send`/`call` through it send a message.
+/// An index outside the array's extents is a fatal error.
 template <class T>
-class element_proxy {
+class element_proxy : public detail::entry_sender<element_proxy<T>, T> {
  public:
   using index_type = typename T::index_type;
   element_proxy() noexcept = default;
   element_proxy(const detail::collection_desc* d, const index_type& i) noexcept : desc_(d), index_(i) {}
-
-  /// Sends `M(args...)` to the element. An index outside the array is a fatal error.
-  template <auto M, class... A>
-  void send(A&&... a) const {
-    send<M>(send_options{}, std::forward<A>(a)...);
-  }
-  template <auto M, class... A>
-  void send(send_options o, A&&... a) const {
-    static_assert(detail::check_entry<T, M, A...>());
-    std::uint32_t pe = 0;
-    if (!route<M>(pe)) return;
-    detail::message* m = detail::build_entry_message<T, M, false>(o, std::forward<A>(a)...);
-    address(m);
-    detail::send_message(m, pe);
-  }
-  /// Invokes `M(args...)` and returns a future of its result.
-  template <auto M, class... A>
-  auto call(A&&... a) const {
-    return call<M>(send_options{}, std::forward<A>(a)...);
-  }
-  template <auto M, class... A>
-  auto call(send_options o, A&&... a) const {
-    static_assert(detail::check_entry<T, M, A...>());
-    std::uint32_t pe = 0;
-    bool ok = route<M>(pe);
-    return detail::call_entry<T, M>(o, [&](detail::message* m) {
-      address(m);
-      if (ok) detail::send_message(m, pe);
-      else {
-        m->ops->destroy(m);
-        detail::free_message(m);
-      }
-    }, std::forward<A>(a)...);
-  }
 
   const index_type& index() const noexcept { return index_; }
   template <class P>
@@ -91,8 +59,9 @@ class element_proxy {
   }
 
  private:
+  friend class detail::entry_sender<element_proxy<T>, T>;
   template <auto M>
-  bool route(std::uint32_t& pe) const {
+  bool resolve(std::uint32_t& pe) const {
     auto idx = detail::to_storage(index_);
     if (!desc_ || !detail::inside(idx, desc_->shape, desc_->dims)) {
       detail::report_bad_send(detail::describe_target(detail::target_kind::element, desc_, idx, index_type::dims,
@@ -109,6 +78,7 @@ class element_proxy {
     m->dims = index_type::dims;
     m->index = detail::to_storage(index_);
   }
+  void dispatch(detail::message* m, std::uint32_t pe) const { detail::send_message(m, pe); }
 
   const detail::collection_desc* desc_ = nullptr;
   index_type index_{};

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include <roam/machine/ids.hpp>
+#include <roam/obj/detail/entry_sender.hpp>
 #include <roam/obj/detail/objects.hpp>
 
 namespace roam {
@@ -47,36 +48,13 @@ class chare : public chare_base {
   std::uint32_t pe_ = 0;
 };
 
-/// A copyable handle to a singleton chare; invoking through it sends a message.
+/// A copyable handle to a singleton chare; `send`/`call` through it send a message.
 template <class T>
-class chare_proxy {
+class chare_proxy : public detail::entry_sender<chare_proxy<T>, T> {
  public:
   chare_proxy() noexcept = default;
   chare_proxy(std::uint32_t pe, std::uint64_t id) noexcept : pe_(pe), id_(id) {}
 
-  /// Sends `M(args...)` to the chare (asynchronous; returns at once).
-  template <auto M, class... A>
-  void send(A&&... a) const {
-    send<M>(send_options{}, std::forward<A>(a)...);
-  }
-  template <auto M, class... A>
-  void send(send_options o, A&&... a) const {
-    static_assert(detail::check_entry<T, M, A...>());
-    detail::message* m = detail::build_entry_message<T, M, false>(o, std::forward<A>(a)...);
-    address(m);
-    detail::send_message(m, pe_);
-  }
-  /// Invokes `M(args...)` and returns a future of its result (or of its exception).
-  template <auto M, class... A>
-  auto call(A&&... a) const {
-    return call<M>(send_options{}, std::forward<A>(a)...);
-  }
-  template <auto M, class... A>
-  auto call(send_options o, A&&... a) const {
-    static_assert(detail::check_entry<T, M, A...>());
-    return detail::call_entry<T, M>(o, [this](detail::message* m) { address(m); detail::send_message(m, pe_); },
-                                    std::forward<A>(a)...);
-  }
   /// Destroys the chare after the messages already sent to it from this PE.
   void destroy() const { detail::destroy_chare(pe_, id_); }
 
@@ -91,6 +69,12 @@ class chare_proxy {
   friend bool operator==(const chare_proxy&, const chare_proxy&) = default;
 
  private:
+  friend class detail::entry_sender<chare_proxy<T>, T>;
+  template <auto M>
+  bool resolve(std::uint32_t& pe) const noexcept {
+    pe = pe_;
+    return true;
+  }
   void address(detail::message* m) const noexcept {
     m->target = detail::target_kind::chare;
     m->collection = 0;
@@ -98,6 +82,8 @@ class chare_proxy {
     m->index.v[0] = static_cast<std::int32_t>(id_ & 0xffffffffu);
     m->index.v[1] = static_cast<std::int32_t>(id_ >> 32);
   }
+  void dispatch(detail::message* m, std::uint32_t pe) const { detail::send_message(m, pe); }
+
   std::uint32_t pe_ = 0;
   std::uint64_t id_ = 0;
 };

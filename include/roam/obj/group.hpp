@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <roam/machine/ids.hpp>
+#include <roam/obj/detail/entry_sender.hpp>
 #include <roam/obj/detail/objects.hpp>
 
 namespace roam {
@@ -26,47 +27,18 @@ class group_member {
   const detail::collection_desc* desc_ = nullptr;
 };
 
-/// A proxy to the member of a group on one PE.
+/// A proxy to the member of a group on one PE. A PE outside [0, num_pes) is a fatal error.
 template <class T>
-class group_member_proxy {
+class group_member_proxy : public detail::entry_sender<group_member_proxy<T>, T> {
  public:
   group_member_proxy(const detail::collection_desc* d, std::uint32_t pe) noexcept : desc_(d), pe_(pe) {}
 
-  template <auto M, class... A>
-  void send(A&&... a) const {
-    send<M>(send_options{}, std::forward<A>(a)...);
-  }
-  /// Sends `M(args...)` to the member on this PE. A PE outside [0, num_pes) is a fatal error.
-  template <auto M, class... A>
-  void send(send_options o, A&&... a) const {
-    static_assert(detail::check_entry<T, M, A...>());
-    if (!valid_pe<M>()) return;
-    detail::message* m = detail::build_entry_message<T, M, false>(o, std::forward<A>(a)...);
-    address(m);
-    detail::send_message(m, pe_);
-  }
-  template <auto M, class... A>
-  auto call(A&&... a) const {
-    return call<M>(send_options{}, std::forward<A>(a)...);
-  }
-  template <auto M, class... A>
-  auto call(send_options o, A&&... a) const {
-    static_assert(detail::check_entry<T, M, A...>());
-    bool ok = valid_pe<M>();
-    return detail::call_entry<T, M>(o, [&](detail::message* m) {
-      address(m);
-      if (ok) detail::send_message(m, pe_);
-      else {
-        m->ops->destroy(m);
-        detail::free_message(m);
-      }
-    }, std::forward<A>(a)...);
-  }
-
  private:
+  friend class detail::entry_sender<group_member_proxy<T>, T>;
   template <auto M>
-  bool valid_pe() const {
+  bool resolve(std::uint32_t& pe) const {
     std::uint32_t pes = detail::this_pe("roam send").runtime().num_pes;
+    pe = pe_;
     if (pe_ < pes) return true;
     detail::index_storage idx;
     idx.v[0] = static_cast<std::int32_t>(pe_);
@@ -80,6 +52,8 @@ class group_member_proxy {
     m->dims = 1;
     m->index.v[0] = static_cast<std::int32_t>(pe_);
   }
+  void dispatch(detail::message* m, std::uint32_t pe) const { detail::send_message(m, pe); }
+
   const detail::collection_desc* desc_;
   std::uint32_t pe_;
 };

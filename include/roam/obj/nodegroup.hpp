@@ -6,6 +6,7 @@
 #include <utility>
 
 #include <roam/machine/ids.hpp>
+#include <roam/obj/detail/entry_sender.hpp>
 #include <roam/obj/detail/objects.hpp>
 
 namespace roam {
@@ -31,38 +32,14 @@ class nodegroup_member {
 template <auto... Members>
 using entry_list = detail::entry_list<Members...>;
 
-/// A proxy to a nodegroup.
+/// A proxy to a nodegroup. `send` reaches the member of every node (one
+/// process: this one's); the first PE of that node to look at its node queue
+/// runs it.
 template <class T>
-class nodegroup_proxy {
+class nodegroup_proxy : public detail::entry_sender<nodegroup_proxy<T>, T> {
  public:
   nodegroup_proxy() noexcept = default;
   explicit nodegroup_proxy(const detail::collection_desc* d) noexcept : desc_(d) {}
-
-  /// Sends `M(args...)` to the member of every node (one process: this one's);
-  /// the first PE of that node to look at its node queue runs it.
-  template <auto M, class... A>
-  void send(A&&... a) const {
-    send<M>(send_options{}, std::forward<A>(a)...);
-  }
-  template <auto M, class... A>
-  void send(send_options o, A&&... a) const {
-    static_assert(detail::check_entry<T, M, A...>());
-    detail::message* m = detail::build_entry_message<T, M, false>(o, std::forward<A>(a)...);
-    address(m);
-    detail::send_node_message(m);
-  }
-  template <auto M, class... A>
-  auto call(A&&... a) const {
-    return call<M>(send_options{}, std::forward<A>(a)...);
-  }
-  template <auto M, class... A>
-  auto call(send_options o, A&&... a) const {
-    static_assert(detail::check_entry<T, M, A...>());
-    return detail::call_entry<T, M>(o, [this](detail::message* m) {
-      address(m);
-      detail::send_node_message(m);
-    }, std::forward<A>(a)...);
-  }
 
   /// This process's member (exists as soon as create_nodegroup returns).
   T* local() const noexcept { return static_cast<T*>(desc_->node_member); }
@@ -76,11 +53,18 @@ class nodegroup_proxy {
   }
 
  private:
+  friend class detail::entry_sender<nodegroup_proxy<T>, T>;
+  template <auto M>
+  bool resolve(std::uint32_t&) const noexcept {
+    return true;
+  }
   void address(detail::message* m) const noexcept {
     m->target = detail::target_kind::nodegroup;
     m->collection = desc_->id;
     m->dims = 0;
   }
+  void dispatch(detail::message* m, std::uint32_t) const { detail::send_node_message(m); }
+
   const detail::collection_desc* desc_ = nullptr;
 };
 

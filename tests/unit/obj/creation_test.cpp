@@ -120,3 +120,14 @@ TEST(creation, objects_still_alive_at_exit_are_destroyed) {
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(g_destroyed.load(), 10);
 }
+
+TEST(proxies, are_values_that_compare_by_destination) {
+  int rc = run_on(2, [](const roam::args&) {
+    auto a = roam::create_chare_on<mortal>(roam::pe_id{1});
+    auto b = roam::create_chare_on<mortal>(roam::pe_id{1});
+    auto a2 = a;
+    bool ok = a == a2 && !(a == b) && a.pe() == roam::pe_id{1};
+    roam::exit(ok ? 0 : 1);
+  });
+  EXPECT_EQ(rc, 0);
+}

@@ -162,3 +162,40 @@ TEST(runtime, counts_every_message_created_and_processed) {
   EXPECT_EQ(created, 12u);
   EXPECT_EQ(processed, 12u);
 }
+
+#include <sys/resource.h>
+
+namespace {
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+}  // namespace
+
+TEST(runtime, idle_pes_sleep_instead_of_spinning) {
+  // Four PEs with nothing to do for 300 ms: spinning would burn about 0.6 s of
+  // CPU on two cores; sleeping PEs burn a few milliseconds.
+  double before = process_cpu_seconds();
+  int rc = run_on(4, [](const roam::args&) { roam::after(std::chrono::milliseconds(300), [] { roam::exit(0); }); });
+  double used = process_cpu_seconds() - before;
+  EXPECT_EQ(rc, 0);
+  EXPECT_LT(used, 0.15) << "idle PEs used " << used << " s of CPU in 0.3 s";
+}
+
+TEST(runtime, busywait_and_affinity_options_run_programs_correctly) {
+  for (auto opts : {std::vector<std::string>{"+busywait"}, std::vector<std::string>{"+setcpuaffinity"}}) {
+    int got = 0;
+    int rc = run_on(2, [&](const roam::args&) -> roam::task<> {
+      struct echo2 : roam::chare<echo2> {
+        int twice(int x) { return 2 * x; }
+      };
+      auto e = roam::create_chare_on<echo2>(roam::pe_id{1});
+      got = co_await e.call<&echo2::twice>(4);
+      roam::exit(0);
+    }, opts);
+    EXPECT_EQ(rc, 0) << opts[0];
+    EXPECT_EQ(got, 8) << opts[0];
+  }
+}
