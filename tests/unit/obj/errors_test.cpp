@@ -7,7 +7,8 @@
 
 using roam_test::run_on;
 
-namespace {
+// A named namespace: both compilers then print the same type names.
+namespace errtest {
 struct thrower : roam::element<thrower, roam::index<2>> {
   void explode(int at) {
     if (this_index()[0] == at) throw std::runtime_error("boom");
@@ -20,6 +21,10 @@ struct victim : roam::chare<victim> {
   void poke() {}
 };
 
+}  // namespace errtest
+using namespace errtest;
+
+namespace {
 std::string run_capturing(unsigned pes, std::function<void()> body, int& rc, std::vector<std::string> extra = {}) {
   testing::internal::CaptureStderr();
   rc = run_on(pes, [&](const roam::args&) { body(); }, extra);
@@ -34,7 +39,7 @@ TEST(errors, an_exception_escaping_an_entry_names_pe_object_index_and_entry) {
     a.send<&thrower::explode>(3);
   }, rc);
   EXPECT_EQ(rc, 1);
-  EXPECT_TRUE(std::regex_search(err, std::regex(R"(\[pe 1/2\] array \S*thrower\[3,[01]\] entry \S*thrower::explode: uncaught exception: boom)")))
+  EXPECT_TRUE(std::regex_search(err, std::regex(R"(\[pe 1/2\] array errtest::thrower\[3,[01]\] entry errtest::thrower::explode: uncaught exception: boom)")))
       << err;
 }
 
@@ -45,7 +50,7 @@ TEST(errors, a_send_outside_the_array_is_reported_and_not_sent) {
     a[{4, 0}].send<&thrower::explode>(0);
   }, rc);
   EXPECT_EQ(rc, 1);
-  EXPECT_TRUE(std::regex_search(err, std::regex(R"(\[pe 0/2\] array \S*thrower\[4,0\] entry \S*thrower::explode: index outside)")))
+  EXPECT_TRUE(std::regex_search(err, std::regex(R"(\[pe 0/2\] array errtest::thrower\[4,0\] entry errtest::thrower::explode: index outside)")))
       << err;
 }
 
@@ -56,7 +61,7 @@ TEST(errors, a_group_member_on_a_pe_out_of_range_is_reported) {
     g[roam::pe_id{17}].send<&grp::hello>();
   }, rc);
   EXPECT_EQ(rc, 1);
-  EXPECT_TRUE(std::regex_search(err, std::regex(R"(group \S*grp\[17\] entry \S*grp::hello: pe 17 outside \[0,2\))"))) << err;
+  EXPECT_TRUE(std::regex_search(err, std::regex(R"(group errtest::grp\[17\] entry errtest::grp::hello: pe 17 outside \[0,2\))"))) << err;
 }
 
 TEST(errors, a_chare_created_on_a_pe_out_of_range_is_reported) {
@@ -74,7 +79,7 @@ TEST(errors, a_message_to_a_destroyed_chare_is_reported) {
     v.send<&victim::poke>();
   }, rc);
   EXPECT_EQ(rc, 1);
-  EXPECT_TRUE(std::regex_search(err, std::regex(R"(chare \S*victim #0\.1 entry \S*victim::poke: no such chare)"))) << err;
+  EXPECT_TRUE(std::regex_search(err, std::regex(R"(chare errtest::victim #0\.1 entry errtest::victim::poke: no such chare)"))) << err;
 }
 
 namespace {

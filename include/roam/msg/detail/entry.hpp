@@ -224,7 +224,10 @@ struct entry_impl {
         return;
       case payload_kind::shared_args: {
         shared* sp = *static_cast<shared**>(m->payload_ptr());
-        if (sp->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete sp;
+        if (sp->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+          std::destroy_at(sp);
+          free_item(sp);
+        }
         return;
       }
       case payload_kind::packed:

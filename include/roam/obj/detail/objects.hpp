@@ -143,7 +143,8 @@ void broadcast_entry(const send_options& o, Address address, A&&... a) {
   static_assert(std::is_copy_constructible_v<typename impl::args_tuple>,
                 "roam: a broadcast gives every member its own copy of the arguments; they must be copyable");
   std::uint32_t pes = this_pe("roam broadcast").runtime().num_pes;
-  auto* shared = new typename impl::shared(pes, std::forward<A>(a)...);
+  // The shared payload comes from the pool too; the last delivery frees it, on any PE.
+  auto* shared = ::new (allocate_item(sizeof(typename impl::shared))) typename impl::shared(pes, std::forward<A>(a)...);
   for (std::uint32_t pe = 0; pe < pes; ++pe) {
     message* m = allocate_message(sizeof(void*));
     ::new (m->payload_ptr()) typename impl::shared*(shared);

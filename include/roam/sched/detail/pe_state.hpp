@@ -122,7 +122,6 @@ class pe_state {
   std::vector<unique_function<void()>> stop_hooks_;
   void* slots_[static_cast<unsigned>(layer_slot::count)] = {};
   message_pool pool_;
-  unsigned iterations_since_timer_check_ = 0;
 
   alignas(64) std::atomic<std::uint64_t> created_{0};
   std::atomic<std::uint64_t> processed_{0};
