@@ -10,6 +10,7 @@
 #include <roam/obj/chare.hpp>
 #include <roam/obj/detail/objects.hpp>
 #include <roam/sched/detail/startup.hpp>
+#include <roam/sched/detail/tree.hpp>
 
 #include "obj/flat_map.hpp"
 
@@ -146,6 +147,39 @@ void invoke_guarded(message* m, void* obj) noexcept {
     report_fatal(describe_context(context_of(*m)) + ": uncaught exception: " + e.what());
   } catch (...) {
     report_fatal(describe_context(context_of(*m)) + ": uncaught exception of unknown type");
+  }
+}
+
+// Sends a copy of broadcast `m` to each child of this PE in the PE tree rooted
+// at the broadcast root. A shared payload gains one reference per copy; a
+// packed one (+serialize) is copied.
+void forward_broadcast(const message* m) noexcept {
+  runtime_state& rt = tls_pe->runtime();
+  kary_tree tree{rt.num_pes, rt.opts.bfactor};
+  std::uint32_t rank = (tls_pe->id() + rt.num_pes - broadcast_root) % rt.num_pes;
+  std::uint32_t first = tree.first_child(rank);
+  std::uint32_t count = tree.child_count(rank);
+  for (std::uint32_t c = 0; c < count; ++c) {
+    std::uint32_t child_pe = (first + c + broadcast_root) % rt.num_pes;
+    std::size_t payload = m->payload == payload_kind::packed ? m->payload_bytes : sizeof(void*);
+    message* copy = allocate_message(payload);
+    copy->run = m->run;
+    copy->priority = m->priority;
+    copy->flags = m->flags;
+    copy->ops = m->ops;
+    copy->collection = m->collection;
+    copy->payload_bytes = m->payload_bytes;
+    copy->target = m->target;
+    copy->payload = m->payload;
+    copy->dims = m->dims;
+    copy->is_call = m->is_call;
+    copy->index = m->index;
+    std::memcpy(copy->payload_ptr(), m->payload_ptr(), payload);
+    if (m->payload == payload_kind::shared_args)
+      (*static_cast<shared_payload_base* const*>(m->payload_ptr()))->refs.fetch_add(1, std::memory_order_relaxed);
+    copy->dst_pe = child_pe;
+    copy->src_pe = tls_pe->id();
+    post(child_pe, copy);
   }
 }
 
@@ -351,11 +385,16 @@ void deliver(work_item* w, work_action a) noexcept {
       break;
     }
     case target_kind::array_all:
+    case target_kind::group_all:
     case target_kind::group_member: {
       local_collection* lc = objs.find(m->collection);
       if (!lc || !lc->constructed) {
         objs.get(m->collection).pending.push_back(m);
         return;
+      }
+      if (m->target != target_kind::group_member && !(m->flags & work_forwarded)) {
+        forward_broadcast(m);
+        m->flags |= work_forwarded;  // a buffered broadcast replayed later must not forward twice
       }
       if (m->target == target_kind::array_all) {
         // Address each delivery to its element, so errors and tasks name it.
@@ -411,6 +450,7 @@ std::string describe_target(target_kind t, const collection_desc* desc, const in
       s = "array " + type + "[*]";
       break;
     case target_kind::group_member:
+    case target_kind::group_all:
       s = "group " + type + (dims ? coords() : std::string("[pe ") + std::to_string(tls_pe ? tls_pe->id() : 0) + "]");
       break;
     case target_kind::nodegroup:

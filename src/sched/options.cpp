@@ -56,6 +56,14 @@ const std::vector<option_spec>& specs() {
          o.idle_spin = std::chrono::microseconds(n);
          return e;
        }},
+      {"bfactor", "ROAM_BFACTOR", "K", "branching factor of the spanning trees of collectives (default 4)",
+       [](runtime_options& o, std::string_view v) {
+         std::uint64_t n = 0;
+         auto e = parse_uint(v, 64, n);
+         if (e.empty() && n < 2) e = "expects at least 2";
+         o.bfactor = static_cast<std::uint32_t>(n);
+         return e;
+       }},
       {"serialize", "ROAM_SERIALIZE", "",
        "pack every entry-method message with pup, as if it crossed processes (tests the wire path)",
        [](runtime_options& o, std::string_view v) { return parse_flag(v, o.serialize); }},

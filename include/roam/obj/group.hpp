@@ -76,9 +76,9 @@ class group_proxy {
   void send(send_options o, A&&... a) const {
     static_assert(detail::check_entry<T, M, A...>());
     detail::broadcast_entry<T, M>(o, [this](detail::message* m) {
-      m->target = detail::target_kind::group_member;
+      m->target = detail::target_kind::group_all;
       m->collection = desc_->id;
-      m->dims = 0;  // the member of whichever PE receives it
+      m->dims = 0;
     }, std::forward<A>(a)...);
   }
 

@@ -100,12 +100,16 @@ bool register_entry(const entry_ops* ops);
 /// The entry with this stable id, or nullptr.
 const entry_ops* find_entry(std::uint64_t id) noexcept;
 
+/// Reference count of a fan-out payload: one reference per message pointing at it.
+struct shared_payload_base {
+  std::atomic<std::uint32_t> refs;
+};
+
 /// A payload shared, read-only, by every delivery of a fan-out.
 template <class Args>
-struct shared_payload {
+struct shared_payload : shared_payload_base {
   template <class... A>
-  explicit shared_payload(std::uint32_t r, A&&... a) : refs(r), args(std::forward<A>(a)...) {}
-  std::atomic<std::uint32_t> refs;
+  explicit shared_payload(std::uint32_t r, A&&... a) : shared_payload_base{r}, args(std::forward<A>(a)...) {}
   Args args;
 };
 

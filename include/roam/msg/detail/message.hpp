@@ -20,8 +20,9 @@ struct index_storage {
 enum class target_kind : std::uint8_t {
   chare,            ///< one singleton chare (id in index)
   element,          ///< one array element
-  array_all,        ///< every element of an array on the destination PE
+  array_all,        ///< every element of an array (arrives at the root, then travels down the PE tree)
   group_member,     ///< the group member on the destination PE
+  group_all,        ///< every group member (arrives at the root, then travels down the PE tree)
   nodegroup,        ///< the nodegroup member of this process (any PE runs it)
   control,          ///< runtime-internal (creation, destruction)
 };

@@ -81,6 +81,9 @@ const construction_context& current_construction(const char* base);
 /// Runs a message addressed to an object (the `run` of every entry message).
 void deliver(work_item* w, work_action a) noexcept;
 
+/// Where every broadcast enters the PE tree.
+inline constexpr std::uint32_t broadcast_root = 0;
+
 /// Text for errors: "array cell[1,2] entry cell::recv".
 std::string describe_target(target_kind t, const collection_desc* desc, const index_storage& idx, std::uint8_t dims,
                             std::string_view entry);
@@ -135,27 +138,28 @@ auto call_entry(const send_options& o, Address address, A&&... a) {
   return f;
 }
 
-/// Sends one shared payload to every PE (a broadcast to an array or a group).
+/// Broadcasts to an array or a group: one message to the root PE, which
+/// forwards it down the PE tree (every PE forwards, then delivers to its local
+/// members). Going through one root gives every member the same order of
+/// broadcasts, whoever sent them. The arguments are shared, not copied, by
+/// every PE's message; each member gets its own copy of by-value parameters.
 template <class T, auto M, class Address, class... A>
 void broadcast_entry(const send_options& o, Address address, A&&... a) {
   using impl = entry_impl<T, M>;
   (void)impl::registered;
   static_assert(std::is_copy_constructible_v<typename impl::args_tuple>,
                 "roam: a broadcast gives every member its own copy of the arguments; they must be copyable");
-  std::uint32_t pes = this_pe("roam broadcast").runtime().num_pes;
   // The shared payload comes from the pool too; the last delivery frees it, on any PE.
-  auto* shared = ::new (allocate_item(sizeof(typename impl::shared))) typename impl::shared(pes, std::forward<A>(a)...);
-  for (std::uint32_t pe = 0; pe < pes; ++pe) {
-    message* m = allocate_message(sizeof(void*));
-    ::new (m->payload_ptr()) typename impl::shared*(shared);
-    m->ops = &impl::ops;
-    m->run = &deliver;
-    m->priority = o.priority;
-    m->flags = o.lifo ? work_lifo : 0u;
-    m->payload = payload_kind::shared_args;
-    address(m);
-    send_message(m, pe);
-  }
+  auto* shared = ::new (allocate_item(sizeof(typename impl::shared))) typename impl::shared(1, std::forward<A>(a)...);
+  message* m = allocate_message(sizeof(void*));
+  ::new (m->payload_ptr()) typename impl::shared*(shared);
+  m->ops = &impl::ops;
+  m->run = &deliver;
+  m->priority = o.priority;
+  m->flags = o.lifo ? work_lifo : 0u;
+  m->payload = payload_kind::shared_args;
+  address(m);
+  send_message(m, broadcast_root);
 }
 
 /// The collection record of `id` on the calling PE, or nullptr if not constructed here yet.

@@ -20,6 +20,7 @@ struct runtime_options {
   bool busywait = false;                 ///< +busywait: idle PEs spin, never sleep
   bool serialize = false;                ///< +serialize: every entry message goes through pup (tests the wire path)
   std::chrono::microseconds idle_spin{50};  ///< +idlespin US: spin this long before sleeping
+  std::uint32_t bfactor = 4;             ///< +bfactor K: branching factor of spanning trees
   bool help = false;                     ///< +help
 };
 

@@ -14,7 +14,9 @@ using run_fn = void (*)(work_item*, work_action) noexcept;
 
 /// Flags the scheduler understands.
 enum work_flags : std::uint32_t {
-  work_lifo = 1u << 0,  ///< queue at the front of its priority level
+  work_lifo = 1u << 0,       ///< queue at the front of its priority level
+  work_forwarded = 1u << 1,  ///< a broadcast already passed on to this PE's tree children
+  work_uncounted = 1u << 2,  ///< runtime control traffic that quiescence detection must not count
 };
 
 /// An intrusive queue node. Invariant: an item is in at most one queue.
