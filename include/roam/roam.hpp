@@ -1,5 +1,9 @@
 #pragma once
 /// Everything a roam program needs: `#include <roam/roam.hpp>`.
+#include <roam/coll/callback.hpp>
+#include <roam/coll/quiescence.hpp>
+#include <roam/coll/reducers.hpp>
+#include <roam/coll/reduction.hpp>
 #include <roam/machine/ids.hpp>
 #include <roam/msg/pup.hpp>
 #include <roam/obj/array.hpp>

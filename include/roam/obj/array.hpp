@@ -29,6 +29,17 @@ class element {
   array_proxy<T> this_array() const noexcept { return array_proxy<T>(desc_); }
   element_proxy<T> this_proxy() const noexcept { return element_proxy<T>(desc_, index_); }
 
+  /// Contributes to this array's next reduction: `contribute(value, roam::sum, callback)`,
+  /// or `contribute(callback)` for a barrier. Every element contributes to every
+  /// reduction, in the same order; results come out in that order. (Defined by
+  /// the collectives layer, <roam/coll/reduction.hpp>.)
+  template <class... A>
+  void contribute(A&&... a) {
+    detail::contributor who{desc_, detail::linearize(detail::to_storage(index_), desc_->shape, desc_->dims),
+                            &reductions_};
+    collective_contribute(who, std::forward<A>(a)...);
+  }
+
  protected:
   element() {
     const auto& c = detail::current_construction("roam::element");
@@ -39,6 +50,7 @@ class element {
  private:
   const detail::collection_desc* desc_ = nullptr;
   I index_{};
+  std::uint32_t reductions_ = 0;
 };
 
 /// A proxy to one element of an array; `send`/`call` through it send a message.

@@ -20,18 +20,35 @@ class group_member {
  public:
   group_proxy<T> this_group() const noexcept { return group_proxy<T>(desc_); }
 
+  /// Contributes to the group's next reduction (see element::contribute).
+  template <class... A>
+  void contribute(A&&... a) {
+    detail::contributor who{desc_, detail::tls_pe->id(), &reductions_};
+    collective_contribute(who, std::forward<A>(a)...);
+  }
+
  protected:
   group_member() : desc_(detail::current_construction("roam::group_member").desc) {}
 
  private:
   const detail::collection_desc* desc_ = nullptr;
+  std::uint32_t reductions_ = 0;
 };
 
 /// A proxy to the member of a group on one PE. A PE outside [0, num_pes) is a fatal error.
 template <class T>
 class group_member_proxy : public detail::entry_sender<group_member_proxy<T>, T> {
  public:
+  group_member_proxy() noexcept = default;
   group_member_proxy(const detail::collection_desc* d, std::uint32_t pe) noexcept : desc_(d), pe_(pe) {}
+
+  pe_id pe() const noexcept { return pe_id{pe_}; }
+  template <class P>
+  void pup(P& p) {
+    std::uint32_t id = desc_ ? desc_->id : 0;
+    p | id | pe_;
+    if (p.is_unpacking()) desc_ = detail::find_collection(id);
+  }
 
  private:
   friend class detail::entry_sender<group_member_proxy<T>, T>;
@@ -54,8 +71,8 @@ class group_member_proxy : public detail::entry_sender<group_member_proxy<T>, T>
   }
   void dispatch(detail::message* m, std::uint32_t pe) const { detail::send_message(m, pe); }
 
-  const detail::collection_desc* desc_;
-  std::uint32_t pe_;
+  const detail::collection_desc* desc_ = nullptr;
+  std::uint32_t pe_ = 0;
 };
 
 /// A proxy to a whole group.

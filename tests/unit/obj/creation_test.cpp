@@ -111,11 +111,14 @@ TEST(creation, chares_are_destroyed_by_proxy_or_by_themselves) {
   EXPECT_EQ(g_destroyed.load(), 3);  // the witness at exit
 }
 
+void exit_zero() { roam::exit(0); }
+
 TEST(creation, objects_still_alive_at_exit_are_destroyed) {
   g_destroyed = 0;
   int rc = run_on(2, [](const roam::args&) {
     for (int i = 0; i < 10; ++i) (void)roam::create_chare<mortal>();
-    roam::after(std::chrono::milliseconds(1), [] { roam::exit(0); });
+    // Exit once every creation message has run.
+    roam::on_quiescence(roam::callback<>::function<&exit_zero>(roam::pe_id{0}));
   });
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(g_destroyed.load(), 10);

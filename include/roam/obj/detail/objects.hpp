@@ -164,6 +164,17 @@ void broadcast_entry(const send_options& o, Address address, A&&... a) {
 
 /// The collection record of `id` on the calling PE, or nullptr if not constructed here yet.
 void* local_group_member(std::uint32_t collection) noexcept;
+/// How many members of `collection` the calling PE hosts (0 if not constructed here yet).
+std::uint32_t local_member_count(std::uint32_t collection) noexcept;
+
+/// Who contributes to a reduction: its collection, its key (linear index, or PE
+/// for a group member), and its own count of contributions so far, which is
+/// what numbers its reductions (per contributor, so it survives migration).
+struct contributor {
+  const collection_desc* desc = nullptr;
+  std::uint64_t key = 0;
+  std::uint32_t* next_reduction = nullptr;
+};
 
 /// Runs on every PE (or one) to construct the local members of a collection.
 void construct_local_members(const collection_desc* desc, void* (*make)(const void* args, const construction_context&),

@@ -108,7 +108,8 @@ class pe_state {
   bool run_timers() noexcept;
   void go_idle();
   void run_item(work_item* w) noexcept {
-    processed_.store(processed_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    if (!(w->flags & work_uncounted)) [[likely]]
+      processed_.store(processed_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     w->run(w, work_action::run);
   }
 

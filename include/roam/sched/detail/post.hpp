@@ -45,9 +45,8 @@ struct closure_item : work_item {
   F fn;
 };
 
-/// Runs `fn()` on PE `dst` as a message of priority `priority`. `fn` must not throw.
 template <class F>
-void post_closure(std::uint32_t dst, F fn, std::int32_t priority = 0) {
+work_item* make_closure(F fn, std::int32_t priority) {
   using item = closure_item<F>;
   auto* c = ::new (allocate_item(sizeof(item))) item(std::move(fn));
   c->priority = priority;
@@ -57,7 +56,23 @@ void post_closure(std::uint32_t dst, F fn, std::int32_t priority = 0) {
     self->~item();
     free_item(self);
   };
-  post(dst, c);
+  return c;
+}
+
+/// Runs `fn()` on PE `dst` as a message of priority `priority`. `fn` must not throw.
+template <class F>
+void post_closure(std::uint32_t dst, F fn, std::int32_t priority = 0) {
+  post(dst, make_closure(std::move(fn), priority));
+}
+
+/// Like post_closure, for runtime control traffic that quiescence detection
+/// must not see: counted neither when created nor when processed.
+template <class F>
+void post_closure_uncounted(std::uint32_t dst, F fn, std::int32_t priority = 0) {
+  work_item* c = make_closure(std::move(fn), priority);
+  c->flags |= work_uncounted;
+  if (pe_state* me = tls_pe; me && me->id() == dst) me->enqueue_local(c);
+  else g_runtime.load(std::memory_order_acquire)->pe(dst).enqueue_remote(c);
 }
 
 }  // namespace roam::detail

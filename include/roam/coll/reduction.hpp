@@ -1,0 +1,70 @@
+#pragma once
+/// Asynchronous reductions. Every member of an array or group calls
+/// `contribute(value, reducer, callback)`; contributions are combined on each
+/// PE, then up a spanning tree of the PEs that host members, as they arrive;
+/// the root delivers the result through the callback. Each member's k-th
+/// contribution belongs to reduction k, so many reductions may be in flight at
+/// once and results come out in order. PEs without members take no part.
+#include <memory>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+
+#include <roam/coll/callback.hpp>
+#include <roam/coll/reducers.hpp>
+#include <roam/obj/detail/objects.hpp>
+
+namespace roam::detail {
+
+/// A combined value on its way up the tree, with the callback that receives the result.
+struct partial_base {
+  explicit partial_base(const std::type_info& t) : type(&t) {}
+  virtual ~partial_base() = default;
+  /// Folds `other` in (same reducer and type, checked by the caller).
+  virtual void merge(partial_base& other) = 0;
+  /// Root only: delivers the result.
+  virtual void finish() = 0;
+  const std::type_info* type;  ///< reducer and value type; contributions to one reduction must agree
+};
+
+template <class R, class T>
+struct typed_partial final : partial_base {
+  typed_partial() : partial_base(typeid(typed_partial)) {}
+  typename R::template partial_t<T> value;
+  callback<typename R::template result_t<T>> cb;
+  void merge(partial_base& other) override {
+    R::template combine<T>(value, std::move(static_cast<typed_partial&>(other).value));
+  }
+  void finish() override { cb.send(R::template finish<T>(std::move(value))); }
+};
+
+struct barrier_partial final : partial_base {
+  barrier_partial() : partial_base(typeid(barrier_partial)) {}
+  callback<void> cb;
+  void merge(partial_base&) override {}
+  void finish() override { cb.send(); }
+};
+
+/// Records `who`'s next contribution (calling PE) and moves reductions along.
+void submit_contribution(const contributor& who, std::unique_ptr<partial_base> p);
+
+template <class V, class R, class Result>
+void collective_contribute(const contributor& who, V&& value, const R&, const callback<Result>& cb) {
+  using T = std::decay_t<V>;
+  static_assert(std::is_same_v<Result, typename R::template result_t<T>>,
+                "roam: the callback's type must be the reduction's result type for this value type "
+                "(e.g. callback<double> for sum over double, callback<std::vector<T>> for concat)");
+  auto p = std::make_unique<typed_partial<R, T>>();
+  p->value = R::template init<T>(T(std::forward<V>(value)), who.key);
+  p->cb = cb;
+  submit_contribution(who, std::move(p));
+}
+
+/// A barrier: `contribute(callback<void>)`.
+inline void collective_contribute(const contributor& who, const callback<void>& cb) {
+  auto p = std::make_unique<barrier_partial>();
+  p->cb = cb;
+  submit_contribution(who, std::move(p));
+}
+
+}  // namespace roam::detail

@@ -1,0 +1,135 @@
+// Reduction manager: combines contributions per PE and up the tree of PEs
+// that host members of the collection; the root delivers results in order.
+#include <algorithm>
+#include <string>
+
+#include <roam/sched/detail/startup.hpp>
+#include <roam/sched/detail/tree.hpp>
+
+#include "coll/state.hpp"
+
+namespace roam::detail {
+
+namespace {
+
+void setup(pe_state& pe) {
+  auto* s = new coll_state();
+  pe.slot(layer_slot::collectives) = s;
+  pe.add_stop_hook([&pe]() {
+    delete static_cast<coll_state*>(pe.slot(layer_slot::collectives));
+    pe.slot(layer_slot::collectives) = nullptr;
+  });
+}
+const bool registered = register_pe_setup(&setup);
+
+std::string describe_reduction(const collection_reductions& r, std::uint32_t seq) {
+  const char* kind = r.desc->kind == collection_kind::group ? "group " : "array ";
+  return std::string(kind) + std::string(r.desc->cls->name) + " reduction #" + std::to_string(seq);
+}
+
+// Which PEs host members, from the map: every PE computes the same list.
+collection_reductions& reductions_of(const collection_desc* desc) {
+  coll_state& st = local_coll_state();
+  auto [it, fresh] = st.reductions.try_emplace(desc->id);
+  collection_reductions& r = it->second;
+  if (!fresh) return r;
+  runtime_state& rt = tls_pe->runtime();
+  std::uint32_t me = tls_pe->id();
+  r.desc = desc;
+  std::vector<std::uint32_t> per_pe(rt.num_pes, 0);
+  if (desc->kind == collection_kind::group) {
+    std::fill(per_pe.begin(), per_pe.end(), 1u);
+  } else {
+    index_storage idx;
+    for (std::uint64_t l = 0; l < desc->volume; ++l) {
+      std::uint64_t rest = l;
+      for (int k = desc->dims - 1; k >= 0; --k) {
+        idx.v[k] = static_cast<std::int32_t>(rest % static_cast<std::uint64_t>(desc->shape.v[k]));
+        rest /= static_cast<std::uint64_t>(desc->shape.v[k]);
+      }
+      std::uint32_t pe = desc->map(idx, desc->shape, desc->dims, rt.num_pes);
+      if (pe < rt.num_pes) ++per_pe[pe];
+    }
+  }
+  for (std::uint32_t pe = 0; pe < rt.num_pes; ++pe)
+    if (per_pe[pe]) r.members.push_back(pe);
+  r.local_expected = per_pe[me];
+  auto pos = std::find(r.members.begin(), r.members.end(), me);
+  r.rank = pos == r.members.end() ? 0 : static_cast<std::uint32_t>(pos - r.members.begin());
+  kary_tree tree{static_cast<std::uint32_t>(r.members.size()), rt.opts.bfactor};
+  r.parent = r.rank == 0 ? me : r.members[tree.parent(r.rank)];
+  r.child_count = tree.child_count(r.rank);
+  return r;
+}
+
+void receive_child(std::uint32_t collection, std::uint32_t seq, std::unique_ptr<partial_base> p) noexcept;
+
+void fold(collection_reductions& r, std::uint32_t seq, reduction_slot& slot, std::unique_ptr<partial_base> p) {
+  if (!slot.value) {
+    slot.value = std::move(p);
+  } else if (*slot.value->type != *p->type) {
+    report_fatal(describe_reduction(r, seq) + ": contributions disagree on the reducer or the value type");
+  } else {
+    try {
+      slot.value->merge(*p);
+    } catch (const std::exception& e) {
+      report_fatal(describe_reduction(r, seq) + ": " + e.what());
+    }
+  }
+}
+
+void try_complete(collection_reductions& r, std::uint32_t seq) {
+  auto it = r.slots.find(seq);
+  reduction_slot& slot = it->second;
+  if (slot.local < r.local_expected || slot.children < r.child_count) return;
+  std::unique_ptr<partial_base> value = std::move(slot.value);
+  r.slots.erase(it);
+  if (r.rank != 0) {
+    std::uint32_t collection = r.desc->id;
+    post_closure(r.parent, [collection, seq, v = std::move(value)]() mutable noexcept {
+      receive_child(collection, seq, std::move(v));
+    });
+    return;
+  }
+  r.finished.emplace(seq, std::move(value));
+  // Results leave in reduction order.
+  for (auto f = r.finished.begin(); f != r.finished.end() && f->first == r.next_result; f = r.finished.begin()) {
+    std::unique_ptr<partial_base> done = std::move(f->second);
+    r.finished.erase(f);
+    ++r.next_result;
+    try {
+      done->finish();
+    } catch (const std::exception& e) {
+      report_fatal(describe_reduction(r, seq) + ": delivering the result: " + e.what());
+    }
+  }
+}
+
+void receive_child(std::uint32_t collection, std::uint32_t seq, std::unique_ptr<partial_base> p) noexcept {
+  const collection_desc* desc = find_collection(collection);
+  collection_reductions& r = reductions_of(desc);
+  reduction_slot& slot = r.slots[seq];
+  fold(r, seq, slot, std::move(p));
+  ++slot.children;
+  try_complete(r, seq);
+}
+
+}  // namespace
+
+coll_state& local_coll_state() noexcept { return *static_cast<coll_state*>(tls_pe->slot(layer_slot::collectives)); }
+
+void submit_contribution(const contributor& who, std::unique_ptr<partial_base> p) {
+  (void)registered;
+  collection_reductions& r = reductions_of(who.desc);
+  std::uint32_t seq = (*who.next_reduction)++;
+  reduction_slot& slot = r.slots[seq];
+  fold(r, seq, slot, std::move(p));
+  ++slot.local;
+  if (slot.local > r.local_expected) {
+    report_fatal(describe_reduction(r, seq) + ": more contributions on this PE than it hosts members");
+    return;
+  }
+  try_complete(r, seq);
+}
+
+}  // namespace roam::detail
