@@ -1,6 +1,7 @@
 // roam-bench: microbenchmarks of the core runtime.
 //   roam-bench NAME [--json] [--reps R] [+p N ...runtime options]
-// NAME: pingpong | empty | create | fib | all
+// NAME: pingpong | empty | create | fib | coll | all
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -254,6 +255,194 @@ roam::task<> bench_fib() {
   print(r, g_config.json);
 }
 
+
+// ---- collectives ----------------------------------------------------------------
+
+// Each element contributes once per round; the result is broadcast back, which
+// starts the next round: one broadcast plus one reduction per round.
+struct looper : roam::element<looper> {
+  explicit looper(roam::chare_proxy<struct loop_driver> d) : driver_(d) {}
+  void round(double value);
+  roam::chare_proxy<struct loop_driver> driver_;
+};
+
+struct loop_driver : roam::chare<loop_driver> {
+  void start(roam::array_proxy<looper> a, int rounds, roam::promise<double> done) {
+    left_ = rounds;
+    total_ = rounds;
+    done_ = done;
+    array_ = a;
+    t0_ = bench_clock::now();
+    a.send<&looper::round>(0.0);
+  }
+  void result(double sum) {
+    (void)sum;
+    if (--left_ == 0) return done_.set_value(seconds_since(t0_) * 1e6 / total_);
+    array_.send<&looper::round>(sum);
+  }
+  int left_ = 0, total_ = 0;
+  roam::promise<double> done_;
+  roam::array_proxy<looper> array_;
+  bench_clock::time_point t0_;
+};
+
+void looper::round(double) { contribute(1.0, roam::sum, roam::callback<double>::to<&loop_driver::result>(driver_)); }
+
+// A group member per PE: the reduction alone, restarted by a broadcast.
+struct group_looper : roam::group_member<group_looper> {
+  void round(int left, roam::promise<double> done, bench_clock::rep t0) {
+    left_ = left;
+    done_ = done;
+    t0_ = t0;
+    contribute(1.0, roam::sum, roam::callback<double>::broadcast<&group_looper::next>(this_group()));
+  }
+  void next(double) {
+    if (--left_ == 0) {
+      if (roam::my_pe().value() == 0)
+        done_.set_value(std::chrono::duration<double>(bench_clock::now() - bench_clock::time_point(bench_clock::duration(t0_))).count() * 1e6 / total_);
+      return;
+    }
+    contribute(1.0, roam::sum, roam::callback<double>::broadcast<&group_looper::next>(this_group()));
+  }
+  int left_ = 0;
+  int total_ = 0;
+  roam::promise<double> done_;
+  bench_clock::rep t0_ = 0;
+};
+
+// Many reductions outstanding: every element contributes `count` times at once.
+struct flooder : roam::element<flooder> {
+  void flood(int count, roam::callback<double> cb) {
+    for (int i = 0; i < count; ++i) contribute(1.0, roam::sum, cb);
+  }
+};
+struct flood_counter : roam::chare<flood_counter> {
+  void expect(int n, roam::promise<double> done) {
+    left_ = n;
+    total_ = n;
+    done_ = done;
+    t0_ = bench_clock::now();
+  }
+  void result(double) {
+    if (--left_ == 0) done_.set_value(seconds_since(t0_) * 1e6 / total_);
+  }
+  int left_ = 0, total_ = 0;
+  roam::promise<double> done_;
+  bench_clock::time_point t0_;
+};
+
+// Broadcasts only, pipelined: `count` broadcasts, then one reduction says all arrived.
+struct listener : roam::element<listener> {
+  explicit listener(roam::chare_proxy<flood_counter> c) : counter_(c) {}
+  void news(int expected) {
+    if (++seen_ == expected) {
+      seen_ = 0;
+      contribute(1.0, roam::sum, roam::callback<double>::to<&flood_counter::result>(counter_));
+    }
+  }
+  roam::chare_proxy<flood_counter> counter_;
+  int seen_ = 0;
+};
+
+// Quiescence latency: a chain of messages ends; how long until detection fires.
+struct chain_link : roam::chare<chain_link> {
+  void pass(int left, roam::chare_proxy<chain_link> other) {
+    if (left == 0) {
+      last_ = bench_clock::now().time_since_epoch().count();
+      return;
+    }
+    other.send<&chain_link::pass>(left - 1, this_proxy());
+  }
+  static inline std::atomic<bench_clock::rep> last_{0};
+};
+
+roam::promise<double> g_qd_promise;
+void qd_fired() {
+  auto now = bench_clock::now().time_since_epoch().count();
+  g_qd_promise.set_value(static_cast<double>(now - chain_link::last_.load()) / 1e3);
+}
+
+roam::task<> bench_coll() {
+  std::uint32_t pes = roam::num_pes();
+  const int reps = g_config.reps;
+  auto run_rounds = [&](int per_pe, int rounds) -> roam::task<double> {
+    auto driver = roam::create_chare_on<loop_driver>(roam::pe_id{0});
+    auto a = roam::create_array<looper>({per_pe * static_cast<int>(pes)}, driver);
+    std::vector<double> samples;
+    for (int rep = 0; rep <= reps; ++rep) {
+      auto [f, p] = roam::make_future<double>();
+      driver.send<&loop_driver::start>(a, rounds, p);
+      double us = co_await f;
+      if (rep > 0) samples.push_back(us);
+    }
+    co_return median(samples);
+  };
+  if (wanted("redn_group")) {
+    result r{"coll", "redn_group_1_per_pe", pes, -1, "us_per_op", {}};
+    auto g = roam::create_group<group_looper>();
+    for (int rep = 0; rep <= reps; ++rep) {
+      const int rounds = 20000;
+      auto [f, p] = roam::make_future<double>();
+      g.local()->total_ = rounds;  // PE 0's member reports the time
+      auto t0 = bench_clock::now().time_since_epoch().count();
+      g.send<&group_looper::round>(rounds, p, t0);
+      double us = co_await f;
+      if (rep > 0) r.samples.push_back(us);
+    }
+    print(r, g_config.json);
+  }
+  for (int per_pe : {1, 8, 1024}) {
+    std::string name = "bcast_redn_" + std::to_string(per_pe) + "_per_pe";
+    if (!wanted(name)) continue;
+    result r{"coll", name, pes, -1, "us_per_op", {}};
+    int rounds = per_pe >= 1024 ? 300 : 20000;
+    for (int i = 0; i < 3; ++i) r.samples.push_back(co_await run_rounds(per_pe, rounds));
+    print(r, g_config.json);
+  }
+  if (wanted("bcast_only_1024")) {
+    result r{"coll", "bcast_only_1024_per_pe", pes, -1, "us_per_op", {}};
+    auto c = roam::create_chare_on<flood_counter>(roam::pe_id{0});
+    auto a = roam::create_array<listener>({1024 * static_cast<int>(pes)}, c);
+    for (int rep = 0; rep <= reps; ++rep) {
+      const int count = 500;
+      auto [f, p] = roam::make_future<double>();
+      c.send<&flood_counter::expect>(1, p);
+      for (int i = 0; i < count; ++i) a.send<&listener::news>(count);
+      double us = co_await f;
+      if (rep > 0) r.samples.push_back(us / count);
+    }
+    print(r, g_config.json);
+  }
+  if (wanted("outstanding_5000")) {
+    result r{"coll", "redn_5000_outstanding_8_per_pe", pes, -1, "us_per_op", {}};
+    auto c = roam::create_chare_on<flood_counter>(roam::pe_id{0});
+    auto a = roam::create_array<flooder>({8 * static_cast<int>(pes)});
+    for (int rep = 0; rep <= reps; ++rep) {
+      const int count = 5000;
+      auto [f, p] = roam::make_future<double>();
+      c.send<&flood_counter::expect>(count, p);
+      a.send<&flooder::flood>(count, roam::callback<double>::to<&flood_counter::result>(c));
+      double us = co_await f;
+      if (rep > 0) r.samples.push_back(us);
+    }
+    print(r, g_config.json);
+  }
+  if (wanted("quiescence")) {
+    result r{"coll", "quiescence_after_last_message", pes, -1, "us", {}};
+    auto x = roam::create_chare_on<chain_link>(roam::pe_id{0});
+    auto y = roam::create_chare_on<chain_link>(roam::pe_id{pes - 1});
+    for (int rep = 0; rep <= reps; ++rep) {
+      auto [f, p] = roam::make_future<double>();
+      g_qd_promise = p;
+      x.send<&chain_link::pass>(1000, y);
+      roam::on_quiescence(roam::callback<>::function<&qd_fired>(roam::pe_id{0}));
+      double us = co_await f;
+      if (rep > 0) r.samples.push_back(us);
+    }
+    print(r, g_config.json);
+  }
+}
+
 roam::task<> bench_main() {
   print_header(g_config.json);
   const std::string& n = g_config.name;
@@ -261,6 +450,7 @@ roam::task<> bench_main() {
   if (n == "empty" || n == "all") co_await bench_empty();
   if (n == "create" || n == "all") co_await bench_create();
   if (n == "fib" || n == "all") co_await bench_fib();
+  if (n == "coll" || n == "all") co_await bench_coll();
   roam::exit(0);
 }
 
@@ -272,9 +462,9 @@ int main(int argc, char** argv) {
       if (a[i] == "--json") g_config.json = true;
       else if (a[i] == "--reps" && i + 1 < a.size()) g_config.reps = std::stoi(a[++i]);
       else if (a[i] == "--case" && i + 1 < a.size()) g_config.only = a[++i];
-      else if (a[i] == "pingpong" || a[i] == "empty" || a[i] == "create" || a[i] == "fib" || a[i] == "all") g_config.name = a[i];
+      else if (a[i] == "pingpong" || a[i] == "empty" || a[i] == "create" || a[i] == "fib" || a[i] == "coll" || a[i] == "all") g_config.name = a[i];
       else {
-        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|all] [--json] [--reps R] [--case SUBSTRING] [+p N]\n");
+        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|coll|all] [--json] [--reps R] [--case SUBSTRING] [+p N]\n");
         roam::exit(2);
         co_return;
       }

@@ -13,6 +13,7 @@
 #include <roam/obj/map.hpp>
 #include <roam/obj/nodegroup.hpp>
 #include <roam/obj/readonly.hpp>
+#include <roam/obj/section.hpp>
 #include <roam/obj/send_options.hpp>
 #include <roam/sched/future.hpp>
 #include <roam/sched/runtime.hpp>

@@ -23,19 +23,37 @@ void setup(pe_state& pe) {
 const bool registered = register_pe_setup(&setup);
 
 std::string describe_reduction(const collection_reductions& r, std::uint32_t seq) {
-  const char* kind = r.desc->kind == collection_kind::group ? "group " : "array ";
-  return std::string(kind) + std::string(r.desc->cls->name) + " reduction #" + std::to_string(seq);
+  return r.name + " reduction #" + std::to_string(seq);
+}
+
+void place_in_tree(collection_reductions& r, std::uint32_t me) {
+  auto pos = std::find(r.members.begin(), r.members.end(), me);
+  r.rank = pos == r.members.end() ? 0 : static_cast<std::uint32_t>(pos - r.members.begin());
+  kary_tree tree{static_cast<std::uint32_t>(r.members.size()), tls_pe->runtime().opts.bfactor};
+  r.parent = r.rank == 0 ? me : r.members[tree.parent(r.rank)];
+  r.child_count = tree.child_count(r.rank);
 }
 
 // Which PEs host members, from the map: every PE computes the same list.
-collection_reductions& reductions_of(const collection_desc* desc) {
+collection_reductions& reductions_of(std::uint64_t key) {
   coll_state& st = local_coll_state();
-  auto [it, fresh] = st.reductions.try_emplace(desc->id);
+  auto [it, fresh] = st.reductions.try_emplace(key);
   collection_reductions& r = it->second;
   if (!fresh) return r;
   runtime_state& rt = tls_pe->runtime();
   std::uint32_t me = tls_pe->id();
-  r.desc = desc;
+  auto id = static_cast<std::uint32_t>(key & 0xffffffffu);
+  if (static_cast<reduction_scope>(key >> 32) == reduction_scope::section) {
+    const section_desc* sec = find_section(id);
+    r.name = "section " + std::to_string(id) + " of array " + std::string(sec->array->cls->name);
+    r.members = sec->pes;
+    auto pos = std::find(sec->pes.begin(), sec->pes.end(), me);
+    r.local_expected = pos == sec->pes.end() ? 0 : static_cast<std::uint32_t>(sec->keys_by_rank[pos - sec->pes.begin()].size());
+    place_in_tree(r, me);
+    return r;
+  }
+  const collection_desc* desc = find_collection(id);
+  r.name = std::string(desc->kind == collection_kind::group ? "group " : "array ") + std::string(desc->cls->name);
   std::vector<std::uint32_t> per_pe(rt.num_pes, 0);
   if (desc->kind == collection_kind::group) {
     std::fill(per_pe.begin(), per_pe.end(), 1u);
@@ -54,15 +72,11 @@ collection_reductions& reductions_of(const collection_desc* desc) {
   for (std::uint32_t pe = 0; pe < rt.num_pes; ++pe)
     if (per_pe[pe]) r.members.push_back(pe);
   r.local_expected = per_pe[me];
-  auto pos = std::find(r.members.begin(), r.members.end(), me);
-  r.rank = pos == r.members.end() ? 0 : static_cast<std::uint32_t>(pos - r.members.begin());
-  kary_tree tree{static_cast<std::uint32_t>(r.members.size()), rt.opts.bfactor};
-  r.parent = r.rank == 0 ? me : r.members[tree.parent(r.rank)];
-  r.child_count = tree.child_count(r.rank);
+  place_in_tree(r, me);
   return r;
 }
 
-void receive_child(std::uint32_t collection, std::uint32_t seq, std::unique_ptr<partial_base> p) noexcept;
+void receive_child(std::uint64_t key, std::uint32_t seq, std::unique_ptr<partial_base> p) noexcept;
 
 void fold(collection_reductions& r, std::uint32_t seq, reduction_slot& slot, std::unique_ptr<partial_base> p) {
   if (!slot.value) {
@@ -78,16 +92,15 @@ void fold(collection_reductions& r, std::uint32_t seq, reduction_slot& slot, std
   }
 }
 
-void try_complete(collection_reductions& r, std::uint32_t seq) {
+void try_complete(std::uint64_t key, collection_reductions& r, std::uint32_t seq) {
   auto it = r.slots.find(seq);
   reduction_slot& slot = it->second;
   if (slot.local < r.local_expected || slot.children < r.child_count) return;
   std::unique_ptr<partial_base> value = std::move(slot.value);
   r.slots.erase(it);
   if (r.rank != 0) {
-    std::uint32_t collection = r.desc->id;
-    post_closure(r.parent, [collection, seq, v = std::move(value)]() mutable noexcept {
-      receive_child(collection, seq, std::move(v));
+    post_closure(r.parent, [key, seq, v = std::move(value)]() mutable noexcept {
+      receive_child(key, seq, std::move(v));
     });
     return;
   }
@@ -105,13 +118,24 @@ void try_complete(collection_reductions& r, std::uint32_t seq) {
   }
 }
 
-void receive_child(std::uint32_t collection, std::uint32_t seq, std::unique_ptr<partial_base> p) noexcept {
-  const collection_desc* desc = find_collection(collection);
-  collection_reductions& r = reductions_of(desc);
+void receive_child(std::uint64_t key, std::uint32_t seq, std::unique_ptr<partial_base> p) noexcept {
+  collection_reductions& r = reductions_of(key);
   reduction_slot& slot = r.slots[seq];
   fold(r, seq, slot, std::move(p));
   ++slot.children;
-  try_complete(r, seq);
+  try_complete(key, r, seq);
+}
+
+void add_local(std::uint64_t key, std::uint32_t seq, std::unique_ptr<partial_base> p) {
+  collection_reductions& r = reductions_of(key);
+  reduction_slot& slot = r.slots[seq];
+  fold(r, seq, slot, std::move(p));
+  ++slot.local;
+  if (slot.local > r.local_expected) {
+    report_fatal(describe_reduction(r, seq) + ": more contributions on this PE than it hosts members");
+    return;
+  }
+  try_complete(key, r, seq);
 }
 
 }  // namespace
@@ -120,16 +144,13 @@ coll_state& local_coll_state() noexcept { return *static_cast<coll_state*>(tls_p
 
 void submit_contribution(const contributor& who, std::unique_ptr<partial_base> p) {
   (void)registered;
-  collection_reductions& r = reductions_of(who.desc);
-  std::uint32_t seq = (*who.next_reduction)++;
-  reduction_slot& slot = r.slots[seq];
-  fold(r, seq, slot, std::move(p));
-  ++slot.local;
-  if (slot.local > r.local_expected) {
-    report_fatal(describe_reduction(r, seq) + ": more contributions on this PE than it hosts members");
-    return;
-  }
-  try_complete(r, seq);
+  add_local(reduction_key(reduction_scope::collection, who.desc->id), (*who.next_reduction)++, std::move(p));
+}
+
+void submit_section_contribution(const contributor& who, const section_desc* section, std::unique_ptr<partial_base> p) {
+  coll_state& st = local_coll_state();
+  std::uint32_t seq = st.section_counts[{section->id, who.key}]++;
+  add_local(reduction_key(reduction_scope::section, section->id), seq, std::move(p));
 }
 
 }  // namespace roam::detail

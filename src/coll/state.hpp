@@ -3,6 +3,7 @@
 // `collectives` slot; only its own PE's thread touches it.
 #include <cstdint>
 #include <map>
+#include <string>
 #include <memory>
 #include <unordered_map>
 #include <vector>
@@ -19,9 +20,9 @@ struct reduction_slot {
   std::unique_ptr<partial_base> value;
 };
 
-/// This PE's part in the reductions of one collection.
+/// This PE's part in the reductions of one collection or one section.
 struct collection_reductions {
-  const collection_desc* desc = nullptr;
+  std::string name;                    ///< for error reports: "array cell", "section 3 of array cell"
   std::vector<std::uint32_t> members;  ///< PEs hosting members, in tree-rank order
   std::uint32_t rank = 0;
   std::uint32_t parent = 0;
@@ -44,8 +45,16 @@ struct quiescence_state {
   std::uint64_t sum_created = 0, sum_processed = 0;
 };
 
+/// Reductions are keyed by what they reduce over: a collection, or a section.
+enum class reduction_scope : std::uint64_t { collection = 0, section = 1 };
+constexpr std::uint64_t reduction_key(reduction_scope s, std::uint32_t id) noexcept {
+  return (static_cast<std::uint64_t>(s) << 32) | id;
+}
+
 struct coll_state {
-  std::unordered_map<std::uint32_t, collection_reductions> reductions;
+  std::unordered_map<std::uint64_t, collection_reductions> reductions;
+  /// Section reductions are numbered per (section, member): the member's count so far.
+  std::map<std::pair<std::uint32_t, std::uint64_t>, std::uint32_t> section_counts;
   quiescence_state qd;
 };
 

@@ -1,6 +1,7 @@
 // The per-PE object table and message delivery. Each PE owns a pe_objects:
 // only its thread touches it. Collection descriptors are process-wide and
 // immutable; they are found by id through a lock-free two-level table.
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <mutex>
@@ -33,6 +34,15 @@ struct descriptor_table {
 
 descriptor_table& descriptors() {
   static descriptor_table t;
+  return t;
+}
+
+struct section_table {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<section_desc>> owned;  // index = id - 1; never shrinks
+};
+section_table& sections() {
+  static section_table t;
   return t;
 }
 
@@ -150,37 +160,83 @@ void invoke_guarded(message* m, void* obj) noexcept {
   }
 }
 
-// Sends a copy of broadcast `m` to each child of this PE in the PE tree rooted
-// at the broadcast root. A shared payload gains one reference per copy; a
-// packed one (+serialize) is copied.
+// Sends a copy of a fan-out message to PE `to`. A shared payload gains one
+// reference per copy; a packed one (+serialize) is copied.
+void forward_copy(const message* m, std::uint32_t to) noexcept {
+  std::size_t payload = m->payload == payload_kind::packed ? m->payload_bytes : sizeof(void*);
+  message* copy = allocate_message(payload);
+  copy->run = m->run;
+  copy->priority = m->priority;
+  copy->flags = m->flags & ~static_cast<std::uint32_t>(work_forwarded);
+  copy->ops = m->ops;
+  copy->collection = m->collection;
+  copy->payload_bytes = m->payload_bytes;
+  copy->target = m->target;
+  copy->payload = m->payload;
+  copy->dims = m->dims;
+  copy->is_call = m->is_call;
+  copy->index = m->index;
+  std::memcpy(copy->payload_ptr(), m->payload_ptr(), payload);
+  if (m->payload == payload_kind::shared_args)
+    (*static_cast<shared_payload_base* const*>(m->payload_ptr()))->refs.fetch_add(1, std::memory_order_relaxed);
+  copy->dst_pe = to;
+  copy->src_pe = tls_pe->id();
+  post(to, copy);
+}
+
+// Passes a broadcast to this PE's children in the tree of all PEs rooted at the broadcast root.
 void forward_broadcast(const message* m) noexcept {
   runtime_state& rt = tls_pe->runtime();
   kary_tree tree{rt.num_pes, rt.opts.bfactor};
   std::uint32_t rank = (tls_pe->id() + rt.num_pes - broadcast_root) % rt.num_pes;
   std::uint32_t first = tree.first_child(rank);
-  std::uint32_t count = tree.child_count(rank);
-  for (std::uint32_t c = 0; c < count; ++c) {
-    std::uint32_t child_pe = (first + c + broadcast_root) % rt.num_pes;
-    std::size_t payload = m->payload == payload_kind::packed ? m->payload_bytes : sizeof(void*);
-    message* copy = allocate_message(payload);
-    copy->run = m->run;
-    copy->priority = m->priority;
-    copy->flags = m->flags;
-    copy->ops = m->ops;
-    copy->collection = m->collection;
-    copy->payload_bytes = m->payload_bytes;
-    copy->target = m->target;
-    copy->payload = m->payload;
-    copy->dims = m->dims;
-    copy->is_call = m->is_call;
-    copy->index = m->index;
-    std::memcpy(copy->payload_ptr(), m->payload_ptr(), payload);
-    if (m->payload == payload_kind::shared_args)
-      (*static_cast<shared_payload_base* const*>(m->payload_ptr()))->refs.fetch_add(1, std::memory_order_relaxed);
-    copy->dst_pe = child_pe;
-    copy->src_pe = tls_pe->id();
-    post(child_pe, copy);
+  for (std::uint32_t c = 0; c < tree.child_count(rank); ++c) forward_copy(m, (first + c + broadcast_root) % rt.num_pes);
+}
+
+// A multicast: pass it down the tree of the section's PEs, then deliver to
+// this PE's members of the section, in index order.
+void deliver_section(pe_objects& objs, message* m) noexcept {
+  const section_desc* sec = find_section(static_cast<std::uint32_t>(m->index.v[0]));
+  local_collection* lc = objs.find(m->collection);
+  if (!lc || !lc->constructed) {
+    objs.get(m->collection).pending.push_back(m);
+    return;
   }
+  if (!sec) {
+    report_delivery_failure(*m, "multicast to an unknown section");
+    discard_message(m);
+    return;
+  }
+  auto pos = std::lower_bound(sec->pes.begin(), sec->pes.end(), tls_pe->id());
+  if (pos == sec->pes.end() || *pos != tls_pe->id()) {
+    report_delivery_failure(*m, "multicast reached a PE outside its section");
+    discard_message(m);
+    return;
+  }
+  auto rank = static_cast<std::uint32_t>(pos - sec->pes.begin());
+  if (!(m->flags & work_forwarded)) {
+    kary_tree tree{static_cast<std::uint32_t>(sec->pes.size()), tls_pe->runtime().opts.bfactor};
+    std::uint32_t first = tree.first_child(rank);
+    for (std::uint32_t c = 0; c < tree.child_count(rank); ++c) forward_copy(m, sec->pes[first + c]);
+    m->flags |= work_forwarded;
+  }
+  const collection_desc* d = lc->desc;
+  m->target = target_kind::element;
+  for (std::uint64_t key : sec->keys_by_rank[rank]) {
+    if (tls_pe->runtime().stopping()) break;
+    void* obj = lc->elements.find(key);
+    std::uint64_t rest = key;
+    for (int k = d->dims - 1; k >= 0; --k) {
+      m->index.v[k] = static_cast<std::int32_t>(rest % static_cast<std::uint64_t>(d->shape.v[k]));
+      rest /= static_cast<std::uint64_t>(d->shape.v[k]);
+    }
+    if (!obj) {
+      report_delivery_failure(*m, "section member missing on its PE");
+      break;
+    }
+    invoke_guarded(m, obj);
+  }
+  discard_message(m);
 }
 
 void deliver_to_chare(pe_objects& objs, message* m) noexcept {
@@ -232,6 +288,41 @@ collection_desc* new_collection(collection_kind kind, const class_ops* cls) {
   t.owned.push_back(std::move(d));
   chunk[id & (chunk_size - 1)].store(raw, std::memory_order_release);
   return raw;
+}
+
+const section_desc* new_section(const collection_desc* array, std::vector<std::uint64_t> keys) {
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  auto d = std::make_unique<section_desc>();
+  d->array = array;
+  d->size = keys.size();
+  std::uint32_t pes = tls_pe->runtime().num_pes;
+  std::vector<std::vector<std::uint64_t>> by_pe(pes);
+  index_storage idx;
+  for (std::uint64_t key : keys) {
+    std::uint64_t rest = key;
+    for (int k = array->dims - 1; k >= 0; --k) {
+      idx.v[k] = static_cast<std::int32_t>(rest % static_cast<std::uint64_t>(array->shape.v[k]));
+      rest /= static_cast<std::uint64_t>(array->shape.v[k]);
+    }
+    by_pe[array->map(idx, array->shape, array->dims, pes)].push_back(key);
+  }
+  for (std::uint32_t pe = 0; pe < pes; ++pe) {
+    if (by_pe[pe].empty()) continue;
+    d->pes.push_back(pe);
+    d->keys_by_rank.push_back(std::move(by_pe[pe]));
+  }
+  auto& t = sections();
+  std::lock_guard lock(t.mutex);
+  d->id = static_cast<std::uint32_t>(t.owned.size() + 1);
+  t.owned.push_back(std::move(d));
+  return t.owned.back().get();
+}
+
+const section_desc* find_section(std::uint32_t id) noexcept {
+  auto& t = sections();
+  std::lock_guard lock(t.mutex);
+  return id >= 1 && id <= t.owned.size() ? t.owned[id - 1].get() : nullptr;
 }
 
 const collection_desc* find_collection(std::uint32_t id) noexcept {
@@ -417,6 +508,9 @@ void deliver(work_item* w, work_action a) noexcept {
     case target_kind::chare:
       deliver_to_chare(objs, m);
       return;
+    case target_kind::section_all:
+      deliver_section(objs, m);
+      return;
     case target_kind::nodegroup: {
       const collection_desc* d = find_collection(m->collection);
       if (!d || !d->node_member) {
@@ -457,6 +551,9 @@ std::string describe_target(target_kind t, const collection_desc* desc, const in
     case target_kind::group_member:
     case target_kind::group_all:
       s = "group " + type + (dims ? coords() : std::string("[pe ") + std::to_string(tls_pe ? tls_pe->id() : 0) + "]");
+      break;
+    case target_kind::section_all:
+      s = "section of array " + type;
       break;
     case target_kind::nodegroup:
       s = "nodegroup " + type;

@@ -47,9 +47,11 @@ struct barrier_partial final : partial_base {
 
 /// Records `who`'s next contribution (calling PE) and moves reductions along.
 void submit_contribution(const contributor& who, std::unique_ptr<partial_base> p);
+/// The same for a reduction over a section `who` belongs to.
+void submit_section_contribution(const contributor& who, const section_desc* section, std::unique_ptr<partial_base> p);
 
 template <class V, class R, class Result>
-void collective_contribute(const contributor& who, V&& value, const R&, const callback<Result>& cb) {
+std::unique_ptr<partial_base> make_partial(const contributor& who, V&& value, const callback<Result>& cb) {
   using T = std::decay_t<V>;
   static_assert(std::is_same_v<Result, typename R::template result_t<T>>,
                 "roam: the callback's type must be the reduction's result type for this value type "
@@ -57,7 +59,28 @@ void collective_contribute(const contributor& who, V&& value, const R&, const ca
   auto p = std::make_unique<typed_partial<R, T>>();
   p->value = R::template init<T>(T(std::forward<V>(value)), who.key);
   p->cb = cb;
-  submit_contribution(who, std::move(p));
+  return p;
+}
+
+template <class V, class R, class Result>
+void collective_contribute(const contributor& who, V&& value, const R&, const callback<Result>& cb) {
+  submit_contribution(who, make_partial<V, R>(who, std::forward<V>(value), cb));
+}
+
+/// A section reduction: `contribute(section, value, reducer, callback)`.
+template <class S, class V, class R, class Result>
+  requires requires(const S& s) { s.descriptor()->keys_by_rank; }
+void collective_contribute(const contributor& who, const S& section, V&& value, const R&, const callback<Result>& cb) {
+  submit_section_contribution(who, section.descriptor(), make_partial<V, R>(who, std::forward<V>(value), cb));
+}
+
+/// A section barrier: `contribute(section, callback<void>)`.
+template <class S>
+  requires requires(const S& s) { s.descriptor()->keys_by_rank; }
+void collective_contribute(const contributor& who, const S& section, const callback<void>& cb) {
+  auto p = std::make_unique<barrier_partial>();
+  p->cb = cb;
+  submit_section_contribution(who, section.descriptor(), std::move(p));
 }
 
 /// A barrier: `contribute(callback<void>)`.

@@ -131,6 +131,7 @@ class array_proxy {
   std::uint64_t size() const noexcept { return desc_->volume; }
   std::uint32_t id() const noexcept { return desc_ ? desc_->id : 0; }
   bool valid() const noexcept { return desc_ != nullptr; }
+  const detail::collection_desc* descriptor() const noexcept { return desc_; }
 
   template <class P>
   void pup(P& p) {

@@ -23,6 +23,7 @@ enum class target_kind : std::uint8_t {
   array_all,        ///< every element of an array (arrives at the root, then travels down the PE tree)
   group_member,     ///< the group member on the destination PE
   group_all,        ///< every group member (arrives at the root, then travels down the PE tree)
+  section_all,      ///< every member of an array section on the PEs of its tree (section id in index.v[0])
   nodegroup,        ///< the nodegroup member of this process (any PE runs it)
   control,          ///< runtime-internal (creation, destruction)
 };

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include <roam/msg/detail/entry.hpp>
 #include <roam/msg/detail/wire.hpp>
@@ -49,6 +50,20 @@ struct collection_desc {
   void* node_member = nullptr;     ///< nodegroup: this process's member
   mutable std::mutex exclusive;    ///< nodegroup: held while an exclusive entry runs
 };
+
+/// An array section: a fixed subset of an array's elements. Process-wide and
+/// immutable once its proxy exists. Its PEs (those hosting members) form the
+/// spanning tree that multicasts and section reductions travel.
+struct section_desc {
+  std::uint32_t id = 0;
+  const collection_desc* array = nullptr;
+  std::vector<std::uint32_t> pes;                         ///< PEs hosting members, ascending
+  std::vector<std::vector<std::uint64_t>> keys_by_rank;  ///< member linear indices per PE, by tree rank
+  std::uint64_t size = 0;
+};
+/// Builds and registers a section of `array` from member linear indices (duplicates ignored).
+const section_desc* new_section(const collection_desc* array, std::vector<std::uint64_t> keys);
+const section_desc* find_section(std::uint32_t id) noexcept;
 
 /// Registers a new collection and returns its descriptor (lives until the process ends).
 collection_desc* new_collection(collection_kind kind, const class_ops* cls);
@@ -138,6 +153,11 @@ auto call_entry(const send_options& o, Address address, A&&... a) {
   return f;
 }
 
+/// A fan-out (broadcast, multicast): one message to `root`, which passes it
+/// down its tree; see broadcast_entry.
+template <class T, auto M, class Address, class... A>
+void fan_out_entry(std::uint32_t root, const send_options& o, Address address, A&&... a);
+
 /// Broadcasts to an array or a group: one message to the root PE, which
 /// forwards it down the PE tree (every PE forwards, then delivers to its local
 /// members). Going through one root gives every member the same order of
@@ -145,6 +165,12 @@ auto call_entry(const send_options& o, Address address, A&&... a) {
 /// every PE's message; each member gets its own copy of by-value parameters.
 template <class T, auto M, class Address, class... A>
 void broadcast_entry(const send_options& o, Address address, A&&... a) {
+  fan_out_entry<T, M>(broadcast_root, o, address, std::forward<A>(a)...);
+}
+
+
+template <class T, auto M, class Address, class... A>
+void fan_out_entry(std::uint32_t root, const send_options& o, Address address, A&&... a) {
   using impl = entry_impl<T, M>;
   (void)impl::registered;
   static_assert(std::is_copy_constructible_v<typename impl::args_tuple>,
@@ -159,7 +185,7 @@ void broadcast_entry(const send_options& o, Address address, A&&... a) {
   m->flags = o.lifo ? work_lifo : 0u;
   m->payload = payload_kind::shared_args;
   address(m);
-  send_message(m, broadcast_root);
+  send_message(m, root);
 }
 
 /// The collection record of `id` on the calling PE, or nullptr if not constructed here yet.

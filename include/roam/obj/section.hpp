@@ -1,0 +1,95 @@
+#pragma once
+/// Array sections: a proxy naming a fixed subset of an array's elements. A
+/// multicast to a section sends one message per PE that hosts members, down a
+/// spanning tree of those PEs; every member runs the entry exactly once, and
+/// all members see the multicasts to one section in the same order. Sections
+/// of one array may overlap. Elements contribute to section reductions with
+/// `contribute(section, value, reducer, callback)`.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <roam/obj/array.hpp>
+#include <roam/obj/detail/objects.hpp>
+
+namespace roam {
+
+template <class T>
+class section_proxy {
+ public:
+  using index_type = typename T::index_type;
+  section_proxy() noexcept = default;
+  explicit section_proxy(const detail::section_desc* d) noexcept : desc_(d) {}
+
+  /// The section of `array` made of `members` (duplicates count once). An index
+  /// outside the array is an error (std::out_of_range naming it).
+  static section_proxy of(const array_proxy<T>& array, const std::vector<index_type>& members) {
+    const detail::collection_desc* a = array.descriptor();
+    std::vector<std::uint64_t> keys;
+    keys.reserve(members.size());
+    for (const auto& i : members) {
+      auto s = detail::to_storage(i);
+      if (!detail::inside(s, a->shape, a->dims))
+        throw std::out_of_range("roam: section member " + detail::describe_target(detail::target_kind::element, a, s,
+                                                                                  index_type::dims, {}) +
+                                " is outside the array");
+      keys.push_back(detail::linearize(s, a->shape, a->dims));
+    }
+    return section_proxy(detail::new_section(a, std::move(keys)));
+  }
+
+  /// The section of every element of `array` whose index satisfies `pred`.
+  template <class Pred>
+  static section_proxy where(const array_proxy<T>& array, Pred pred) {
+    const detail::collection_desc* a = array.descriptor();
+    std::vector<std::uint64_t> keys;
+    detail::index_storage s;
+    for (std::uint64_t l = 0; l < a->volume; ++l) {
+      std::uint64_t rest = l;
+      for (int k = a->dims - 1; k >= 0; --k) {
+        s.v[k] = static_cast<std::int32_t>(rest % static_cast<std::uint64_t>(a->shape.v[k]));
+        rest /= static_cast<std::uint64_t>(a->shape.v[k]);
+      }
+      if (pred(detail::from_storage<index_type::dims>(s))) keys.push_back(l);
+    }
+    return section_proxy(detail::new_section(a, std::move(keys)));
+  }
+
+  /// Multicasts `M(args...)` to every member (each gets its own copy of by-value parameters).
+  template <auto M, class... A>
+  void send(A&&... a) const {
+    send<M>(send_options{}, std::forward<A>(a)...);
+  }
+  template <auto M, class... A>
+  void send(send_options o, A&&... a) const {
+    static_assert(detail::check_entry<T, M, A...>());
+    if (desc_->pes.empty()) return;  // an empty section: nothing to deliver
+    detail::fan_out_entry<T, M>(desc_->pes.front(), o, [this](detail::message* m) {
+      m->target = detail::target_kind::section_all;
+      m->collection = desc_->array->id;
+      m->dims = index_type::dims;
+      m->index.v[0] = static_cast<std::int32_t>(desc_->id);
+    }, std::forward<A>(a)...);
+  }
+
+  /// Number of members.
+  std::uint64_t size() const noexcept { return desc_ ? desc_->size : 0; }
+  std::uint32_t id() const noexcept { return desc_ ? desc_->id : 0; }
+  const detail::section_desc* descriptor() const noexcept { return desc_; }
+  /// The whole array this section belongs to.
+  array_proxy<T> array() const noexcept { return array_proxy<T>(desc_->array); }
+
+  template <class P>
+  void pup(P& p) {
+    std::uint32_t id = desc_ ? desc_->id : 0;
+    p | id;
+    if (p.is_unpacking()) desc_ = detail::find_section(id);
+  }
+
+ private:
+  const detail::section_desc* desc_ = nullptr;
+};
+
+}  // namespace roam
