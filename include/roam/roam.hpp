@@ -1,6 +1,7 @@
 #pragma once
 /// Everything a roam program needs: `#include <roam/roam.hpp>`.
 #include <roam/coll/callback.hpp>
+#include <roam/coll/completion.hpp>
 #include <roam/coll/quiescence.hpp>
 #include <roam/coll/reducers.hpp>
 #include <roam/coll/reduction.hpp>

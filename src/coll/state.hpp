@@ -33,16 +33,44 @@ struct collection_reductions {
   std::map<std::uint32_t, std::unique_ptr<partial_base>> finished;  ///< root: complete, waiting for earlier ones
 };
 
-/// Quiescence detection: waves of count sums over the PE tree.
+/// A counting wave in progress on this PE (waves.cpp).
+struct wave_state {
+  std::uint32_t pending_children = 0;
+  std::uint64_t a = 0, b = 0;
+};
+
+/// Decides "nothing moved" from two consecutive waves: both report a == b
+/// with the same totals.
+struct two_wave_check {
+  bool have_previous = false;
+  std::uint64_t previous_a = 0, previous_b = 0;
+  /// Records a wave; true when it confirms the previous one.
+  bool settled(std::uint64_t a, std::uint64_t b) {
+    bool ok = a == b && have_previous && previous_a == a && previous_b == b;
+    have_previous = !ok;
+    previous_a = a;
+    previous_b = b;
+    return ok;
+  }
+};
+
+/// Quiescence detection, on PE 0.
 struct quiescence_state {
-  // root (PE 0)
   std::vector<callback<void>> waiting;
   bool wave_active = false;
-  bool have_previous = false;
-  std::uint64_t previous_created = 0, previous_processed = 0;
-  // every PE, during a wave
-  std::uint32_t pending_children = 0;
-  std::uint64_t sum_created = 0, sum_processed = 0;
+  two_wave_check check;
+};
+
+/// A completion detector: counters on every PE, the decision on PE 0.
+struct completion_counts {
+  std::uint64_t produced = 0, consumed = 0;
+};
+struct completion_root {
+  bool started = false;
+  std::uint64_t producers = 0, done = 0;
+  callback<void> finished;
+  bool wave_active = false;
+  two_wave_check check;
 };
 
 /// Reductions are keyed by what they reduce over: a collection, or a section.
@@ -56,6 +84,9 @@ struct coll_state {
   /// Section reductions are numbered per (section, member): the member's count so far.
   std::map<std::pair<std::uint32_t, std::uint64_t>, std::uint32_t> section_counts;
   quiescence_state qd;
+  std::unordered_map<std::uint64_t, wave_state> waves;              ///< by wave tag
+  std::unordered_map<std::uint32_t, completion_counts> completion;  ///< by detector id
+  std::unordered_map<std::uint32_t, completion_root> completion_roots;  ///< PE 0 only
 };
 
 coll_state& local_coll_state() noexcept;

@@ -39,8 +39,8 @@ std::vector<pe_setup>& pe_setups() {
 }
 std::mutex g_stderr_mutex;
 
-// The window for readonly assignment: PE 0 runs main and has created nothing since.
-std::uint64_t g_created_at_main_start = 0;
+// The window for readonly assignment: PE 0 runs main and nothing has left it since.
+std::uint64_t g_sent_at_main_start = 0;
 bool g_main_running = false;
 }  // namespace
 
@@ -56,7 +56,7 @@ bool register_pe_setup(pe_setup setup) {
 bool readonly_window_open() noexcept {
   pe_state* pe = tls_pe;
   return pe == nullptr ? g_runtime.load() == nullptr
-                       : pe->id() == 0 && g_main_running && pe->created() == g_created_at_main_start;
+                       : pe->id() == 0 && g_main_running && pe->sent_away() == g_sent_at_main_start;
 }
 
 runtime_state::runtime_state(runtime_options o) : opts(o), num_pes(o.pes) {
@@ -200,7 +200,7 @@ int run_main(int& argc, char** argv, unique_function<void(const roam::args&)> ma
     pe_state& pe0 = rt.pe(0);
     tls_pe = &pe0;
     post_closure(0, [&main, &program_args]() noexcept {
-      g_created_at_main_start = tls_pe->created();
+      g_sent_at_main_start = tls_pe->sent_away();
       g_main_running = true;
       try {
         main(program_args);

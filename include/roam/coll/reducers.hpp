@@ -49,7 +49,25 @@ void elementwise(T& acc, const T& v, Op op) {
   }
 }
 
-/// Reducers whose partial and result are the contribution type itself.
+/// Applies `f(x)` to every arithmetic value inside `v` (itself, or vector/array elements).
+template <class T, class F>
+void each_value(T& v, F f) {
+  if constexpr (is_std_vector<T>::value) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      typename T::value_type x = v[i];
+      each_value(x, f);
+      v[i] = x;
+    }
+  } else if constexpr (is_std_array<T>::value) {
+    for (auto& x : v) each_value(x, f);
+  } else {
+    v = f(v);
+  }
+}
+
+/// Reducers whose partial and result are the contribution type itself. An
+/// operator with `normalize(x)` maps each contribution first (logical
+/// reducers turn values into 0/1, even when there is a single contributor).
 template <class Op>
 struct elementwise_reducer {
   template <class T>
@@ -58,6 +76,7 @@ struct elementwise_reducer {
   using result_t = T;
   template <class T>
   static T init(T v, std::uint64_t) {
+    if constexpr (requires { Op::normalize(v); }) each_value(v, [](auto x) { return Op::normalize(x); });
     return v;
   }
   template <class T>
@@ -88,13 +107,19 @@ struct max_op {
 };
 struct land_op {
   template <class T>
+  static T normalize(T a) { return static_cast<T>(a != T{}); }
+  template <class T>
   T operator()(T a, T b) const { return static_cast<T>((a != T{}) && (b != T{})); }
 };
 struct lor_op {
   template <class T>
+  static T normalize(T a) { return static_cast<T>(a != T{}); }
+  template <class T>
   T operator()(T a, T b) const { return static_cast<T>((a != T{}) || (b != T{})); }
 };
 struct lxor_op {
+  template <class T>
+  static T normalize(T a) { return static_cast<T>(a != T{}); }
   template <class T>
   T operator()(T a, T b) const { return static_cast<T>((a != T{}) != (b != T{})); }
 };
@@ -300,6 +325,11 @@ inline constexpr reducers::bitwise_xor_t bitwise_xor{};
 inline constexpr reducers::concat_t concat{};
 inline constexpr reducers::set_t set{};
 inline constexpr reducers::statistics_t stats{};
+
+/// What a reduction with reducer object `R` over values of type T delivers:
+/// `roam::reduction_result_t<decltype(roam::concat), int>` is std::vector<int>.
+template <class R, class T>
+using reduction_result_t = typename std::remove_cvref_t<R>::template result_t<T>;
 
 /// `roam::tuple_of(roam::sum, roam::max)`: one reduction over std::tuple values.
 template <class... R>

@@ -1,6 +1,7 @@
 #pragma once
-/// Readonly globals: assigned in main before its first message leaves, then
-/// visible (and constant) on every PE.
+/// Readonly globals: assigned in main before its first message leaves PE 0
+/// (a chare created on PE 0 may already exist, so its proxy can be a
+/// readonly), then visible (and constant) on every PE.
 #include <string_view>
 #include <utility>
 

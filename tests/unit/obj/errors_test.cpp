@@ -115,3 +115,16 @@ TEST(readonly, assigning_after_main_sent_a_message_is_a_fatal_error) {
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("readonly assigned"), std::string::npos) << err;
 }
+
+namespace {
+roam::readonly<roam::chare_proxy<errtest::victim>> g_main_proxy;
+}  // namespace
+
+TEST(readonly, may_hold_the_proxy_of_a_chare_created_on_pe_zero) {
+  int rc = run_on(2, [](const roam::args&) -> roam::task<> {
+    g_main_proxy = roam::create_chare_on<errtest::victim>(roam::pe_id{0});
+    co_await g_main_proxy->call<&errtest::victim::poke>();
+    roam::exit(0);
+  });
+  EXPECT_EQ(rc, 0);
+}

@@ -71,6 +71,9 @@ class pe_state {
   /// Counts a message created on this PE (owner thread only).
   void count_created() noexcept { created_.store(created_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
   std::uint64_t created() const noexcept { return created_.load(std::memory_order_relaxed); }
+  /// Messages this PE sent to other PEs (readonly globals may change only before the first).
+  std::uint64_t sent_away() const noexcept { return sent_away_; }
+  void count_sent_away() noexcept { ++sent_away_; }
   std::uint64_t processed() const noexcept { return processed_.load(std::memory_order_relaxed); }
 
   /// Runs the scheduler loop until the runtime stops.
@@ -122,6 +125,7 @@ class pe_state {
   std::vector<unique_function<void()>> idle_hooks_;
   std::vector<unique_function<void()>> stop_hooks_;
   void* slots_[static_cast<unsigned>(layer_slot::count)] = {};
+  std::uint64_t sent_away_ = 0;
   message_pool pool_;
 
   alignas(64) std::atomic<std::uint64_t> created_{0};

@@ -32,6 +32,7 @@ inline void post(std::uint32_t dst, work_item* w) noexcept {
       me->enqueue_local(w);
       return;
     }
+    me->count_sent_away();
     me->runtime().pe(dst).enqueue_remote(w);
     return;
   }

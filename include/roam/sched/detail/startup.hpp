@@ -17,7 +17,8 @@ bool register_startup_check(startup_check check);
 using pe_setup = void (*)(class pe_state&);
 bool register_pe_setup(pe_setup setup);
 
-/// True while PE 0 runs main's synchronous part and has not sent anything yet:
+/// True while PE 0 runs main's synchronous part and no message has left it yet
+/// (messages to PE 0 itself, such as creating a chare there, do not count):
 /// the window in which readonly globals may be assigned.
 bool readonly_window_open() noexcept;
 
