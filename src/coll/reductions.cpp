@@ -53,10 +53,15 @@ collection_reductions& reductions_of(std::uint64_t key) {
     return r;
   }
   const collection_desc* desc = find_collection(id);
-  r.name = std::string(desc->kind == collection_kind::group ? "group " : "array ") + std::string(desc->cls->name);
+  r.name = std::string(desc->kind == collection_kind::group       ? "group "
+                       : desc->kind == collection_kind::nodegroup ? "nodegroup "
+                                                                  : "array ") +
+           std::string(desc->cls->name);
   std::vector<std::uint32_t> per_pe(rt.num_pes, 0);
   if (desc->kind == collection_kind::group) {
     std::fill(per_pe.begin(), per_pe.end(), 1u);
+  } else if (desc->kind == collection_kind::nodegroup) {
+    per_pe[0] = 1;  // one member per node; its contributions are combined on the node's first PE
   } else {
     index_storage idx;
     for (std::uint64_t l = 0; l < desc->volume; ++l) {
@@ -126,7 +131,7 @@ void receive_child(std::uint64_t key, std::uint32_t seq, std::unique_ptr<partial
   try_complete(key, r, seq);
 }
 
-void add_local(std::uint64_t key, std::uint32_t seq, std::unique_ptr<partial_base> p) {
+void add_local(std::uint64_t key, std::uint32_t seq, std::unique_ptr<partial_base> p) noexcept {
   collection_reductions& r = reductions_of(key);
   reduction_slot& slot = r.slots[seq];
   fold(r, seq, slot, std::move(p));
@@ -144,7 +149,13 @@ coll_state& local_coll_state() noexcept { return *static_cast<coll_state*>(tls_p
 
 void submit_contribution(const contributor& who, std::unique_ptr<partial_base> p) {
   (void)registered;
-  add_local(reduction_key(reduction_scope::collection, who.desc->id), (*who.next_reduction)++, std::move(p));
+  std::uint64_t key = reduction_key(reduction_scope::collection, who.desc->id);
+  std::uint32_t seq = who.take_number();
+  if (who.desc->kind == collection_kind::nodegroup && tls_pe->id() != 0) {
+    post_closure(0, [key, seq, v = std::move(p)]() mutable noexcept { add_local(key, seq, std::move(v)); });
+    return;
+  }
+  add_local(key, seq, std::move(p));
 }
 
 void submit_section_contribution(const contributor& who, const section_desc* section, std::unique_ptr<partial_base> p) {

@@ -290,6 +290,36 @@ struct tuple_t {
   }
 };
 
+/// Deterministic combining order: keeps every contribution with its key and, at
+/// the root, folds them with R in key order. The result is bitwise the same
+/// whatever the PE count, tree shape or arrival order (floating-point sums
+/// otherwise vary in their last bits); it costs memory for all contributions.
+template <class R>
+struct deterministic_t {
+  template <class T>
+  using partial_t = std::vector<std::pair<std::uint64_t, T>>;
+  template <class T>
+  using result_t = typename R::template result_t<T>;
+  template <class T>
+  static partial_t<T> init(T v, std::uint64_t key) {
+    partial_t<T> p;
+    p.emplace_back(key, std::move(v));
+    return p;
+  }
+  template <class T>
+  static void combine(partial_t<T>& acc, partial_t<T>&& v) {
+    acc.insert(acc.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
+  }
+  template <class T>
+  static result_t<T> finish(partial_t<T>&& acc) {
+    std::stable_sort(acc.begin(), acc.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    auto folded = R::template init<T>(std::move(acc.front().second), acc.front().first);
+    for (std::size_t i = 1; i < acc.size(); ++i)
+      R::template combine<T>(folded, R::template init<T>(std::move(acc[i].second), acc[i].first));
+    return R::template finish<T>(std::move(folded));
+  }
+};
+
 /// A user reducer from a function `void Fn(T& acc, const T& v)` (associative and commutative).
 template <auto Fn>
 struct custom_t {
@@ -334,6 +364,11 @@ using reduction_result_t = typename std::remove_cvref_t<R>::template result_t<T>
 /// `roam::tuple_of(roam::sum, roam::max)`: one reduction over std::tuple values.
 template <class... R>
 constexpr reducers::tuple_t<R...> tuple_of(R...) noexcept {
+  return {};
+}
+/// `roam::deterministic(roam::sum)`: the same reduction, combined in contributor-key order.
+template <class R>
+constexpr reducers::deterministic_t<R> deterministic(R) noexcept {
   return {};
 }
 /// `roam::custom_reducer<&my_combine>()`.

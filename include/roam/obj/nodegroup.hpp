@@ -1,11 +1,13 @@
 #pragma once
 /// Nodegroups: one member per process, whose entry methods any PE of that
 /// process may run. Entries listed in `T::exclusive_entries` run one at a time.
+#include <atomic>
 #include <cstdint>
 #include <tuple>
 #include <utility>
 
 #include <roam/machine/ids.hpp>
+#include <roam/sched/runtime.hpp>
 #include <roam/obj/detail/entry_sender.hpp>
 #include <roam/obj/detail/objects.hpp>
 
@@ -21,11 +23,20 @@ class nodegroup_member {
  public:
   nodegroup_proxy<T> this_nodegroup() const noexcept { return nodegroup_proxy<T>(desc_); }
 
+  /// Contributes this node's value to the nodegroup's next reduction (see
+  /// element::contribute); callable from any PE of the node, once per reduction.
+  template <class... A>
+  void contribute(A&&... a) {
+    detail::contributor who{desc_, roam::my_node().value(), nullptr, &reductions_};
+    collective_contribute(who, std::forward<A>(a)...);
+  }
+
  protected:
   nodegroup_member() : desc_(detail::current_construction("roam::nodegroup_member").desc) {}
 
  private:
   const detail::collection_desc* desc_ = nullptr;
+  std::atomic<std::uint32_t> reductions_{0};
 };
 
 /// Names the entries of a nodegroup that must not run concurrently with each other.

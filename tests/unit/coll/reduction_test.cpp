@@ -26,3 +26,49 @@ TEST(reductions, sum_of_indices_reaches_a_future) {
     EXPECT_EQ(got, 4950) << pes;
   }
 }
+
+namespace {
+std::vector<long> g_node_results;
+void take_node_result(long v) { g_node_results.push_back(v); }
+struct node_counter : roam::nodegroup_member<node_counter> {
+  void go(long v) { contribute(v, roam::sum, roam::callback<long>::function<&take_node_result>(roam::pe_id{0})); }
+};
+}  // namespace
+
+TEST(reductions, a_nodegroup_contributes_once_per_node_from_any_pe) {
+  g_node_results.clear();
+  int rc = run_on(2, [](const roam::args&) {
+    auto ng = roam::create_nodegroup<node_counter>();
+    for (int i = 0; i < 20; ++i) ng.send<&node_counter::go>(7L);
+    roam::on_quiescence(roam::callback<>::function<&roam_test::exit_zero>(roam::pe_id{0}));
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(g_node_results, std::vector<long>(20, 7));
+}
+
+namespace {
+struct noisy : roam::element<noisy> {
+  void go(roam::callback<double> cb) {
+    // Values whose sum depends on the order of addition in floating point.
+    double v = (this_index()[0] % 3 == 0 ? 1e16 : 1.0) * (this_index()[0] % 2 ? -1 : 1) + 0.1 * this_index()[0];
+    contribute(v, roam::deterministic(roam::sum), cb);
+  }
+};
+}  // namespace
+
+TEST(reductions, deterministic_order_gives_bitwise_equal_sums_on_every_pe_count) {
+  double serial = 0;
+  for (int i = 0; i < 997; ++i) serial += (i % 3 == 0 ? 1e16 : 1.0) * (i % 2 ? -1 : 1) + 0.1 * i;
+  for (unsigned pes : {1u, 2u, 4u}) {
+    double got = 0;
+    int rc = run_on(pes, [&](const roam::args&) -> roam::task<> {
+      auto a = roam::create_array<noisy>(roam::array_options<1>({997}, roam::round_robin_map()));
+      auto [f, p] = roam::make_future<double>();
+      a.send<&noisy::go>(roam::callback<double>::to_future(p));
+      got = co_await f;
+      roam::exit(0);
+    });
+    EXPECT_EQ(rc, 0);
+    EXPECT_EQ(got, serial) << pes << " PEs: not the left-to-right fold in index order";
+  }
+}

@@ -199,7 +199,11 @@ std::uint32_t local_member_count(std::uint32_t collection) noexcept;
 struct contributor {
   const collection_desc* desc = nullptr;
   std::uint64_t key = 0;
-  std::uint32_t* next_reduction = nullptr;
+  std::uint32_t* next_reduction = nullptr;  ///< the member's own counter (arrays, groups)
+  std::atomic<std::uint32_t>* shared_next = nullptr;  ///< nodegroups: any PE of the node may contribute
+  std::uint32_t take_number() const noexcept {
+    return next_reduction ? (*next_reduction)++ : shared_next->fetch_add(1, std::memory_order_relaxed);
+  }
 };
 
 /// Runs on every PE (or one) to construct the local members of a collection.
