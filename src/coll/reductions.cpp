@@ -147,6 +147,36 @@ void add_local(std::uint64_t key, std::uint32_t seq, std::unique_ptr<partial_bas
 
 coll_state& local_coll_state() noexcept { return *static_cast<coll_state*>(tls_pe->slot(layer_slot::collectives)); }
 
+void submit_contribution(const contributor& who, const pending_contribution& c) {
+  (void)registered;
+  if (who.desc->kind == collection_kind::nodegroup) {
+    submit_contribution(who, c.box(c.self));
+    return;
+  }
+  std::uint64_t key = reduction_key(reduction_scope::collection, who.desc->id);
+  std::uint32_t seq = who.take_number();
+  collection_reductions& r = reductions_of(key);
+  reduction_slot& slot = r.slots[seq];
+  if (!slot.value) {
+    slot.value = c.box(c.self);
+  } else if (*slot.value->type != *c.type) {
+    report_fatal(describe_reduction(r, seq) + ": contributions disagree on the reducer or the value type");
+    return;
+  } else {
+    try {
+      c.absorb(*slot.value, c.self);
+    } catch (const std::exception& e) {
+      report_fatal(describe_reduction(r, seq) + ": " + e.what());
+      return;
+    }
+  }
+  if (++slot.local > r.local_expected) {
+    report_fatal(describe_reduction(r, seq) + ": more contributions on this PE than it hosts members");
+    return;
+  }
+  try_complete(key, r, seq);
+}
+
 void submit_contribution(const contributor& who, std::unique_ptr<partial_base> p) {
   (void)registered;
   std::uint64_t key = reduction_key(reduction_scope::collection, who.desc->id);

@@ -38,6 +38,37 @@ struct typed_partial final : partial_base {
   void finish() override { cb.send(R::template finish<T>(std::move(value))); }
 };
 
+/// A contribution not yet boxed: folded straight into the PE's partial when
+/// one exists (no allocation per contribution), boxed only for the first.
+struct pending_contribution {
+  const std::type_info* type;                     ///< the typed_partial it would become
+  void (*absorb)(partial_base& into, void* self);  ///< folds into an existing partial of `type`
+  std::unique_ptr<partial_base> (*box)(void* self);
+  void* self;
+};
+
+template <class R, class T>
+struct contribution_of {
+  typename R::template partial_t<T> value;
+  const callback<typename R::template result_t<T>>* cb;
+
+  pending_contribution erase() {
+    return {&typeid(typed_partial<R, T>),
+            [](partial_base& into, void* self) {
+              R::template combine<T>(static_cast<typed_partial<R, T>&>(into).value,
+                                     std::move(static_cast<contribution_of*>(self)->value));
+            },
+            [](void* self) -> std::unique_ptr<partial_base> {
+              auto* c = static_cast<contribution_of*>(self);
+              auto p = std::make_unique<typed_partial<R, T>>();
+              p->value = std::move(c->value);
+              p->cb = *c->cb;
+              return p;
+            },
+            this};
+  }
+};
+
 struct barrier_partial final : partial_base {
   barrier_partial() : partial_base(typeid(barrier_partial)) {}
   callback<void> cb;
@@ -47,6 +78,8 @@ struct barrier_partial final : partial_base {
 
 /// Records `who`'s next contribution (calling PE) and moves reductions along.
 void submit_contribution(const contributor& who, std::unique_ptr<partial_base> p);
+/// The same without boxing the value unless this PE has no partial for that reduction yet.
+void submit_contribution(const contributor& who, const pending_contribution& c);
 /// The same for a reduction over a section `who` belongs to.
 void submit_section_contribution(const contributor& who, const section_desc* section, std::unique_ptr<partial_base> p);
 
@@ -64,7 +97,12 @@ std::unique_ptr<partial_base> make_partial(const contributor& who, V&& value, co
 
 template <class V, class R, class Result>
 void collective_contribute(const contributor& who, V&& value, const R&, const callback<Result>& cb) {
-  submit_contribution(who, make_partial<V, R>(who, std::forward<V>(value), cb));
+  using T = std::decay_t<V>;
+  static_assert(std::is_same_v<Result, typename R::template result_t<T>>,
+                "roam: the callback's type must be the reduction's result type for this value type "
+                "(e.g. callback<double> for sum over double, callback<std::vector<T>> for concat)");
+  contribution_of<R, T> c{R::template init<T>(T(std::forward<V>(value)), who.key), &cb};
+  submit_contribution(who, c.erase());
 }
 
 /// A section reduction: `contribute(section, value, reducer, callback)`.
