@@ -114,18 +114,25 @@ void pe_state::go_idle() {
     }
     return;
   }
+  // The spin ends early when a timer falls due.
   auto spin_end = clock::now() + rt_.opts.idle_spin;
+  if (!timers_.empty()) spin_end = std::min(spin_end, timers_.front().first);
   for (unsigned i = 1;; ++i) {
     if (work_visible()) return;
-    if ((i & 63) == 0 && clock::now() >= spin_end) break;
+    if ((i & 63) == 0) {
+      auto now = clock::now();
+      if (now >= spin_end) {
+        if (!timers_.empty() && timers_.front().first <= now) return;  // run the timer
+        break;
+      }
+    }
   }
   // About to sleep: hand back other PEs' blocks now rather than on every idle
   // moment, where it would cost a remote cache line per message in a ping-pong.
   pool_.flush_returns();
   std::chrono::nanoseconds timeout{-1};
   if (!timers_.empty()) {
-    auto next = std::min_element(timers_.begin(), timers_.end(),
-                                 [](const auto& a, const auto& b) { return a.first < b.first; })->first;
+    auto next = timers_.front().first;  // a min-heap by deadline
     timeout = std::max(std::chrono::nanoseconds{0}, std::chrono::duration_cast<std::chrono::nanoseconds>(next - clock::now()));
     if (timeout.count() == 0) return;
   }
