@@ -356,6 +356,32 @@ struct chain_link : roam::chare<chain_link> {
   static inline std::atomic<bench_clock::rep> last_{0};
 };
 
+// Section multicast + section reduction round trips.
+struct sec_member : roam::element<sec_member> {
+  void round(roam::section_proxy<sec_member> s, roam::chare_proxy<struct sec_driver> d);
+};
+struct sec_driver : roam::chare<sec_driver> {
+  void start(roam::section_proxy<sec_member> s, int rounds, roam::promise<double> done) {
+    section_ = s;
+    left_ = rounds;
+    total_ = rounds;
+    done_ = done;
+    t0_ = bench_clock::now();
+    s.send<&sec_member::round>(s, this_proxy());
+  }
+  void result(double) {
+    if (--left_ == 0) return done_.set_value(seconds_since(t0_) * 1e6 / total_);
+    section_.send<&sec_member::round>(section_, this_proxy());
+  }
+  roam::section_proxy<sec_member> section_;
+  int left_ = 0, total_ = 0;
+  roam::promise<double> done_;
+  bench_clock::time_point t0_;
+};
+void sec_member::round(roam::section_proxy<sec_member> s, roam::chare_proxy<sec_driver> d) {
+  contribute(s, 1.0, roam::sum, roam::callback<double>::to<&sec_driver::result>(d));
+}
+
 roam::promise<double> g_qd_promise;
 void qd_fired() {
   auto now = bench_clock::now().time_since_epoch().count();
@@ -422,6 +448,20 @@ roam::task<> bench_coll() {
       auto [f, p] = roam::make_future<double>();
       c.send<&flood_counter::expect>(count, p);
       a.send<&flooder::flood>(count, roam::callback<double>::to<&flood_counter::result>(c));
+      double us = co_await f;
+      if (rep > 0) r.samples.push_back(us);
+    }
+    print(r, g_config.json);
+  }
+  if (wanted("section_multicast_redn")) {
+    // Half of an array of 8 elements per PE (the even indices).
+    result r{"coll", "section_multicast_redn_4_per_pe", pes, -1, "us_per_op", {}};
+    auto d = roam::create_chare_on<sec_driver>(roam::pe_id{0});
+    auto a = roam::create_array<sec_member>({8 * static_cast<int>(pes)});
+    auto sec = roam::section_proxy<sec_member>::where(a, [](const roam::index<1>& i) { return i[0] % 2 == 0; });
+    for (int rep = 0; rep <= reps; ++rep) {
+      auto [f, p] = roam::make_future<double>();
+      d.send<&sec_driver::start>(sec, 20000, p);
       double us = co_await f;
       if (rep > 0) r.samples.push_back(us);
     }

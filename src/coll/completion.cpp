@@ -14,7 +14,7 @@ namespace roam::detail {
 namespace {
 
 std::atomic<std::uint32_t> g_next_detector{1};
-constexpr auto retry_delay = std::chrono::microseconds(20);
+constexpr auto retry_delay = std::chrono::microseconds(10);
 
 std::uint64_t tag_of(std::uint32_t id) { return (std::uint64_t{1} << 32) | id; }
 

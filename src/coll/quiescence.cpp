@@ -18,7 +18,7 @@ namespace {
 constexpr std::uint64_t qd_tag = 0;
 // Between waves that found work still moving: long enough not to flood busy
 // PEs with probes, short enough that detection follows the last message closely.
-constexpr auto retry_delay = std::chrono::microseconds(20);
+constexpr auto retry_delay = std::chrono::microseconds(10);
 
 void counts(std::uint64_t, std::uint64_t& created, std::uint64_t& processed) {
   created = tls_pe->created();
