@@ -425,12 +425,14 @@ roam::task<> bench_coll() {
     for (int i = 0; i < 3; ++i) r.samples.push_back(co_await run_rounds(per_pe, rounds));
     print(r, g_config.json);
   }
-  if (wanted("bcast_only_1024")) {
-    result r{"coll", "bcast_only_1024_per_pe", pes, -1, "us_per_op", {}};
+  for (int per_pe : {1, 1024}) {
+    std::string name = "bcast_only_" + std::to_string(per_pe) + "_per_pe";
+    if (!wanted(name)) continue;
+    result r{"coll", name, pes, -1, "us_per_op", {}};
     auto c = roam::create_chare_on<flood_counter>(roam::pe_id{0});
-    auto a = roam::create_array<listener>({1024 * static_cast<int>(pes)}, c);
+    auto a = roam::create_array<listener>({per_pe * static_cast<int>(pes)}, c);
     for (int rep = 0; rep <= reps; ++rep) {
-      const int count = 500;
+      const int count = per_pe == 1 ? 20000 : 500;
       auto [f, p] = roam::make_future<double>();
       c.send<&flood_counter::expect>(1, p);
       for (int i = 0; i < count; ++i) a.send<&listener::news>(count);

@@ -300,6 +300,10 @@ const section_desc* new_section(const collection_desc* array, std::vector<std::u
   std::vector<std::vector<std::uint64_t>> by_pe(pes);
   index_storage idx;
   for (std::uint64_t key : keys) {
+    if (array->kind == collection_kind::group) {  // a group section: the key is the PE
+      if (key < pes) by_pe[key].push_back(key);
+      continue;
+    }
     std::uint64_t rest = key;
     for (int k = array->dims - 1; k >= 0; --k) {
       idx.v[k] = static_cast<std::int32_t>(rest % static_cast<std::uint64_t>(array->shape.v[k]));

@@ -3,7 +3,10 @@
 #include <cstdint>
 #include <memory>
 #include <tuple>
+#include <stdexcept>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include <roam/machine/ids.hpp>
 #include <roam/obj/detail/entry_sender.hpp>
@@ -104,6 +107,7 @@ class group_proxy {
   T* local() const noexcept { return static_cast<T*>(detail::local_group_member(desc_->id)); }
 
   std::uint32_t id() const noexcept { return desc_ ? desc_->id : 0; }
+  const detail::collection_desc* descriptor() const noexcept { return desc_; }
   template <class P>
   void pup(P& p) {
     std::uint32_t id = desc_ ? desc_->id : 0;
@@ -113,6 +117,58 @@ class group_proxy {
 
  private:
   const detail::collection_desc* desc_ = nullptr;
+};
+
+/// A section of a group: the members on a chosen set of PEs. Multicasts travel
+/// down a tree of those PEs; members contribute to section reductions with
+/// `contribute(section, value, reducer, callback)`.
+template <class T>
+class group_section_proxy {
+ public:
+  group_section_proxy() noexcept = default;
+  explicit group_section_proxy(const detail::section_desc* d) noexcept : desc_(d) {}
+
+  /// The members of `group` on `pes` (duplicates count once; a PE out of range is std::out_of_range).
+  static group_section_proxy of(const group_proxy<T>& group, const std::vector<pe_id>& pes) {
+    std::uint32_t count = detail::this_pe("roam::group_section_proxy::of").runtime().num_pes;
+    std::vector<std::uint64_t> keys;
+    for (pe_id pe : pes) {
+      if (pe.value() >= count)
+        throw std::out_of_range("roam: group section member pe " + std::to_string(pe.value()) + " outside [0," +
+                                std::to_string(count) + ")");
+      keys.push_back(pe.value());
+    }
+    return group_section_proxy(detail::new_section(group.descriptor(), std::move(keys)));
+  }
+
+  /// Multicasts `M(args...)` to the section's members.
+  template <auto M, class... A>
+  void send(A&&... a) const {
+    send<M>(send_options{}, std::forward<A>(a)...);
+  }
+  template <auto M, class... A>
+  void send(send_options o, A&&... a) const {
+    static_assert(detail::check_entry<T, M, A...>());
+    if (desc_->pes.empty()) return;
+    detail::fan_out_entry<T, M>(desc_->pes.front(), o, [this](detail::message* m) {
+      m->target = detail::target_kind::section_all;
+      m->collection = desc_->array->id;
+      m->dims = 0;
+      m->index.v[0] = static_cast<std::int32_t>(desc_->id);
+    }, std::forward<A>(a)...);
+  }
+
+  std::uint64_t size() const noexcept { return desc_ ? desc_->size : 0; }
+  const detail::section_desc* descriptor() const noexcept { return desc_; }
+  template <class P>
+  void pup(P& p) {
+    std::uint32_t id = desc_ ? desc_->id : 0;
+    p | id;
+    if (p.is_unpacking()) desc_ = detail::find_section(id);
+  }
+
+ private:
+  const detail::section_desc* desc_ = nullptr;
 };
 
 namespace detail {

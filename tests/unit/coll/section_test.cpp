@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
@@ -99,4 +100,30 @@ TEST(sections, many_section_reductions_in_flight_come_out_in_order) {
   long index_sum = 0;
   for (int i = 10; i < 30; ++i) index_sum += i;
   for (long k = 0; k < 100; ++k) EXPECT_EQ(g_results[k], k * index_sum);
+}
+
+namespace {
+std::atomic<int> g_group_hits{0};
+struct gmember : roam::group_member<gmember> {
+  void hit(roam::group_section_proxy<gmember> s, roam::callback<std::vector<std::uint32_t>> cb) {
+    ++g_group_hits;
+    contribute(s, roam::my_pe().value(), roam::concat, cb);
+  }
+};
+}  // namespace
+
+TEST(sections, a_group_section_multicasts_and_reduces_over_its_pes_only) {
+  g_group_hits = 0;
+  std::vector<std::uint32_t> got;
+  int rc = run_on(4, [&](const roam::args&) -> roam::task<> {
+    auto g = roam::create_group<gmember>();
+    auto s = roam::group_section_proxy<gmember>::of(g, {roam::pe_id{3}, roam::pe_id{1}});
+    auto [f, p] = roam::make_future<std::vector<std::uint32_t>>();
+    s.send<&gmember::hit>(s, roam::callback<std::vector<std::uint32_t>>::to_future(p));
+    got = co_await f;
+    roam::exit(0);
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(got, (std::vector<std::uint32_t>{1, 3}));
+  EXPECT_EQ(g_group_hits.load(), 2);
 }
