@@ -63,14 +63,8 @@ collection_reductions& reductions_of(std::uint64_t key) {
   } else if (desc->kind == collection_kind::nodegroup) {
     per_pe[0] = 1;  // one member per node; its contributions are combined on the node's first PE
   } else {
-    index_storage idx;
     for (std::uint64_t l = 0; l < desc->volume; ++l) {
-      std::uint64_t rest = l;
-      for (int k = desc->dims - 1; k >= 0; --k) {
-        idx.v[k] = static_cast<std::int32_t>(rest % static_cast<std::uint64_t>(desc->shape.v[k]));
-        rest /= static_cast<std::uint64_t>(desc->shape.v[k]);
-      }
-      std::uint32_t pe = desc->map(idx, desc->shape, desc->dims, rt.num_pes);
+      std::uint32_t pe = desc->map(delinearize(l, desc->shape, desc->dims), desc->shape, desc->dims, rt.num_pes);
       if (pe < rt.num_pes) ++per_pe[pe];
     }
   }

@@ -225,11 +225,7 @@ void deliver_section(pe_objects& objs, message* m) noexcept {
   for (std::uint64_t key : sec->keys_by_rank[rank]) {
     if (tls_pe->runtime().stopping()) break;
     void* obj = lc->elements.find(key);
-    std::uint64_t rest = key;
-    for (int k = d->dims - 1; k >= 0; --k) {
-      m->index.v[k] = static_cast<std::int32_t>(rest % static_cast<std::uint64_t>(d->shape.v[k]));
-      rest /= static_cast<std::uint64_t>(d->shape.v[k]);
-    }
+    if (d->kind == collection_kind::array) m->index = delinearize(key, d->shape, d->dims);
     if (!obj) {
       report_delivery_failure(*m, "section member missing on its PE");
       break;
@@ -298,18 +294,12 @@ const section_desc* new_section(const collection_desc* array, std::vector<std::u
   d->size = keys.size();
   std::uint32_t pes = tls_pe->runtime().num_pes;
   std::vector<std::vector<std::uint64_t>> by_pe(pes);
-  index_storage idx;
   for (std::uint64_t key : keys) {
     if (array->kind == collection_kind::group) {  // a group section: the key is the PE
       if (key < pes) by_pe[key].push_back(key);
       continue;
     }
-    std::uint64_t rest = key;
-    for (int k = array->dims - 1; k >= 0; --k) {
-      idx.v[k] = static_cast<std::int32_t>(rest % static_cast<std::uint64_t>(array->shape.v[k]));
-      rest /= static_cast<std::uint64_t>(array->shape.v[k]);
-    }
-    by_pe[array->map(idx, array->shape, array->dims, pes)].push_back(key);
+    by_pe[array->map(delinearize(key, array->shape, array->dims), array->shape, array->dims, pes)].push_back(key);
   }
   for (std::uint32_t pe = 0; pe < pes; ++pe) {
     if (by_pe[pe].empty()) continue;
@@ -377,13 +367,8 @@ void construct_local_members(const collection_desc* desc, void* (*make)(const vo
     build(me);
   } else {
     // Walk the index space in row-major order and build what maps here.
-    index_storage idx;
     for (std::uint64_t l = 0; l < desc->volume; ++l) {
-      std::uint64_t rest = l;
-      for (int k = desc->dims - 1; k >= 0; --k) {
-        idx.v[k] = static_cast<std::int32_t>(rest % static_cast<std::uint64_t>(desc->shape.v[k]));
-        rest /= static_cast<std::uint64_t>(desc->shape.v[k]);
-      }
+      index_storage idx = delinearize(l, desc->shape, desc->dims);
       std::uint32_t pe = desc->map(idx, desc->shape, desc->dims, pes);
       if (pe >= pes) {
         report_fatal("array " + std::string(desc->cls->name) + ": map '" + desc->map_name + "' returned pe " +

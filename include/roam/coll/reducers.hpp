@@ -297,22 +297,20 @@ struct tuple_t {
 template <class R>
 struct deterministic_t {
   template <class T>
-  using partial_t = std::vector<std::pair<std::uint64_t, T>>;
+  using partial_t = set_t::partial_t<T>;
   template <class T>
   using result_t = typename R::template result_t<T>;
   template <class T>
   static partial_t<T> init(T v, std::uint64_t key) {
-    partial_t<T> p;
-    p.emplace_back(key, std::move(v));
-    return p;
+    return set_t::init(std::move(v), key);
   }
   template <class T>
   static void combine(partial_t<T>& acc, partial_t<T>&& v) {
-    acc.insert(acc.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
+    set_t::combine(acc, std::move(v));
   }
   template <class T>
-  static result_t<T> finish(partial_t<T>&& acc) {
-    std::stable_sort(acc.begin(), acc.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  static result_t<T> finish(partial_t<T>&& keyed) {
+    auto acc = set_t::finish(std::move(keyed));  // sorted by key
     auto folded = R::template init<T>(std::move(acc.front().second), acc.front().first);
     for (std::size_t i = 1; i < acc.size(); ++i)
       R::template combine<T>(folded, R::template init<T>(std::move(acc[i].second), acc[i].first));

@@ -96,9 +96,9 @@ class element_proxy : public detail::entry_sender<element_proxy<T>, T> {
   index_type index_{};
 };
 
-/// A proxy to a whole array: index it for one element, or broadcast to all.
+/// A proxy to a whole array: index it for one element, or `send` to broadcast to all.
 template <class T>
-class array_proxy {
+class array_proxy : public detail::fan_out_sender<array_proxy<T>, T> {
  public:
   using index_type = typename T::index_type;
   array_proxy() noexcept = default;
@@ -109,21 +109,6 @@ class array_proxy {
     requires(index_type::dims == 1)
   {
     return element_proxy<T>(desc_, index_type{i});
-  }
-
-  /// Broadcasts `M(args...)`: every element runs it exactly once, with its own copy of the arguments.
-  template <auto M, class... A>
-  void send(A&&... a) const {
-    send<M>(send_options{}, std::forward<A>(a)...);
-  }
-  template <auto M, class... A>
-  void send(send_options o, A&&... a) const {
-    static_assert(detail::check_entry<T, M, A...>());
-    detail::broadcast_entry<T, M>(o, [this](detail::message* m) {
-      m->target = detail::target_kind::array_all;
-      m->collection = desc_->id;
-      m->dims = index_type::dims;
-    }, std::forward<A>(a)...);
   }
 
   /// The extents and the number of elements.
@@ -141,6 +126,17 @@ class array_proxy {
   }
 
  private:
+  friend class detail::fan_out_sender<array_proxy<T>, T>;
+  bool fan_out_root(std::uint32_t& pe) const noexcept {
+    pe = detail::broadcast_root;
+    return true;
+  }
+  void address(detail::message* m) const noexcept {
+    m->target = detail::target_kind::array_all;
+    m->collection = desc_->id;
+    m->dims = index_type::dims;
+  }
+
   const detail::collection_desc* desc_ = nullptr;
 };
 

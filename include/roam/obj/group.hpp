@@ -80,27 +80,12 @@ class group_member_proxy : public detail::entry_sender<group_member_proxy<T>, T>
 
 /// A proxy to a whole group.
 template <class T>
-class group_proxy {
+class group_proxy : public detail::fan_out_sender<group_proxy<T>, T> {
  public:
   group_proxy() noexcept = default;
   explicit group_proxy(const detail::collection_desc* d) noexcept : desc_(d) {}
 
   group_member_proxy<T> operator[](pe_id pe) const noexcept { return group_member_proxy<T>(desc_, pe.value()); }
-
-  /// Broadcasts `M(args...)`: every member runs it exactly once.
-  template <auto M, class... A>
-  void send(A&&... a) const {
-    send<M>(send_options{}, std::forward<A>(a)...);
-  }
-  template <auto M, class... A>
-  void send(send_options o, A&&... a) const {
-    static_assert(detail::check_entry<T, M, A...>());
-    detail::broadcast_entry<T, M>(o, [this](detail::message* m) {
-      m->target = detail::target_kind::group_all;
-      m->collection = desc_->id;
-      m->dims = 0;
-    }, std::forward<A>(a)...);
-  }
 
   /// The member on the calling PE (nullptr until its construction message ran here;
   /// the creating PE's member exists as soon as create_group returns).
@@ -116,6 +101,17 @@ class group_proxy {
   }
 
  private:
+  friend class detail::fan_out_sender<group_proxy<T>, T>;
+  bool fan_out_root(std::uint32_t& pe) const noexcept {
+    pe = detail::broadcast_root;
+    return true;
+  }
+  void address(detail::message* m) const noexcept {
+    m->target = detail::target_kind::group_all;
+    m->collection = desc_->id;
+    m->dims = 0;
+  }
+
   const detail::collection_desc* desc_ = nullptr;
 };
 
@@ -123,7 +119,7 @@ class group_proxy {
 /// down a tree of those PEs; members contribute to section reductions with
 /// `contribute(section, value, reducer, callback)`.
 template <class T>
-class group_section_proxy {
+class group_section_proxy : public detail::fan_out_sender<group_section_proxy<T>, T> {
  public:
   group_section_proxy() noexcept = default;
   explicit group_section_proxy(const detail::section_desc* d) noexcept : desc_(d) {}
@@ -141,23 +137,6 @@ class group_section_proxy {
     return group_section_proxy(detail::new_section(group.descriptor(), std::move(keys)));
   }
 
-  /// Multicasts `M(args...)` to the section's members.
-  template <auto M, class... A>
-  void send(A&&... a) const {
-    send<M>(send_options{}, std::forward<A>(a)...);
-  }
-  template <auto M, class... A>
-  void send(send_options o, A&&... a) const {
-    static_assert(detail::check_entry<T, M, A...>());
-    if (desc_->pes.empty()) return;
-    detail::fan_out_entry<T, M>(desc_->pes.front(), o, [this](detail::message* m) {
-      m->target = detail::target_kind::section_all;
-      m->collection = desc_->array->id;
-      m->dims = 0;
-      m->index.v[0] = static_cast<std::int32_t>(desc_->id);
-    }, std::forward<A>(a)...);
-  }
-
   std::uint64_t size() const noexcept { return desc_ ? desc_->size : 0; }
   const detail::section_desc* descriptor() const noexcept { return desc_; }
   template <class P>
@@ -168,6 +147,19 @@ class group_section_proxy {
   }
 
  private:
+  friend class detail::fan_out_sender<group_section_proxy<T>, T>;
+  bool fan_out_root(std::uint32_t& pe) const noexcept {
+    if (!desc_ || desc_->pes.empty()) return false;
+    pe = desc_->pes.front();
+    return true;
+  }
+  void address(detail::message* m) const noexcept {
+    m->target = detail::target_kind::section_all;
+    m->collection = desc_->array->id;
+    m->dims = 0;
+    m->index.v[0] = static_cast<std::int32_t>(desc_->id);
+  }
+
   const detail::section_desc* desc_ = nullptr;
 };
 

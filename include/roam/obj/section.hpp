@@ -12,12 +12,13 @@
 #include <vector>
 
 #include <roam/obj/array.hpp>
+#include <roam/obj/detail/entry_sender.hpp>
 #include <roam/obj/detail/objects.hpp>
 
 namespace roam {
 
 template <class T>
-class section_proxy {
+class section_proxy : public detail::fan_out_sender<section_proxy<T>, T> {
  public:
   using index_type = typename T::index_type;
   section_proxy() noexcept = default;
@@ -45,33 +46,9 @@ class section_proxy {
   static section_proxy where(const array_proxy<T>& array, Pred pred) {
     const detail::collection_desc* a = array.descriptor();
     std::vector<std::uint64_t> keys;
-    detail::index_storage s;
-    for (std::uint64_t l = 0; l < a->volume; ++l) {
-      std::uint64_t rest = l;
-      for (int k = a->dims - 1; k >= 0; --k) {
-        s.v[k] = static_cast<std::int32_t>(rest % static_cast<std::uint64_t>(a->shape.v[k]));
-        rest /= static_cast<std::uint64_t>(a->shape.v[k]);
-      }
-      if (pred(detail::from_storage<index_type::dims>(s))) keys.push_back(l);
-    }
+    for (std::uint64_t l = 0; l < a->volume; ++l)
+      if (pred(detail::from_storage<index_type::dims>(detail::delinearize(l, a->shape, a->dims)))) keys.push_back(l);
     return section_proxy(detail::new_section(a, std::move(keys)));
-  }
-
-  /// Multicasts `M(args...)` to every member (each gets its own copy of by-value parameters).
-  template <auto M, class... A>
-  void send(A&&... a) const {
-    send<M>(send_options{}, std::forward<A>(a)...);
-  }
-  template <auto M, class... A>
-  void send(send_options o, A&&... a) const {
-    static_assert(detail::check_entry<T, M, A...>());
-    if (desc_->pes.empty()) return;  // an empty section: nothing to deliver
-    detail::fan_out_entry<T, M>(desc_->pes.front(), o, [this](detail::message* m) {
-      m->target = detail::target_kind::section_all;
-      m->collection = desc_->array->id;
-      m->dims = index_type::dims;
-      m->index.v[0] = static_cast<std::int32_t>(desc_->id);
-    }, std::forward<A>(a)...);
   }
 
   /// Number of members.
@@ -89,6 +66,19 @@ class section_proxy {
   }
 
  private:
+  friend class detail::fan_out_sender<section_proxy<T>, T>;
+  bool fan_out_root(std::uint32_t& pe) const noexcept {
+    if (!desc_ || desc_->pes.empty()) return false;  // an empty section: nothing to deliver
+    pe = desc_->pes.front();
+    return true;
+  }
+  void address(detail::message* m) const noexcept {
+    m->target = detail::target_kind::section_all;
+    m->collection = desc_->array->id;
+    m->dims = index_type::dims;
+    m->index.v[0] = static_cast<std::int32_t>(desc_->id);
+  }
+
   const detail::section_desc* desc_ = nullptr;
 };
 

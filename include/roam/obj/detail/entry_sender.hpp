@@ -58,4 +58,28 @@ class entry_sender {
   }
 };
 
+/// The send surface of proxies that name many members (an array or group
+/// broadcast, a section multicast). Hooks:
+///   bool fan_out_root(std::uint32_t& pe)  where the fan-out enters its tree (false: nobody to reach)
+///   void address(message*)                fill the envelope's target fields
+template <class Proxy, class T>
+class fan_out_sender {
+ public:
+  /// Sends `M(args...)` to every member exactly once; each member gets its own
+  /// copy of by-value parameters, and all members see one order of fan-outs.
+  template <auto M, class... A>
+  void send(A&&... a) const {
+    send<M>(send_options{}, std::forward<A>(a)...);
+  }
+  template <auto M, class... A>
+  void send(send_options o, A&&... a) const {
+    static_assert(check_entry<T, M, A...>());
+    const Proxy& self = static_cast<const Proxy&>(*this);
+    std::uint32_t root = 0;
+    if (!self.fan_out_root(root)) return;
+    fan_out_entry<T, M>(root, o, [&self](message* m) { self.address(m); }, std::forward<A>(a)...);
+  }
+  friend constexpr bool operator==(const fan_out_sender&, const fan_out_sender&) noexcept { return true; }
+};
+
 }  // namespace roam::detail

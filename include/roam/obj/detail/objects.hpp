@@ -76,6 +76,15 @@ inline std::uint64_t linearize(const index_storage& i, const index_storage& shap
   for (int k = 0; k < dims; ++k) l = l * static_cast<std::uint64_t>(shape.v[k]) + static_cast<std::uint64_t>(i.v[k]);
   return l;
 }
+/// The index at row-major position `l` inside `shape` (the inverse of linearize).
+inline index_storage delinearize(std::uint64_t l, const index_storage& shape, std::uint8_t dims) noexcept {
+  index_storage i;
+  for (int k = dims - 1; k >= 0; --k) {
+    i.v[k] = static_cast<std::int32_t>(l % static_cast<std::uint64_t>(shape.v[k]));
+    l /= static_cast<std::uint64_t>(shape.v[k]);
+  }
+  return i;
+}
 inline bool inside(const index_storage& i, const index_storage& shape, std::uint8_t dims) noexcept {
   for (int k = 0; k < dims; ++k)
     if (i.v[k] < 0 || i.v[k] >= shape.v[k]) return false;
