@@ -1,8 +1,11 @@
-// Registry of callback target kinds, by stable id, for callbacks read from messages.
+// Registries by stable id: callback target kinds (for callbacks read from
+// messages) and reducers (checked for collisions before any PE starts).
 #include <mutex>
 #include <unordered_map>
 
 #include <roam/coll/callback.hpp>
+#include <roam/coll/reduction.hpp>
+#include <roam/sched/detail/startup.hpp>
 
 namespace roam::detail {
 
@@ -29,6 +32,33 @@ const callback_ops* find_callback_ops(std::uint64_t id) noexcept {
   std::lock_guard lock(r.mutex);
   auto it = r.by_id.find(id);
   return it == r.by_id.end() ? nullptr : it->second;
+}
+
+namespace {
+struct reducer_registry {
+  std::mutex mutex;
+  std::unordered_map<std::uint64_t, std::string_view> by_id;
+  std::string collisions;
+};
+reducer_registry& reducers() {
+  static reducer_registry r;
+  return r;
+}
+std::string check_reducers() {
+  auto& r = reducers();
+  std::lock_guard lock(r.mutex);
+  return r.collisions.empty() ? std::string{} : "reducer identifier collision(s):" + r.collisions;
+}
+const bool reducer_check_registered = register_startup_check(&check_reducers);
+}  // namespace
+
+bool register_reducer(std::uint64_t id, std::string_view name) {
+  (void)reducer_check_registered;
+  auto& r = reducers();
+  std::lock_guard lock(r.mutex);
+  auto [it, fresh] = r.by_id.emplace(id, name);
+  if (!fresh && it->second != name) r.collisions += "\n  " + std::string(it->second) + " and " + std::string(name);
+  return true;
 }
 
 }  // namespace roam::detail

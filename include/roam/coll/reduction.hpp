@@ -5,13 +5,16 @@
 /// the root delivers the result through the callback. Each member's k-th
 /// contribution belongs to reduction k, so many reductions may be in flight at
 /// once and results come out in order. PEs without members take no part.
+#include <cstdint>
 #include <memory>
+#include <string_view>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
 
 #include <roam/coll/callback.hpp>
 #include <roam/coll/reducers.hpp>
+#include <roam/msg/names.hpp>
 #include <roam/obj/detail/objects.hpp>
 
 namespace roam::detail {
@@ -27,9 +30,19 @@ struct partial_base {
   const std::type_info* type;  ///< reducer and value type; contributions to one reduction must agree
 };
 
+/// Reducers are identified by a stable hash of their type's name (a custom
+/// reducer's name includes its function's), registered at start-up with a
+/// collision check, so that partials can name their reducer across processes.
+bool register_reducer(std::uint64_t id, std::string_view name);
+template <class R>
+struct reducer_identity {
+  static constexpr std::uint64_t id = stable_hash(type_name<R>(), stable_hash("reducer/"));
+  static inline const bool registered = register_reducer(id, type_name<R>());
+};
+
 template <class R, class T>
 struct typed_partial final : partial_base {
-  typed_partial() : partial_base(typeid(typed_partial)) {}
+  typed_partial() : partial_base(typeid(typed_partial)) { (void)reducer_identity<R>::registered; }
   typename R::template partial_t<T> value;
   callback<typename R::template result_t<T>> cb;
   void merge(partial_base& other) override {

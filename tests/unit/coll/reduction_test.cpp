@@ -72,3 +72,25 @@ TEST(reductions, deterministic_order_gives_bitwise_equal_sums_on_every_pe_count)
     EXPECT_EQ(got, serial) << pes << " PEs: not the left-to-right fold in index order";
   }
 }
+
+namespace {
+void gcd_combine(long& acc, const long& v) {
+  long a = acc, b = v;
+  while (b) {
+    long t = a % b;
+    a = b;
+    b = t;
+  }
+  acc = a;
+}
+}  // namespace
+
+TEST(reducers, have_stable_distinct_identifiers_derived_from_their_names) {
+  using roam::detail::reducer_identity;
+  static_assert(reducer_identity<roam::reducers::sum_t>::id ==
+                roam::stable_hash(roam::type_name<roam::reducers::sum_t>(), roam::stable_hash("reducer/")));
+  EXPECT_NE(reducer_identity<roam::reducers::sum_t>::id, reducer_identity<roam::reducers::max_t>::id);
+  using gcd = decltype(roam::custom_reducer<&gcd_combine>());
+  EXPECT_NE(roam::type_name<gcd>().find("gcd_combine"), std::string_view::npos);
+  EXPECT_NE(reducer_identity<gcd>::id, reducer_identity<roam::reducers::sum_t>::id);
+}
