@@ -42,6 +42,10 @@ struct jacobi_params {
   int blocks = 4;       // blocks per side
   int max_iters = 500;  // stop after this many iterations...
   double tol = 1e-4;    // ...or once the largest change is below this
+  template <class P>
+  void pup(P& p) {
+    p | n | blocks | max_iters | tol;
+  }
 };
 
 // First row (or column) of block b of `blocks` over `n` unknowns; block b spans [first(b), first(b + 1)).

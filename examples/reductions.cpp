@@ -238,6 +238,10 @@ struct main_promises {
   roam::promise<double> max;
   roam::promise<std::vector<std::string>> concat;
   roam::promise<roam::statistics> stats;
+  template <class P>
+  void pup(P& p) {
+    p | sum | max | concat | stats;
+  }
 };
 
 struct member : roam::element<member> {

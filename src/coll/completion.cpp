@@ -6,6 +6,8 @@
 #include <roam/coll/completion.hpp>
 #include <roam/sched/runtime.hpp>
 
+#include <roam/msg/detail/control.hpp>
+
 #include "coll/state.hpp"
 #include "coll/waves.hpp"
 
@@ -16,19 +18,43 @@ namespace {
 std::atomic<std::uint32_t> g_next_detector{1};
 constexpr auto retry_delay = std::chrono::microseconds(10);
 
-std::uint64_t tag_of(std::uint32_t id) { return (std::uint64_t{1} << 32) | id; }
+void launch(std::uint32_t id) { start_wave(wave_tag(wave_kind::completion, id)); }
 
-void counts(std::uint64_t tag, std::uint64_t& produced, std::uint64_t& consumed) {
+// On PE 0 after start() or done(): begin counting once every producer is done.
+void maybe_launch(std::uint32_t id) {
+  completion_root& r = local_coll_state().completion_roots[id];
+  if (r.started && r.done >= r.producers && !r.wave_active) {
+    r.wave_active = true;
+    launch(id);
+  }
+}
+
+void arm(std::uint32_t id, std::uint64_t producers, callback<void> finished) {
+  auto& r = local_coll_state().completion_roots[id];
+  if (r.started) {
+    report_fatal("completion detector " + std::to_string(id) + " started twice in one phase");
+    return;
+  }
+  r.started = true;
+  r.producers = producers;
+  r.finished = finished;
+  maybe_launch(id);
+}
+
+void producer_done(std::uint32_t id) {
+  ++local_coll_state().completion_roots[id].done;
+  maybe_launch(id);
+}
+
+}  // namespace
+
+void completion_counts_of(std::uint64_t tag, std::uint64_t& produced, std::uint64_t& consumed) {
   auto& c = local_coll_state().completion[static_cast<std::uint32_t>(tag)];
   produced = c.produced;
   consumed = c.consumed;
 }
 
-void evaluate(std::uint64_t tag, std::uint64_t produced, std::uint64_t consumed);
-
-void launch(std::uint32_t id) { start_wave(tag_of(id), &counts, &evaluate); }
-
-void evaluate(std::uint64_t tag, std::uint64_t produced, std::uint64_t consumed) {
+void completion_result(std::uint64_t tag, std::uint64_t produced, std::uint64_t consumed) {
   auto id = static_cast<std::uint32_t>(tag);
   completion_root& r = local_coll_state().completion_roots[id];
   if (r.check.settled(produced, consumed)) {
@@ -44,17 +70,6 @@ void evaluate(std::uint64_t tag, std::uint64_t produced, std::uint64_t consumed)
   else roam::after(retry_delay, [id] { launch(id); });
 }
 
-// On PE 0 after start() or done(): begin counting once every producer is done.
-void maybe_launch(std::uint32_t id) {
-  completion_root& r = local_coll_state().completion_roots[id];
-  if (r.started && r.done >= r.producers && !r.wave_active) {
-    r.wave_active = true;
-    launch(id);
-  }
-}
-
-}  // namespace
-
 }  // namespace roam::detail
 
 namespace roam {
@@ -62,18 +77,7 @@ namespace roam {
 completion_detector completion_detector::create() { return completion_detector(detail::g_next_detector++); }
 
 void completion_detector::start(std::uint64_t producers, callback<void> finished) const {
-  std::uint32_t id = id_;
-  detail::post_closure(detail::wave_root, [id, producers, finished]() noexcept {
-    auto& r = detail::local_coll_state().completion_roots[id];
-    if (r.started) {
-      detail::report_fatal("completion detector " + std::to_string(id) + " started twice in one phase");
-      return;
-    }
-    r.started = true;
-    r.producers = producers;
-    r.finished = finished;
-    detail::maybe_launch(id);
-  });
+  detail::post_control<&detail::arm>(detail::wave_root, 0, id_, producers, finished);
 }
 
 void completion_detector::produce(std::uint64_t n) const {
@@ -84,12 +88,6 @@ void completion_detector::consume(std::uint64_t n) const {
   detail::local_coll_state().completion[id_].consumed += n;
 }
 
-void completion_detector::done() const {
-  std::uint32_t id = id_;
-  detail::post_closure(detail::wave_root, [id]() noexcept {
-    ++detail::local_coll_state().completion_roots[id].done;
-    detail::maybe_launch(id);
-  });
-}
+void completion_detector::done() const { detail::post_control<&detail::producer_done>(detail::wave_root, 0, id_); }
 
 }  // namespace roam

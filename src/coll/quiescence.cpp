@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include <roam/coll/quiescence.hpp>
+#include <roam/msg/detail/control.hpp>
 #include <roam/sched/runtime.hpp>
 
 #include "coll/state.hpp"
@@ -15,21 +16,29 @@ namespace roam::detail {
 
 namespace {
 
-constexpr std::uint64_t qd_tag = 0;
+constexpr std::uint64_t qd_tag = wave_tag(wave_kind::quiescence, 0);
 // Between waves that found work still moving: long enough not to flood busy
 // PEs with probes, short enough that detection follows the last message closely.
 constexpr auto retry_delay = std::chrono::microseconds(10);
 
-void counts(std::uint64_t, std::uint64_t& created, std::uint64_t& processed) {
+// On PE 0: a request joins the waiting list and starts waves if none run.
+void request(callback<void> cb) {
+  auto& q = local_coll_state().qd;
+  q.waiting.push_back(cb);
+  if (!q.wave_active) {
+    q.wave_active = true;
+    start_wave(qd_tag);
+  }
+}
+
+}  // namespace
+
+void quiescence_counts(std::uint64_t, std::uint64_t& created, std::uint64_t& processed) {
   created = tls_pe->created();
   processed = tls_pe->processed();
 }
 
-void evaluate(std::uint64_t, std::uint64_t created, std::uint64_t processed);
-
-void launch() { start_wave(qd_tag, &counts, &evaluate); }
-
-void evaluate(std::uint64_t, std::uint64_t created, std::uint64_t processed) {
+void quiescence_result(std::uint64_t, std::uint64_t created, std::uint64_t processed) {
   quiescence_state& q = local_coll_state().qd;
   created += g_foreign_created.load(std::memory_order_relaxed);
   if (q.check.settled(created, processed)) {
@@ -39,25 +48,14 @@ void evaluate(std::uint64_t, std::uint64_t created, std::uint64_t processed) {
     for (auto& cb : fire) cb.send();
     return;
   }
-  if (created == processed) launch();  // looks quiet: confirm at once
-  else roam::after(retry_delay, [] { launch(); });
+  if (created == processed) start_wave(qd_tag);  // looks quiet: confirm at once
+  else roam::after(retry_delay, [] { start_wave(qd_tag); });
 }
-
-}  // namespace
 
 }  // namespace roam::detail
 
 namespace roam {
 
-void on_quiescence(callback<void> cb) {
-  detail::post_closure(detail::wave_root, [cb]() noexcept {
-    auto& q = detail::local_coll_state().qd;
-    q.waiting.push_back(cb);
-    if (!q.wave_active) {
-      q.wave_active = true;
-      detail::launch();
-    }
-  });
-}
+void on_quiescence(callback<void> cb) { detail::post_control<&detail::request>(detail::wave_root, 0, cb); }
 
 }  // namespace roam

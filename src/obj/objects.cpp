@@ -421,19 +421,22 @@ void register_chare(std::uint64_t id, void* obj, chare_base* base, const class_o
   }
 }
 
-void destroy_chare(std::uint32_t pe, std::uint64_t id) {
-  post_closure(pe, [id]() noexcept {
-    pe_objects& objs = objects();
-    auto it = objs.chares.find(id);
-    if (it == objs.chares.end()) {
-      report_fatal("destroy of chare #" + std::to_string(id) + ": no such chare here");
-      return;
-    }
-    chare_record rec = it->second;
-    objs.chares.erase(it);
-    rec.cls->destroy(rec.obj);
-  });
+namespace {
+void destroy_chare_here(std::uint64_t id) {
+  pe_objects& objs = objects();
+  auto it = objs.chares.find(id);
+  if (it == objs.chares.end()) {
+    report_fatal("destroy of chare #" + std::to_string(id >> 40) + "." + std::to_string(id & ((std::uint64_t{1} << 40) - 1)) +
+                 ": no such chare here");
+    return;
+  }
+  chare_record rec = it->second;
+  objs.chares.erase(it);
+  rec.cls->destroy(rec.obj);
 }
+}  // namespace
+
+void destroy_chare(std::uint32_t pe, std::uint64_t id) { post_control<&destroy_chare_here>(pe, 0, id); }
 
 // ---- delivery -------------------------------------------------------------
 

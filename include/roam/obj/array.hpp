@@ -154,6 +154,12 @@ void* make_element(const void* args, const construction_context&) {
   const Args& a = *static_cast<const Args*>(args);
   return std::apply([](const auto&... x) { return static_cast<void*>(new T(x...)); }, a);
 }
+/// Runs on each other PE: builds its elements of array `collection`.
+template <class T, class... Args>
+void construct_elements(std::uint32_t collection, Args... args) {
+  std::tuple<Args...> a(std::move(args)...);
+  construct_local_members(find_collection(collection), &make_element<T, std::tuple<Args...>>, &a);
+}
 }  // namespace detail
 
 /// Creates a dense array with `options.shape` extents; every element is built
@@ -163,6 +169,9 @@ array_proxy<T> create_array(const array_options<T::index_type::dims>& options, A
   using I = typename T::index_type;
   static_assert(std::is_base_of_v<element<T, I>, T>, "roam: create_array<T> needs T to derive from roam::element<T, I>");
   static_assert(std::is_constructible_v<T, const std::decay_t<A>&...>, "roam: T has no constructor taking these arguments");
+  static_assert((serializable<std::decay_t<A>> && ...), "roam: constructor arguments travel in a message, so they must be serializable; give the type a "
+                "member `void pup(roam::pup_er&)`, a free `pup(roam::pup_er&, T&)`, or declare "
+                "`roam::bitwise_serializable<T> = true`");
   using args_t = std::tuple<std::decay_t<A>...>;
   detail::collection_desc* d = detail::new_collection(detail::collection_kind::array, &detail::class_ops_for<T>);
   d->dims = I::dims;
@@ -170,14 +179,13 @@ array_proxy<T> create_array(const array_options<T::index_type::dims>& options, A
   d->volume = options.shape.volume();
   d->map = options.map.fn;
   d->map_name = options.map.name;
-  auto args = std::make_shared<const args_t>(std::forward<A>(a)...);
-  detail::construct_local_members(d, &detail::make_element<T, args_t>, args.get());
+  const args_t args(std::forward<A>(a)...);
+  detail::construct_local_members(d, &detail::make_element<T, args_t>, &args);
   std::uint32_t me = detail::tls_pe->id();
   for (std::uint32_t pe = 0; pe < detail::tls_pe->runtime().num_pes; ++pe) {
     if (pe == me) continue;
-    detail::post_closure(pe, [d, args]() noexcept {
-      detail::construct_local_members(d, &detail::make_element<T, args_t>, args.get());
-    });
+    std::apply([&](const auto&... x) { detail::post_control<&detail::construct_elements<T, std::decay_t<A>...>>(pe, 0, d->id, x...); },
+               args);
   }
   return array_proxy<T>(d);
 }

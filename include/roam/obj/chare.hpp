@@ -89,10 +89,32 @@ class chare_proxy : public detail::entry_sender<chare_proxy<T>, T> {
 };
 
 namespace detail {
+/// Runs on the chosen PE: builds the chare and delivers what waited for it.
+template <class T, class... Args>
+void construct_chare(std::uint64_t id, Args... args) {
+  construction_context ctx;
+  ctx.chare_id = id;
+  ctx.pe = tls_pe->id();
+  tls_constructing = &ctx;
+  T* obj = nullptr;
+  try {
+    obj = new T(std::move(args)...);
+  } catch (const std::exception& e) {
+    report_fatal("chare " + std::string(type_name<T>()) + ": constructor threw: " + e.what());
+  } catch (...) {
+    report_fatal("chare " + std::string(type_name<T>()) + ": constructor threw");
+  }
+  tls_constructing = nullptr;
+  if (obj) register_chare(id, obj, static_cast<chare_base*>(obj), &class_ops_for<T>);
+}
+
 template <class T, class... A>
 chare_proxy<T> create_chare_at(std::uint32_t pe, A&&... a) {
   static_assert(std::is_base_of_v<chare<T>, T>, "roam: create_chare<T> needs T to derive from roam::chare<T>");
   static_assert(std::is_constructible_v<T, std::decay_t<A>&&...>, "roam: T has no constructor taking these arguments");
+  static_assert((serializable<std::decay_t<A>> && ...), "roam: constructor arguments travel in a message, so they must be serializable; give the type a "
+                "member `void pup(roam::pup_er&)`, a free `pup(roam::pup_er&, T&)`, or declare "
+                "`roam::bitwise_serializable<T> = true`");
   std::uint32_t pes = this_pe("roam::create_chare").runtime().num_pes;
   if (pe >= pes) {
     report_bad_send("create_chare<" + std::string(type_name<T>()) + ">: pe " + std::to_string(pe) + " outside [0," +
@@ -100,22 +122,7 @@ chare_proxy<T> create_chare_at(std::uint32_t pe, A&&... a) {
     return {};
   }
   std::uint64_t id = new_chare_id();
-  post_closure(pe, [id, args = std::tuple<std::decay_t<A>...>(std::forward<A>(a)...)]() mutable noexcept {
-    construction_context ctx;
-    ctx.chare_id = id;
-    ctx.pe = tls_pe->id();
-    tls_constructing = &ctx;
-    T* obj = nullptr;
-    try {
-      obj = std::apply([](auto&&... x) { return new T(std::move(x)...); }, std::move(args));
-    } catch (const std::exception& e) {
-      report_fatal("chare " + std::string(type_name<T>()) + ": constructor threw: " + e.what());
-    } catch (...) {
-      report_fatal("chare " + std::string(type_name<T>()) + ": constructor threw");
-    }
-    tls_constructing = nullptr;
-    if (obj) register_chare(id, obj, static_cast<chare_base*>(obj), &class_ops_for<T>);
-  });
+  post_control<&construct_chare<T, std::decay_t<A>...>>(pe, 0, id, std::forward<A>(a)...);
   return chare_proxy<T>(pe, id);
 }
 }  // namespace detail

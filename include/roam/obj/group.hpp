@@ -169,6 +169,12 @@ void* make_member(const void* args, const construction_context&) {
   const Args& a = *static_cast<const Args*>(args);
   return std::apply([](const auto&... x) { return static_cast<void*>(new T(x...)); }, a);
 }
+/// Runs on each other PE: builds its member of group `collection`.
+template <class T, class... Args>
+void construct_member(std::uint32_t collection, Args... args) {
+  std::tuple<Args...> a(std::move(args)...);
+  construct_local_members(find_collection(collection), &make_member<T, std::tuple<Args...>>, &a);
+}
 }  // namespace detail
 
 /// Creates a group: one member per PE, each built with copies of `args`.
@@ -176,16 +182,18 @@ void* make_member(const void* args, const construction_context&) {
 template <class T, class... A>
 group_proxy<T> create_group(A&&... a) {
   static_assert(std::is_base_of_v<group_member<T>, T>, "roam: create_group<T> needs T to derive from roam::group_member<T>");
+  static_assert((serializable<std::decay_t<A>> && ...), "roam: constructor arguments travel in a message, so they must be serializable; give the type a "
+                "member `void pup(roam::pup_er&)`, a free `pup(roam::pup_er&, T&)`, or declare "
+                "`roam::bitwise_serializable<T> = true`");
   using args_t = std::tuple<std::decay_t<A>...>;
   detail::collection_desc* d = detail::new_collection(detail::collection_kind::group, &detail::class_ops_for<T>);
-  auto args = std::make_shared<const args_t>(std::forward<A>(a)...);
-  detail::construct_local_members(d, &detail::make_member<T, args_t>, args.get());
+  const args_t args(std::forward<A>(a)...);
+  detail::construct_local_members(d, &detail::make_member<T, args_t>, &args);
   std::uint32_t me = detail::tls_pe->id();
   for (std::uint32_t pe = 0; pe < detail::tls_pe->runtime().num_pes; ++pe) {
     if (pe == me) continue;
-    detail::post_closure(pe, [d, args]() noexcept {
-      detail::construct_local_members(d, &detail::make_member<T, args_t>, args.get());
-    });
+    std::apply([&](const auto&... x) { detail::post_control<&detail::construct_member<T, std::decay_t<A>...>>(pe, 0, d->id, x...); },
+               args);
   }
   return group_proxy<T>(d);
 }

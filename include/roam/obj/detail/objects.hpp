@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include <roam/msg/detail/control.hpp>
 #include <roam/msg/detail/entry.hpp>
 #include <roam/msg/detail/wire.hpp>
 #include <roam/obj/send_options.hpp>
