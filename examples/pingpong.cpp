@@ -19,6 +19,10 @@ struct pingpong_result {
   double seconds = 0;
   std::uint32_t pe0 = 0;  // where each element ran
   std::uint32_t pe1 = 0;
+  template <class P>
+  void pup(P& p) {
+    p | seconds | payload | pe0 | pe1;
+  }
 };
 
 }  // namespace

@@ -16,6 +16,6 @@
 #include <roam/obj/readonly.hpp>
 #include <roam/obj/section.hpp>
 #include <roam/obj/send_options.hpp>
-#include <roam/sched/future.hpp>
+#include <roam/msg/future.hpp>
 #include <roam/sched/runtime.hpp>
 #include <roam/sched/task.hpp>

@@ -8,7 +8,6 @@
 
 #include <roam/sched/detail/post.hpp>
 #include <roam/sched/detail/startup.hpp>
-#include <roam/sched/future.hpp>
 #include <roam/sched/runtime.hpp>
 
 #include "machine/topology.hpp"
@@ -155,7 +154,8 @@ void pe_thread_body(runtime_state& rt, std::uint32_t id, std::barrier<>& sync) {
   pe.run_stop_hooks();
   sync.arrive_and_wait();  // teardown may have posted; nothing posts after this
   pe.discard_queued();
-  for (auto& [id_, s] : pe.futures) release(s);
+  for (auto& [id_, s] : pe.futures)
+    if (--s->refs == 0) delete s;
   pe.futures.clear();
   pe.pool().flush_returns();
   tls_pe = nullptr;

@@ -14,10 +14,11 @@
 #include <utility>
 
 #include <roam/machine/ids.hpp>
+#include <roam/msg/detail/control.hpp>
 #include <roam/msg/names.hpp>
 #include <roam/msg/pup.hpp>
 #include <roam/sched/detail/post.hpp>
-#include <roam/sched/future.hpp>
+#include <roam/msg/future.hpp>
 
 namespace roam {
 
@@ -67,15 +68,21 @@ struct future_callback {
   static inline const bool registered = register_callback_ops(&ops);
 };
 
+template <auto Fn>
+void run_function() {
+  Fn();
+}
+template <class T, auto Fn>
+void run_function_with(T value) {
+  Fn(std::move(value));
+}
+
 template <class T, auto Fn>
 struct function_callback {
   static void deliver(const std::byte* target, void* value) {
     auto pe = read_target<std::uint32_t>(target);
-    if constexpr (std::is_void_v<T>) {
-      post_closure(pe, []() noexcept { Fn(); });
-    } else {
-      post_closure(pe, [v = std::move(*static_cast<T*>(value))]() mutable noexcept { Fn(std::move(v)); });
-    }
+    if constexpr (std::is_void_v<T>) post_control<&run_function<Fn>>(pe, 0);
+    else post_control<&run_function_with<T, Fn>>(pe, 0, std::move(*static_cast<T*>(value)));
   }
   static constexpr std::uint64_t id = stable_hash(member_name<Fn>(), stable_hash("callback-function/"));
   static constexpr callback_ops ops{id, member_name<Fn>(), &deliver};

@@ -11,7 +11,9 @@
 #include <type_traits>
 #include <utility>
 
-#include <roam/msg/detail/entry.hpp>
+#include <roam/msg/detail/entry_ops.hpp>
+#include <roam/msg/names.hpp>
+#include <roam/msg/pup.hpp>
 #include <roam/msg/detail/wire.hpp>
 
 namespace roam::detail {

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <roam/msg/detail/control.hpp>
 #include <roam/sched/detail/post.hpp>
 
 namespace roam {
@@ -34,6 +35,18 @@ inline void release(future_state_base* s) noexcept {
 }
 
 /// Runs on the owner PE: stores the outcome and resumes the waiter.
+template <class T, class Store>
+void fulfill(std::uint64_t id, Store store) noexcept;
+
+/// The control messages that carry a result home (they may cross processes).
+template <class T>
+void fulfill_value(std::uint64_t id, T value) {
+  fulfill<T>(id, [&value](future_state<T>& s) { s.value.emplace(std::move(value)); });
+}
+inline void fulfill_void(std::uint64_t id) {
+  fulfill<void>(id, [](future_state<void>&) {});
+}
+
 template <class T, class Store>
 void fulfill(std::uint64_t id, Store store) noexcept {
   pe_state& pe = *tls_pe;
@@ -126,18 +139,23 @@ class promise {
  public:
   promise() noexcept = default;
 
-  /// Delivers the value to the future's PE.
+  /// Delivers the value to the future's PE (a message; the value must be serializable).
   template <class U = T>
     requires(!std::is_void_v<T> && std::is_convertible_v<U&&, T>)
   void set_value(U&& v) const {
-    post([v = T(std::forward<U>(v))](detail::future_state<T>& s) mutable { s.value.emplace(std::move(v)); });
+    static_assert(serializable<T>, "roam: a future's value travels in a message, so it must be serializable");
+    if (!valid()) throw future_error("roam: fulfilling an empty promise");
+    detail::post_control<&detail::fulfill_value<T>>(pe_, 0, id_, T(std::forward<U>(v)));
   }
   void set_value() const
     requires std::is_void_v<T>
   {
-    post([](detail::future_state<T>&) {});
+    if (!valid()) throw future_error("roam: fulfilling an empty promise");
+    detail::post_control<&detail::fulfill_void>(pe_, 0, id_);
   }
-  /// Delivers an exception, rethrown where the future is awaited.
+  /// Delivers an exception, rethrown where the future is awaited. (Within one
+  /// process the exception object itself travels; across processes it will
+  /// have to become a message carrying its text.)
   void set_exception(std::exception_ptr e) const {
     post([e = std::move(e)](detail::future_state<T>& s) mutable { s.error = std::move(e); });
   }
