@@ -52,6 +52,31 @@ std::string check_reducers() {
 const bool reducer_check_registered = register_startup_check(&check_reducers);
 }  // namespace
 
+namespace {
+struct partial_registry {
+  std::mutex mutex;
+  std::unordered_map<std::uint64_t, partial_factory> by_id;
+};
+partial_registry& partial_kinds() {
+  static partial_registry r;
+  return r;
+}
+}  // namespace
+
+bool register_partial_kind(std::uint64_t id, partial_factory make) {
+  auto& r = partial_kinds();
+  std::lock_guard lock(r.mutex);
+  r.by_id.emplace(id, make);
+  return true;
+}
+
+partial_factory find_partial_kind(std::uint64_t id) noexcept {
+  auto& r = partial_kinds();
+  std::lock_guard lock(r.mutex);
+  auto it = r.by_id.find(id);
+  return it == r.by_id.end() ? nullptr : it->second;
+}
+
 bool register_reducer(std::uint64_t id, std::string_view name) {
   (void)reducer_check_registered;
   auto& r = reducers();

@@ -4,6 +4,7 @@
 #include <string>
 
 #include <roam/sched/detail/startup.hpp>
+#include <roam/msg/detail/control.hpp>
 #include <roam/sched/detail/tree.hpp>
 
 #include "coll/state.hpp"
@@ -75,7 +76,7 @@ collection_reductions& reductions_of(std::uint64_t key) {
   return r;
 }
 
-void receive_child(std::uint64_t key, std::uint32_t seq, std::unique_ptr<partial_base> p) noexcept;
+void receive_child(std::uint64_t key, std::uint32_t seq, partial_handle p);
 
 void fold(collection_reductions& r, std::uint32_t seq, reduction_slot& slot, std::unique_ptr<partial_base> p) {
   if (!slot.value) {
@@ -98,9 +99,7 @@ void try_complete(std::uint64_t key, collection_reductions& r, std::uint32_t seq
   std::unique_ptr<partial_base> value = std::move(slot.value);
   r.slots.erase(it);
   if (r.rank != 0) {
-    post_closure(r.parent, [key, seq, v = std::move(value)]() mutable noexcept {
-      receive_child(key, seq, std::move(v));
-    });
+    post_control<&receive_child>(r.parent, 0, key, seq, partial_handle{std::move(value)});
     return;
   }
   r.finished.emplace(seq, std::move(value));
@@ -117,10 +116,10 @@ void try_complete(std::uint64_t key, collection_reductions& r, std::uint32_t seq
   }
 }
 
-void receive_child(std::uint64_t key, std::uint32_t seq, std::unique_ptr<partial_base> p) noexcept {
+void receive_child(std::uint64_t key, std::uint32_t seq, partial_handle p) {
   collection_reductions& r = reductions_of(key);
   reduction_slot& slot = r.slots[seq];
-  fold(r, seq, slot, std::move(p));
+  fold(r, seq, slot, std::move(p.p));
   ++slot.children;
   try_complete(key, r, seq);
 }
@@ -136,6 +135,9 @@ void add_local(std::uint64_t key, std::uint32_t seq, std::unique_ptr<partial_bas
   }
   try_complete(key, r, seq);
 }
+
+// A nodegroup contribution made on another PE of the node.
+void add_local_from(std::uint64_t key, std::uint32_t seq, partial_handle p) { add_local(key, seq, std::move(p.p)); }
 
 }  // namespace
 
@@ -176,7 +178,7 @@ void submit_contribution(const contributor& who, std::unique_ptr<partial_base> p
   std::uint64_t key = reduction_key(reduction_scope::collection, who.desc->id);
   std::uint32_t seq = who.take_number();
   if (who.desc->kind == collection_kind::nodegroup && tls_pe->id() != 0) {
-    post_closure(0, [key, seq, v = std::move(p)]() mutable noexcept { add_local(key, seq, std::move(v)); });
+    post_control<&add_local_from>(0, 0, key, seq, partial_handle{std::move(p)});
     return;
   }
   add_local(key, seq, std::move(p));

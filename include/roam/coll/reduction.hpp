@@ -27,7 +27,32 @@ struct partial_base {
   virtual void merge(partial_base& other) = 0;
   /// Root only: delivers the result.
   virtual void finish() = 0;
+  /// The stable id of this partial's kind (reducer and value type), for the wire.
+  virtual std::uint64_t kind_id() const noexcept = 0;
+  /// Packs or unpacks the value and the callback.
+  virtual void pup_contents(pup_er& p) = 0;
   const std::type_info* type;  ///< reducer and value type; contributions to one reduction must agree
+};
+
+/// Makes an empty partial of a registered kind (unpacking a partial from a message).
+using partial_factory = std::unique_ptr<partial_base> (*)();
+bool register_partial_kind(std::uint64_t id, partial_factory make);
+partial_factory find_partial_kind(std::uint64_t id) noexcept;
+
+/// A partial in a message: moved as a pointer within a process, packed as
+/// (kind id, value, callback) on the wire.
+struct partial_handle {
+  std::unique_ptr<partial_base> p;
+  void pup(pup_er& er) {
+    std::uint64_t kind = p ? p->kind_id() : 0;
+    er | kind;
+    if (er.is_unpacking()) {
+      partial_factory make = find_partial_kind(kind);
+      if (!make) throw pup_error("reduction partial of unknown kind " + std::to_string(kind));
+      p = make();
+    }
+    p->pup_contents(er);
+  }
 };
 
 /// Reducers are identified by a stable hash of their type's name (a custom
@@ -42,13 +67,29 @@ struct reducer_identity {
 
 template <class R, class T>
 struct typed_partial final : partial_base {
-  typed_partial() : partial_base(typeid(typed_partial)) { (void)reducer_identity<R>::registered; }
+  typed_partial() : partial_base(typeid(typed_partial)) { (void)registered; }
   typename R::template partial_t<T> value;
   callback<typename R::template result_t<T>> cb;
   void merge(partial_base& other) override {
     R::template combine<T>(value, std::move(static_cast<typed_partial&>(other).value));
   }
   void finish() override { cb.send(R::template finish<T>(std::move(value))); }
+
+  static constexpr std::uint64_t id =
+      stable_hash(type_name<T>(), stable_hash("/", stable_hash(type_name<R>(), stable_hash("partial/"))));
+  std::uint64_t kind_id() const noexcept override { return id; }
+  void pup_contents(pup_er& p) override {
+    if constexpr (serializable<typename R::template partial_t<T>>) {
+      p | value;
+      p | cb;
+    } else {
+      throw pup_error("reduction value type " + std::string(type_name<T>()) +
+                      " is not serializable, so this reduction cannot leave its process");
+    }
+  }
+  static inline const bool registered =
+      (reducer_identity<R>::registered,
+       register_partial_kind(id, []() -> std::unique_ptr<partial_base> { return std::make_unique<typed_partial>(); }));
 };
 
 /// A contribution not yet boxed: folded straight into the PE's partial when
@@ -83,10 +124,15 @@ struct contribution_of {
 };
 
 struct barrier_partial final : partial_base {
-  barrier_partial() : partial_base(typeid(barrier_partial)) {}
+  barrier_partial() : partial_base(typeid(barrier_partial)) { (void)registered; }
   callback<void> cb;
   void merge(partial_base&) override {}
   void finish() override { cb.send(); }
+  static constexpr std::uint64_t id = stable_hash("partial/barrier");
+  std::uint64_t kind_id() const noexcept override { return id; }
+  void pup_contents(pup_er& p) override { p | cb; }
+  static inline const bool registered =
+      register_partial_kind(id, []() -> std::unique_ptr<partial_base> { return std::make_unique<barrier_partial>(); });
 };
 
 /// Records `who`'s next contribution (calling PE) and moves reductions along.

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <vector>
 
 #include "support/run_roam.hpp"
 
@@ -93,4 +94,43 @@ TEST(reducers, have_stable_distinct_identifiers_derived_from_their_names) {
   using gcd = decltype(roam::custom_reducer<&gcd_combine>());
   EXPECT_NE(roam::type_name<gcd>().find("gcd_combine"), std::string_view::npos);
   EXPECT_NE(reducer_identity<gcd>::id, reducer_identity<roam::reducers::sum_t>::id);
+}
+
+namespace {
+struct wired_cell : roam::element<wired_cell> {
+  void go(roam::callback<long> sum_cb, roam::callback<std::vector<int>> concat_cb, roam::callback<roam::statistics> stats_cb,
+          roam::callback<> barrier_cb) {
+    contribute(static_cast<long>(this_index()[0]), roam::sum, sum_cb);
+    contribute(this_index()[0], roam::concat, concat_cb);
+    contribute(static_cast<double>(this_index()[0]), roam::stats, stats_cb);
+    contribute(barrier_cb);
+  }
+};
+}  // namespace
+
+TEST(reductions, partials_travel_through_the_wire_format_under_serialize) {
+  long sum = 0;
+  std::vector<int> all;
+  roam::statistics st;
+  int rc = run_on(4, [&](const roam::args&) -> roam::task<> {
+    auto a = roam::create_array<wired_cell>({50});
+    auto [fs, ps] = roam::make_future<long>();
+    auto [fc, pc] = roam::make_future<std::vector<int>>();
+    auto [ft, pt] = roam::make_future<roam::statistics>();
+    auto [fb, pb] = roam::make_future<>();
+    a.send<&wired_cell::go>(roam::callback<long>::to_future(ps), roam::callback<std::vector<int>>::to_future(pc),
+                            roam::callback<roam::statistics>::to_future(pt), roam::callback<>::to_future(pb));
+    sum = co_await fs;
+    all = co_await fc;
+    st = co_await ft;
+    co_await fb;
+    roam::exit(0);
+  }, {"+serialize"});
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(sum, 1225);
+  std::vector<int> expect(50);
+  std::iota(expect.begin(), expect.end(), 0);
+  EXPECT_EQ(all, expect);
+  EXPECT_EQ(st.count, 50u);
+  EXPECT_DOUBLE_EQ(st.mean, 24.5);
 }
