@@ -21,6 +21,11 @@ class future_error : public std::logic_error {
   using std::logic_error::logic_error;
 };
 
+/// An exception that crossed processes: only its text survives the trip.
+class remote_error : public std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 namespace detail {
 
 template <class T>
@@ -38,6 +43,26 @@ inline void release(future_state_base* s) noexcept {
 template <class T, class Store>
 void fulfill(std::uint64_t id, Store store) noexcept;
 
+/// An exception in a message: within a process the exception object itself
+/// moves; packed, it travels as its text and arrives as a remote_error.
+struct exception_handle {
+  std::exception_ptr e;
+  void pup(pup_er& p) {
+    std::string what;
+    if (!p.is_unpacking()) {
+      try {
+        std::rethrow_exception(e);
+      } catch (const std::exception& ex) {
+        what = ex.what();
+      } catch (...) {
+        what = "exception of unknown type";
+      }
+    }
+    p | what;
+    if (p.is_unpacking()) e = std::make_exception_ptr(remote_error(what));
+  }
+};
+
 /// The control messages that carry a result home (they may cross processes).
 template <class T>
 void fulfill_value(std::uint64_t id, T value) {
@@ -45,6 +70,10 @@ void fulfill_value(std::uint64_t id, T value) {
 }
 inline void fulfill_void(std::uint64_t id) {
   fulfill<void>(id, [](future_state<void>&) {});
+}
+template <class T>
+void fulfill_error(std::uint64_t id, exception_handle error) {
+  fulfill<T>(id, [&error](future_state<T>& s) { s.error = std::move(error.e); });
 }
 
 template <class T, class Store>
@@ -153,11 +182,12 @@ class promise {
     if (!valid()) throw future_error("roam: fulfilling an empty promise");
     detail::post_control<&detail::fulfill_void>(pe_, 0, id_);
   }
-  /// Delivers an exception, rethrown where the future is awaited. (Within one
-  /// process the exception object itself travels; across processes it will
-  /// have to become a message carrying its text.)
+  /// Delivers an exception, rethrown where the future is awaited: the
+  /// exception itself within one process, a remote_error with its text when
+  /// the message is packed.
   void set_exception(std::exception_ptr e) const {
-    post([e = std::move(e)](detail::future_state<T>& s) mutable { s.error = std::move(e); });
+    if (!valid()) throw future_error("roam: fulfilling an empty promise");
+    detail::post_control<&detail::fulfill_error<T>>(pe_, 0, id_, detail::exception_handle{std::move(e)});
   }
 
   std::uint32_t pe() const noexcept { return pe_; }
@@ -174,15 +204,6 @@ class promise {
   template <class U>
   friend std::pair<future<U>, promise<U>> make_future();
   promise(std::uint32_t pe, std::uint64_t id) noexcept : pe_(pe), id_(id) {}
-
-  template <class Store>
-  void post(Store store) const {
-    if (!valid()) throw future_error("roam: fulfilling an empty promise");
-    std::uint64_t id = id_;
-    detail::post_closure(pe_, [id, store = std::move(store)]() mutable noexcept {
-      detail::fulfill<T>(id, std::move(store));
-    });
-  }
 
   std::uint32_t pe_ = 0;
   std::uint64_t id_ = 0;

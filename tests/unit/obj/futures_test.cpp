@@ -94,3 +94,21 @@ TEST(futures, get_before_the_value_arrives_is_a_clear_error) {
   EXPECT_EQ(rc, 0);
   EXPECT_TRUE(threw);
 }
+
+TEST(futures, a_packed_exception_arrives_as_a_remote_error_with_its_text) {
+  std::string what;
+  bool remote = false;
+  int rc = run_on(2, [&](const roam::args&) -> roam::task<> {
+    auto c = roam::create_chare_on<calc>(roam::pe_id{1});
+    try {
+      co_await c.call<&calc::fail>(1);
+    } catch (const roam::remote_error& e) {
+      remote = true;
+      what = e.what();
+    }
+    roam::exit(0);
+  }, {"+serialize"});
+  EXPECT_EQ(rc, 0);
+  EXPECT_TRUE(remote);
+  EXPECT_EQ(what, "bad input");
+}
