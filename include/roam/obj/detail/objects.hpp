@@ -149,6 +149,7 @@ inline void send_node_message(message* m) {
   m->src_pe = me.id();
   if (me.runtime().opts.serialize) [[unlikely]] m = roundtrip_through_wire(m);
   me.count_created();
+  me.count_sent_away();  // any PE of the node may run it
   me.runtime().enqueue_node(m);
 }
 
