@@ -59,17 +59,9 @@ struct control_impl {
     if (m->payload == payload_kind::packed) p.bytes(const_cast<void*>(m->payload_ptr()), m->payload_bytes);
     else p | *static_cast<const args_tuple*>(m->payload_ptr());
   }
-  static std::size_t packed_size(const message* m) {
-    auto p = pup_er::sizer();
-    pup_payload(p, m);
-    return p.offset();
-  }
-  static void pack(const message* m, std::byte* out, std::size_t n) {
-    auto p = pup_er::packer(out, n);
-    pup_payload(p, m);
-  }
   static constexpr std::uint64_t id = stable_hash(member_name<Fn>(), stable_hash("control/"));
-  static constexpr entry_ops ops{id, member_name<Fn>(), "runtime", false, &invoke, &destroy, &packed_size, &pack};
+  static constexpr entry_ops ops{id,      member_name<Fn>(), "runtime", false, &invoke, &destroy,
+                                 &packed_size_via<control_impl>, &pack_via<control_impl>};
   static inline const bool registered = register_entry(&ops);
 };
 

@@ -214,21 +214,10 @@ struct entry_impl {
     }
   }
 
-  static std::size_t packed_size(const message* m) {
-    auto p = pup_er::sizer();
-    pup_payload(p, m);
-    return p.offset();
-  }
-
-  static void pack(const message* m, std::byte* out, std::size_t n) {
-    auto p = pup_er::packer(out, n);
-    pup_payload(p, m);
-  }
-
   static constexpr std::uint64_t id = stable_hash(member_name<M>(), stable_hash("/", stable_hash(type_name<T>())));
 
-  static constexpr entry_ops ops{id,         member_name<M>(), type_name<T>(), entry_is_exclusive<T, M>(),
-                                 &invoke,    &destroy,         &packed_size,   &pack};
+  static constexpr entry_ops ops{id,      member_name<M>(), type_name<T>(), entry_is_exclusive<T, M>(),
+                                 &invoke, &destroy,         &packed_size_via<entry_impl>, &pack_via<entry_impl>};
   static inline const bool registered = register_entry(&ops);
 };
 

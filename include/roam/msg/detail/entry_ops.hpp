@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include <roam/msg/detail/message.hpp>
+#include <roam/msg/pup.hpp>
 
 namespace roam::detail {
 
@@ -50,6 +51,20 @@ struct entry_ops {
   std::size_t (*packed_size)(const message* m);
   void (*pack)(const message* m, std::byte* out, std::size_t n);
 };
+
+/// The serialized size and the packing of a payload, for any `Impl` with a
+/// `pup_payload(pup_er&, const message*)` that walks it.
+template <class Impl>
+std::size_t packed_size_via(const message* m) {
+  auto p = pup_er::sizer();
+  Impl::pup_payload(p, m);
+  return p.offset();
+}
+template <class Impl>
+void pack_via(const message* m, std::byte* out, std::size_t n) {
+  auto p = pup_er::packer(out, n);
+  Impl::pup_payload(p, m);
+}
 
 /// Registers an entry at static-initialisation time; collisions are reported at start-up.
 bool register_entry(const entry_ops* ops);
