@@ -41,8 +41,9 @@ bool register_entry(const entry_ops* ops) {
   auto& r = the_registry();
   std::lock_guard lock(r.mutex);
   auto [it, inserted] = r.by_id.emplace(ops->id, ops);
-  if (!inserted && it->second != ops &&
-      (it->second->name != ops->name || it->second->class_name != ops->class_name)) {
+  // One table per instantiation (an inline variable), so a second table under
+  // the same id is a collision even when the printed names agree.
+  if (!inserted && it->second != ops) {
     r.collisions.push_back(std::string(it->second->class_name) + "/" + std::string(it->second->name) + " and " +
                            std::string(ops->class_name) + "/" + std::string(ops->name));
   }

@@ -50,8 +50,9 @@ struct entry_callback {
     if constexpr (std::is_void_v<T>) p.template send<M>();
     else p.template send<M>(std::move(*static_cast<T*>(value)));
   }
-  static constexpr std::uint64_t id =
-      stable_hash(member_name<M>(), stable_hash(Broadcast ? "callback-bcast/" : "callback/", stable_hash(type_name<Proxy>())));
+  static constexpr std::uint64_t id = stable_hash(
+      type_name<decltype(M)>(),
+      stable_hash(member_name<M>(), stable_hash(Broadcast ? "callback-bcast/" : "callback/", stable_hash(type_name<Proxy>()))));
   static constexpr callback_ops ops{id, member_name<M>(), &deliver};
   static inline const bool registered = register_callback_ops(&ops);
 };
@@ -81,10 +82,11 @@ template <class T, auto Fn>
 struct function_callback {
   static void deliver(const std::byte* target, void* value) {
     auto pe = read_target<std::uint32_t>(target);
-    if constexpr (std::is_void_v<T>) post_control<&run_function<Fn>>(pe, 0);
-    else post_control<&run_function_with<T, Fn>>(pe, 0, std::move(*static_cast<T*>(value)));
+    if constexpr (std::is_void_v<T>) post_control<&run_function<Fn>, fn_key<Fn>>(pe, 0);
+    else post_control<&run_function_with<T, Fn>, fn_key<Fn>>(pe, 0, std::move(*static_cast<T*>(value)));
   }
-  static constexpr std::uint64_t id = stable_hash(member_name<Fn>(), stable_hash("callback-function/"));
+  static constexpr std::uint64_t id =
+      stable_hash(type_name<fn_key<Fn>>(), stable_hash(type_name<T>(), stable_hash("callback-function/")));
   static constexpr callback_ops ops{id, member_name<Fn>(), &deliver};
   static inline const bool registered = register_callback_ops(&ops);
 };

@@ -183,19 +183,9 @@ struct set_t {
 
 /// Concatenation (gather): every contribution, ordered by contributor key
 /// (row-major index for arrays, PE for groups), whatever order they arrived in.
-struct concat_t {
-  template <class T>
-  using partial_t = set_t::partial_t<T>;
+struct concat_t : set_t {  // keyed partials as set_t; only the result differs
   template <class T>
   using result_t = std::vector<T>;
-  template <class T>
-  static partial_t<T> init(T v, std::uint64_t key) {
-    return set_t::init(std::move(v), key);
-  }
-  template <class T>
-  static void combine(partial_t<T>& acc, partial_t<T>&& v) {
-    set_t::combine(acc, std::move(v));
-  }
   template <class T>
   static result_t<T> finish(partial_t<T>&& acc) {
     auto sorted = set_t::finish(std::move(acc));
@@ -295,19 +285,9 @@ struct tuple_t {
 /// whatever the PE count, tree shape or arrival order (floating-point sums
 /// otherwise vary in their last bits); it costs memory for all contributions.
 template <class R>
-struct deterministic_t {
-  template <class T>
-  using partial_t = set_t::partial_t<T>;
+struct deterministic_t : set_t {  // keyed partials as set_t; folded with R at the end
   template <class T>
   using result_t = typename R::template result_t<T>;
-  template <class T>
-  static partial_t<T> init(T v, std::uint64_t key) {
-    return set_t::init(std::move(v), key);
-  }
-  template <class T>
-  static void combine(partial_t<T>& acc, partial_t<T>&& v) {
-    set_t::combine(acc, std::move(v));
-  }
   template <class T>
   static result_t<T> finish(partial_t<T>&& keyed) {
     auto acc = set_t::finish(std::move(keyed));  // sorted by key

@@ -88,8 +88,8 @@ struct typed_partial final : partial_base {
     }
   }
   static inline const bool registered =
-      (reducer_identity<R>::registered,
-       register_partial_kind(id, []() -> std::unique_ptr<partial_base> { return std::make_unique<typed_partial>(); }));
+      reducer_identity<R>::registered &&
+      register_partial_kind(id, []() -> std::unique_ptr<partial_base> { return std::make_unique<typed_partial>(); });
 };
 
 /// A contribution not yet boxed: folded straight into the PE's partial when

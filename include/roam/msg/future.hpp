@@ -174,7 +174,7 @@ class promise {
   void set_value(U&& v) const {
     static_assert(serializable<T>, "roam: a future's value travels in a message, so it must be serializable");
     if (!valid()) throw future_error("roam: fulfilling an empty promise");
-    detail::post_control<&detail::fulfill_value<T>>(pe_, 0, id_, T(std::forward<U>(v)));
+    detail::post_control<&detail::fulfill_value<T>, T>(pe_, 0, id_, T(std::forward<U>(v)));
   }
   void set_value() const
     requires std::is_void_v<T>
@@ -187,7 +187,7 @@ class promise {
   /// the message is packed.
   void set_exception(std::exception_ptr e) const {
     if (!valid()) throw future_error("roam: fulfilling an empty promise");
-    detail::post_control<&detail::fulfill_error<T>>(pe_, 0, id_, detail::exception_handle{std::move(e)});
+    detail::post_control<&detail::fulfill_error<T>, T>(pe_, 0, id_, detail::exception_handle{std::move(e)});
   }
 
   std::uint32_t pe() const noexcept { return pe_; }

@@ -184,7 +184,7 @@ array_proxy<T> create_array(const array_options<T::index_type::dims>& options, A
   std::uint32_t me = detail::tls_pe->id();
   for (std::uint32_t pe = 0; pe < detail::tls_pe->runtime().num_pes; ++pe) {
     if (pe == me) continue;
-    std::apply([&](const auto&... x) { detail::post_control<&detail::construct_elements<T, std::decay_t<A>...>>(pe, 0, d->id, x...); },
+    std::apply([&](const auto&... x) { detail::post_control<&detail::construct_elements<T, std::decay_t<A>...>, T>(pe, 0, d->id, x...); },
                args);
   }
   return array_proxy<T>(d);

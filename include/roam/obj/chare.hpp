@@ -122,7 +122,7 @@ chare_proxy<T> create_chare_at(std::uint32_t pe, A&&... a) {
     return {};
   }
   std::uint64_t id = new_chare_id();
-  post_control<&construct_chare<T, std::decay_t<A>...>>(pe, 0, id, std::forward<A>(a)...);
+  post_control<&construct_chare<T, std::decay_t<A>...>, T>(pe, 0, id, std::forward<A>(a)...);
   return chare_proxy<T>(pe, id);
 }
 }  // namespace detail

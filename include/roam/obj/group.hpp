@@ -192,7 +192,7 @@ group_proxy<T> create_group(A&&... a) {
   std::uint32_t me = detail::tls_pe->id();
   for (std::uint32_t pe = 0; pe < detail::tls_pe->runtime().num_pes; ++pe) {
     if (pe == me) continue;
-    std::apply([&](const auto&... x) { detail::post_control<&detail::construct_member<T, std::decay_t<A>...>>(pe, 0, d->id, x...); },
+    std::apply([&](const auto&... x) { detail::post_control<&detail::construct_member<T, std::decay_t<A>...>, T>(pe, 0, d->id, x...); },
                args);
   }
   return group_proxy<T>(d);

@@ -83,10 +83,33 @@ TEST(wire, random_garbage_is_rejected_without_crashing) {
 
 TEST(entries, identifiers_are_stable_hashes_of_class_and_entry_names) {
   constexpr auto id = impl::id;
-  static_assert(id == roam::stable_hash(roam::member_name<&wired::take>(),
-                                       roam::stable_hash("/", roam::stable_hash(roam::type_name<wired>()))));
+  static_assert(id == roam::stable_hash(roam::type_name<decltype(&wired::take)>(),
+                                       roam::stable_hash(roam::member_name<&wired::take>(),
+                                                         roam::stable_hash("/", roam::stable_hash(roam::type_name<wired>())))));
   EXPECT_EQ(roam::detail::find_entry(id), &impl::ops);
   EXPECT_NE(id, (roam::detail::entry_impl<wired, &wired::take>::id + 1));
   EXPECT_NE(impl::ops.name.find("wired::take"), std::string_view::npos);
   EXPECT_NE(impl::ops.class_name.find("wired"), std::string_view::npos);
+}
+
+namespace {
+struct first_kind : roam::chare<first_kind> {
+  explicit first_kind(int) {}
+  template <class T>
+  void take(T) {}
+};
+struct second_kind : roam::chare<second_kind> {
+  explicit second_kind(int) {}
+};
+}  // namespace
+
+// Clang prints function template specialisations without their template
+// arguments, so names alone would give these the same identifier.
+TEST(entries, template_instantiations_get_distinct_identifiers) {
+  using roam::detail::construct_chare;
+  using roam::detail::control_impl;
+  EXPECT_NE((control_impl<&construct_chare<first_kind, int>, first_kind>::id),
+            (control_impl<&construct_chare<second_kind, int>, second_kind>::id));
+  EXPECT_NE((roam::detail::entry_impl<first_kind, &first_kind::take<int>>::id),
+            (roam::detail::entry_impl<first_kind, &first_kind::take<double>>::id));
 }

@@ -32,7 +32,14 @@ struct function_traits<void (*)(A...) noexcept> {
 /// Runs a control message's function with its arguments (the `run` of every control message).
 void deliver_control(work_item* w, work_action a) noexcept;
 
+/// Names a function for control-message identity when the function is itself
+/// a template parameter (clang prints function template names without their arguments).
 template <auto Fn>
+struct fn_key {};
+
+/// `Key` tells apart instantiations of a function template whose printed name
+/// and signature would otherwise be the same (e.g. construct_chare<T, ...>).
+template <auto Fn, class Key = void>
 struct control_impl {
   using args_tuple = typename function_traits<decltype(Fn)>::args_tuple;
   static_assert([]<class... P>(std::type_identity<std::tuple<P...>>) {
@@ -59,15 +66,16 @@ struct control_impl {
     if (m->payload == payload_kind::packed) p.bytes(const_cast<void*>(m->payload_ptr()), m->payload_bytes);
     else p | *static_cast<const args_tuple*>(m->payload_ptr());
   }
-  static constexpr std::uint64_t id = stable_hash(member_name<Fn>(), stable_hash("control/"));
+  static constexpr std::uint64_t id = stable_hash(
+      type_name<Key>(), stable_hash(type_name<decltype(Fn)>(), stable_hash(member_name<Fn>(), stable_hash("control/"))));
   static constexpr entry_ops ops{id,      member_name<Fn>(), "runtime", false, &invoke, &destroy,
                                  &packed_size_via<control_impl>, &pack_via<control_impl>};
   static inline const bool registered = register_entry(&ops);
 };
 
-template <auto Fn, class... A>
+template <auto Fn, class Key, class... A>
 message* build_control(std::int32_t priority, A&&... a) {
-  using impl = control_impl<Fn>;
+  using impl = control_impl<Fn, Key>;
   (void)impl::registered;
   using args_tuple = typename impl::args_tuple;
   static_assert(std::is_constructible_v<args_tuple, A&&...>, "roam: arguments do not match the control function");
@@ -82,9 +90,9 @@ message* build_control(std::int32_t priority, A&&... a) {
 }
 
 /// Runs `Fn(args...)` on PE `dst` as a counted message (through the wire format under +serialize).
-template <auto Fn, class... A>
+template <auto Fn, class Key = void, class... A>
 void post_control(std::uint32_t dst, std::int32_t priority, A&&... a) {
-  message* m = build_control<Fn>(priority, std::forward<A>(a)...);
+  message* m = build_control<Fn, Key>(priority, std::forward<A>(a)...);
   pe_state* me = tls_pe;
   m->dst_pe = dst;
   m->src_pe = me ? me->id() : 0;
@@ -93,9 +101,9 @@ void post_control(std::uint32_t dst, std::int32_t priority, A&&... a) {
 }
 
 /// The same for control traffic quiescence detection must not count.
-template <auto Fn, class... A>
+template <auto Fn, class Key = void, class... A>
 void post_control_uncounted(std::uint32_t dst, A&&... a) {
-  message* m = build_control<Fn>(0, std::forward<A>(a)...);
+  message* m = build_control<Fn, Key>(0, std::forward<A>(a)...);
   m->flags |= work_uncounted;
   pe_state* me = tls_pe;
   m->dst_pe = dst;

@@ -214,7 +214,10 @@ struct entry_impl {
     }
   }
 
-  static constexpr std::uint64_t id = stable_hash(member_name<M>(), stable_hash("/", stable_hash(type_name<T>())));
+  // Class, member name and member type: some compilers print a member function
+  // template's name without its template arguments; its type tells them apart.
+  static constexpr std::uint64_t id = stable_hash(
+      type_name<decltype(M)>(), stable_hash(member_name<M>(), stable_hash("/", stable_hash(type_name<T>()))));
 
   static constexpr entry_ops ops{id,      member_name<M>(), type_name<T>(), entry_is_exclusive<T, M>(),
                                  &invoke, &destroy,         &packed_size_via<entry_impl>, &pack_via<entry_impl>};
