@@ -8,6 +8,21 @@ command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
 [ -f /usr/include/gmock/gmock.h ] || need+=(libgmock-dev)
+# Optional: OpenMPI for the mpi transport. Its absence is reported, not fatal.
+optional=()
+command -v mpicxx >/dev/null 2>&1 || optional+=(openmpi-bin libopenmpi-dev)
+if [ ${#optional[@]} -gt 0 ]; then
+  if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "roam: installing optional OpenMPI (${optional[*]}) for the mpi transport"
+    export DEBIAN_FRONTEND=noninteractive
+    if ! { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${optional[@]}" >/dev/null; }; then
+      echo "roam: WARNING: could not install OpenMPI; the mpi transport and its tests will not be built" >&2
+    fi
+  else
+    echo "roam: WARNING: OpenMPI is missing and cannot be installed here (needs root and apt-get);" \
+         "the mpi transport and its tests will not be built" >&2
+  fi
+fi
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
 fi

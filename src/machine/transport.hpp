@@ -1,0 +1,96 @@
+#pragma once
+// The transport: how bytes travel between nodes (processes). The runtime
+// above sees only this interface; `local` (one process) has no transport at
+// all, `tcp` (processes started by roamrun) and `mpi` (started by mpirun)
+// implement it.
+//
+// Threading contract (every implementation keeps it):
+// - One *progress thread* per process calls create (the factory), progress(),
+//   wait(), allgather() and finish(). In non-SMP mode it is the process's
+//   only PE; in SMP mode (+ppn K > 1) it is a dedicated communication thread.
+//   MPI is initialised on it, so it is the thread of MPI_THREAD_FUNNELED.
+// - send() and wake() may be called from any thread, concurrently.
+// - Per-pair order: if one send(dst, a) returns before another send(dst, b)
+//   starts (in any threads of this process), `a` is handed to dst's frame
+//   handler before `b`.
+// - Handlers run on the progress thread, inside progress() or finish().
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace roam::detail {
+
+/// What a transport calls back into the runtime with.
+struct transport_handlers {
+  void* ctx = nullptr;
+  /// One complete frame from node `src`, exactly the bytes given to send() there.
+  /// The span is valid only during the call.
+  void (*on_frame)(void* ctx, std::uint32_t src, std::span<const std::byte> frame) = nullptr;
+  /// Node `node` is gone (connection closed without an orderly finish, missed
+  /// heartbeats, or a malformed frame); `why` says which, for the error message.
+  /// Called at most once per node, never for a node that finished in order.
+  void (*on_peer_failure)(void* ctx, std::uint32_t node, const std::string& why) = nullptr;
+};
+
+class transport {
+ public:
+  virtual ~transport() = default;
+
+  /// "tcp", "mpi".
+  virtual const char* name() const noexcept = 0;
+  virtual std::uint32_t my_node() const noexcept = 0;
+  virtual std::uint32_t num_nodes() const noexcept = 0;
+
+  /// Installs the handlers; called once, on the progress thread, before any
+  /// other call but my_node/num_nodes/allgather. Frames that arrived earlier
+  /// are kept and delivered by the first progress() after it.
+  virtual void set_handlers(transport_handlers h) = 0;
+
+  /// Queues `frame` for node `dst` (never my_node()). Takes ownership; large
+  /// frames go out without further copies. Any thread.
+  virtual void send(std::uint32_t dst, std::vector<std::byte> frame) = 0;
+
+  /// Non-blocking: pushes queued sends, takes arrived frames and calls
+  /// on_frame for each, within the burst caps. True if it did any work.
+  virtual bool progress() = 0;
+
+  /// Blocks the progress thread until a frame may have arrived, wake() was
+  /// called, or `timeout` passed (spurious returns are allowed).
+  virtual void wait(std::chrono::microseconds timeout) = 0;
+
+  /// Makes a wait() in progress (or the next one) return soon. Any thread.
+  virtual void wake() noexcept = 0;
+
+  /// Bootstrap exchange: every node calls it with its own small blob and gets
+  /// every node's blob, indexed by node. Collective; also a barrier. Only
+  /// before the PEs start.
+  virtual std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> mine) = 0;
+
+  /// Orderly end, on every node, once its PEs have stopped: delivers what is
+  /// queued, tells the peers this node is finishing (so they do not report it
+  /// as failed), waits (bounded) for theirs, and releases everything (for
+  /// MPI: MPI_Finalize). Frames arriving meanwhile still reach on_frame.
+  virtual void finish() = 0;
+};
+
+/// Which transport this process was started under, from its environment:
+/// "tcp" when started by roamrun (ROAM_TRANSPORT=tcp), "mpi" when started by
+/// mpirun/srun (or ROAM_TRANSPORT=mpi), "" for a single process.
+std::string detect_transport();
+
+/// Creates and bootstraps the named transport on the calling (progress)
+/// thread: connects to the peers or initialises MPI. Returns nullptr and sets
+/// `error` when it cannot (the error names the transport and the cause).
+std::unique_ptr<transport> make_transport(const std::string& kind, std::string& error);
+
+// Implementations (machine/tcp, machine/mpi).
+std::unique_ptr<transport> make_tcp_transport(std::string& error);
+#ifdef ROAM_HAVE_MPI
+std::unique_ptr<transport> make_mpi_transport(std::string& error);
+#endif
+
+}  // namespace roam::detail
