@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <roam/obj/chare.hpp>
+#include <roam/msg/detail/remote.hpp>
 #include <roam/obj/detail/objects.hpp>
 #include <roam/sched/detail/startup.hpp>
 #include <roam/sched/detail/tree.hpp>
@@ -135,6 +136,8 @@ std::string describe_context(const delivery_context& ctx) {
 const bool registered = [] {
   register_pe_setup(&setup_objects);
   g_describe_delivery = &describe_context;
+  g_deliver_entry = &deliver;
+  install_remote_hooks();
   return true;
 }();
 

@@ -45,6 +45,18 @@ const std::vector<option_spec>& specs() {
          o.pes = static_cast<std::uint32_t>(n);
          return e;
        }},
+      {"ppn", "ROAM_PPN", "K",
+       "PEs per process when started by roamrun or mpirun (default 1; K > 1 adds a communication thread)",
+       [](runtime_options& o, std::string_view v) {
+         std::uint64_t n = 0;
+         auto e = parse_uint(v, 4096, n);
+         if (e.empty() && n == 0) e = "expects at least 1 PE";
+         o.ppn = static_cast<std::uint32_t>(n);
+         return e;
+       }},
+      {"commthread", "ROAM_COMMTHREAD", "",
+       "use a communication thread even with one PE per process (default only when +ppn > 1)",
+       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.commthread); }},
       {"setcpuaffinity", "ROAM_SETCPUAFFINITY", "", "pin PE k to the k-th available core",
        [](runtime_options& o, std::string_view v) { return parse_flag(v, o.set_cpu_affinity); }},
       {"busywait", "ROAM_BUSYWAIT", "", "idle PEs spin instead of sleeping (lowest latency, burns cores)",

@@ -1,4 +1,7 @@
 #include <barrier>
+#include <condition_variable>
+#include <cstring>
+#include <future>
 #include <charconv>
 #include <cstdio>
 #include <iostream>
@@ -11,6 +14,7 @@
 #include <roam/sched/runtime.hpp>
 
 #include "machine/topology.hpp"
+#include "machine/transport.hpp"
 #include "sched/options.hpp"
 
 namespace roam {
@@ -58,9 +62,16 @@ bool readonly_window_open() noexcept {
                        : pe->id() == 0 && g_main_running && pe->sent_away() == g_sent_at_main_start;
 }
 
-runtime_state::runtime_state(runtime_options o) : opts(o), num_pes(o.pes) {
-  pes.reserve(num_pes);
-  for (std::uint32_t i = 0; i < num_pes; ++i) pes.push_back(std::make_unique<pe_state>(*this, i, num_pes));
+runtime_state::runtime_state(runtime_options o, node_layout layout, transport* t)
+    : opts(o),
+      my_node(layout.node),
+      num_nodes(layout.nodes),
+      ppn(layout.ppn),
+      first_pe(layout.node * layout.ppn),
+      num_pes(layout.nodes * layout.ppn),
+      net(t) {
+  pes.reserve(ppn);
+  for (std::uint32_t i = 0; i < ppn; ++i) pes.push_back(std::make_unique<pe_state>(*this, first_pe + i, num_pes));
 }
 
 runtime_state::~runtime_state() = default;
@@ -88,11 +99,13 @@ work_item* runtime_state::take_node_item() noexcept {
   return w;
 }
 
-void runtime_state::request_exit(int code) noexcept {
+void runtime_state::request_exit(int code, bool from_peer) noexcept {
   if (exit_requested_.exchange(true)) return;
   exit_code_.store(code);
+  if (net && !from_peer && g_remote.broadcast_exit) g_remote.broadcast_exit(*this, code);
   stopping_.store(true, std::memory_order_seq_cst);
   for (auto& pe : pes) pe->wake();
+  if (net) net->wake();
 }
 
 pe_state& this_pe(const char* what) {
@@ -135,12 +148,13 @@ void report_task_failure(std::exception_ptr e, const std::string& where) noexcep
 
 namespace {
 
-void pe_thread_body(runtime_state& rt, std::uint32_t id, std::barrier<>& sync) {
-  pe_state& pe = rt.pe(id);
+void pe_thread_body(runtime_state& rt, std::uint32_t local, std::barrier<>& sync) {
+  pe_state& pe = *rt.pes[local];
+  std::uint32_t id = pe.id();
   tls_pe = &pe;
   name_current_thread("roam-pe" + std::to_string(id));
   if (rt.opts.set_cpu_affinity) {
-    if (auto err = pin_current_thread(static_cast<int>(id)); !err.empty())
+    if (auto err = pin_current_thread(static_cast<int>(local)); !err.empty())
       std::fprintf(stderr, "[pe %u] +setcpuaffinity: %s\n", id, err.c_str());
   }
   for (auto setup : pe_setups()) setup(pe);
@@ -161,6 +175,177 @@ void pe_thread_body(runtime_state& rt, std::uint32_t id, std::barrier<>& sync) {
   tls_pe = nullptr;
 }
 
+
+// Runs the PEs of this process until the program exits; `main` starts on
+// global PE 0 (node 0 only).
+int run_pes(runtime_state& rt, unique_function<void(const roam::args&)>& main, roam::args& program_args) {
+  runtime_state* expected = nullptr;
+  if (!g_runtime.compare_exchange_strong(expected, &rt)) {
+    std::fprintf(stderr, "roam: roam::run called while another run is active\n");
+    return 1;
+  }
+  std::barrier<> sync(static_cast<std::ptrdiff_t>(rt.ppn));
+  std::vector<std::thread> threads;
+  threads.reserve(rt.ppn - 1);
+  for (std::uint32_t i = 1; i < rt.ppn; ++i) threads.emplace_back([&rt, i, &sync] { pe_thread_body(rt, i, sync); });
+
+  // Local PE 0 is this thread; on node 0 main is its first message.
+  if (rt.my_node == 0) {
+    pe_state& pe0 = *rt.pes[0];
+    tls_pe = &pe0;
+    post_closure(0, [&main, &program_args, &rt]() noexcept {
+      g_sent_at_main_start = tls_pe->sent_away();
+      g_main_running = true;
+      try {
+        main(program_args);
+      } catch (const std::exception& e) {
+        report_fatal(std::string("main: uncaught exception: ") + e.what());
+      } catch (...) {
+        report_fatal("main: uncaught exception of unknown type");
+      }
+      g_main_running = false;
+      if (rt.net && g_remote.main_returned) g_remote.main_returned(rt);
+    });
+    tls_pe = nullptr;
+  }
+  pe_thread_body(rt, 0, sync);
+  for (auto& t : threads) t.join();
+  g_main_running = false;
+  return rt.exit_code();
+}
+
+// What every node tells the others at start-up, to refuse inconsistent jobs.
+struct bootstrap_record {
+  std::uint32_t magic;
+  std::uint32_t ppn;
+};
+constexpr std::uint32_t bootstrap_magic = 0x52414f4d;
+
+std::string check_peers(transport& net, std::uint32_t ppn) {
+  bootstrap_record mine{bootstrap_magic, ppn};
+  std::vector<std::byte> blob(sizeof(mine));
+  std::memcpy(blob.data(), &mine, sizeof(mine));
+  auto all = net.allgather(blob);
+  if (all.size() != net.num_nodes()) return "bootstrap exchange returned " + std::to_string(all.size()) + " records";
+  for (std::uint32_t n = 0; n < all.size(); ++n) {
+    bootstrap_record r{};
+    if (all[n].size() != sizeof(r)) return "node " + std::to_string(n) + " sent a malformed bootstrap record";
+    std::memcpy(&r, all[n].data(), sizeof(r));
+    if (r.magic != bootstrap_magic) return "node " + std::to_string(n) + " is not a roam program of this version";
+    if (r.ppn != ppn)
+      return "+ppn differs between nodes: node " + std::to_string(n) + " has " + std::to_string(r.ppn) + ", node " +
+             std::to_string(net.my_node()) + " has " + std::to_string(ppn);
+  }
+  return {};
+}
+
+transport_handlers handlers_for(runtime_state& rt) {
+  transport_handlers h;
+  h.ctx = &rt;
+  h.on_frame = [](void* ctx, std::uint32_t src, std::span<const std::byte> frame) {
+    auto& r = *static_cast<runtime_state*>(ctx);
+    if (r.stopping()) return;  // the program is ending: late traffic is dropped
+    g_remote.on_frame(r, src, frame);
+  };
+  h.on_peer_failure = [](void* ctx, std::uint32_t node, const std::string& why) {
+    auto& r = *static_cast<runtime_state*>(ctx);
+    if (r.stopping()) return;
+    std::string line = "[node " + std::to_string(r.my_node) + "] roam: node " + std::to_string(node) +
+                       " failed (" + why + "); stopping\n";
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+    r.request_exit(1);
+  };
+  return h;
+}
+
+// One process of a multi-process program.
+int run_node(runtime_options opts, const std::string& kind, unique_function<void(const roam::args&)>& main,
+             roam::args& program_args) {
+  std::uint32_t ppn = opts.ppn ? opts.ppn : 1;
+  bool comm = ppn > 1 || opts.commthread;
+  std::unique_ptr<transport> net;
+  std::string error;
+  auto finish_bootstrap = [&]() -> std::string {
+    if (!net) return error;
+    return check_peers(*net, ppn);
+  };
+
+  if (!comm) {
+    // Non-SMP: this thread is the process's only PE and drives the transport itself.
+    net = make_transport(kind, error);
+    if (auto e = finish_bootstrap(); !e.empty()) {
+      std::fprintf(stderr, "roam: %s transport: %s\n", kind.c_str(), e.c_str());
+      return 1;
+    }
+    node_layout layout{net->my_node(), net->num_nodes(), ppn};
+    if (opts.pes && opts.pes != layout.nodes * ppn) {
+      std::fprintf(stderr, "roam: +p %u disagrees with %u nodes x +ppn %u\n", opts.pes, layout.nodes, ppn);
+      return 2;
+    }
+    runtime_state rt(opts, layout, net.get());
+    rt.pes[0]->drive_progress(net.get());
+    net->set_handlers(handlers_for(rt));
+    int code = run_pes(rt, main, program_args);
+    net->finish();
+    g_runtime.store(nullptr);
+    return code;
+  }
+
+  // SMP: a communication thread owns the transport (it is MPI's funneled thread).
+  std::promise<std::string> booted;
+  std::promise<runtime_state*> started;
+  std::atomic<bool> pes_done{false};
+  std::thread comm_thread([&] {
+    name_current_thread("roam-comm");
+    net = make_transport(kind, error);
+    std::string e = finish_bootstrap();
+    booted.set_value(e);
+    if (!e.empty()) return;
+    runtime_state* rt = started.get_future().get();
+    if (!rt) {
+      net->finish();
+      return;
+    }
+    net->set_handlers(handlers_for(*rt));
+    auto idle_since = std::chrono::steady_clock::now();
+    while (!pes_done.load(std::memory_order_acquire)) {
+      if (net->progress()) {
+        idle_since = std::chrono::steady_clock::now();
+        continue;
+      }
+      // Spin for +idlespin after the last activity, then sleep in the transport.
+      if (rt->opts.busywait || std::chrono::steady_clock::now() - idle_since < rt->opts.idle_spin) continue;
+      net->wait(std::chrono::milliseconds(100));
+    }
+    net->finish();
+  });
+  std::string e = booted.get_future().get();
+  if (!e.empty()) {
+    comm_thread.join();
+    std::fprintf(stderr, "roam: %s transport: %s\n", kind.c_str(), e.c_str());
+    return 1;
+  }
+  node_layout layout{net->my_node(), net->num_nodes(), ppn};
+  if (opts.pes && opts.pes != layout.nodes * ppn) {
+    started.set_value(nullptr);
+    comm_thread.join();
+    std::fprintf(stderr, "roam: +p %u disagrees with %u nodes x +ppn %u\n", opts.pes, layout.nodes, ppn);
+    return 2;
+  }
+  int code = 0;
+  {
+    runtime_state rt(opts, layout, net.get());
+    started.set_value(&rt);
+    code = run_pes(rt, main, program_args);
+    pes_done.store(true, std::memory_order_release);
+    net->wake();
+    comm_thread.join();
+    g_runtime.store(nullptr);
+  }
+  return code;
+}
+
 }  // namespace
 
 int run_main(int& argc, char** argv, unique_function<void(const roam::args&)> main) {
@@ -179,45 +364,21 @@ int run_main(int& argc, char** argv, unique_function<void(const roam::args&)> ma
       return 1;
     }
   }
-  if (parsed.options.pes == 0) parsed.options.pes = static_cast<std::uint32_t>(available_cores());
-
   std::vector<std::string> rest(argv, argv + argc);
   roam::args program_args(std::move(rest));
 
-  runtime_state rt(parsed.options);
-  runtime_state* expected = nullptr;
-  if (!g_runtime.compare_exchange_strong(expected, &rt)) {
-    std::fprintf(stderr, "roam: roam::run called while another run is active\n");
-    return 1;
-  }
-  std::barrier<> sync(static_cast<std::ptrdiff_t>(rt.num_pes));
-  std::vector<std::thread> threads;
-  threads.reserve(rt.num_pes - 1);
-  for (std::uint32_t i = 1; i < rt.num_pes; ++i) threads.emplace_back([&rt, i, &sync] { pe_thread_body(rt, i, sync); });
+  runtime_options opts = parsed.options;
+  if (std::string kind = detect_transport(); !kind.empty()) return run_node(opts, kind, main, program_args);
 
-  // PE 0 is this thread; main is its first message.
-  {
-    pe_state& pe0 = rt.pe(0);
-    tls_pe = &pe0;
-    post_closure(0, [&main, &program_args]() noexcept {
-      g_sent_at_main_start = tls_pe->sent_away();
-      g_main_running = true;
-      try {
-        main(program_args);
-      } catch (const std::exception& e) {
-        report_fatal(std::string("main: uncaught exception: ") + e.what());
-      } catch (...) {
-        report_fatal("main: uncaught exception of unknown type");
-      }
-      g_main_running = false;
-    });
-    tls_pe = nullptr;
+  if (opts.ppn && opts.pes && opts.ppn != opts.pes) {
+    std::fprintf(stderr, "roam: +p %u and +ppn %u disagree in a single process\n", opts.pes, opts.ppn);
+    return 2;
   }
-  pe_thread_body(rt, 0, sync);
-  for (auto& t : threads) t.join();
-  g_main_running = false;
+  if (opts.pes == 0) opts.pes = opts.ppn ? opts.ppn : static_cast<std::uint32_t>(available_cores());
+  runtime_state rt(opts, node_layout{0, 1, opts.pes}, nullptr);
+  int code = run_pes(rt, main, program_args);
   g_runtime.store(nullptr);
-  return rt.exit_code();
+  return code;
 }
 
 }  // namespace detail
@@ -233,8 +394,14 @@ std::uint32_t num_pes() {
   auto* rt = detail::g_runtime.load();
   return rt ? rt->num_pes : 0;
 }
-node_id my_node() { return node_id{0}; }
-std::uint32_t num_nodes() { return 1; }
+node_id my_node() {
+  auto* rt = detail::g_runtime.load();
+  return node_id{rt ? rt->my_node : 0};
+}
+std::uint32_t num_nodes() {
+  auto* rt = detail::g_runtime.load();
+  return rt ? rt->num_nodes : 0;
+}
 
 void after(std::chrono::nanoseconds delay, detail::unique_function<void()> fn) {
   detail::this_pe("roam::after").add_timer(detail::pe_state::clock::now() + delay, std::move(fn));

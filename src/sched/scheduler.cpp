@@ -4,6 +4,7 @@
 #include <roam/sched/detail/runtime_state.hpp>
 
 #include "machine/futex.hpp"
+#include "machine/transport.hpp"
 
 namespace roam::detail {
 
@@ -80,9 +81,11 @@ void pe_state::run_loop() {
         since_poll = 0;
         run_timers();
         if (work_item* n = rt_.take_node_item()) run_item(n);
+        if (drives_) drives_->progress();  // the transport caps how much one turn takes
       }
       continue;
     }
+    if (drives_ && drives_->progress()) continue;
     if (run_timers()) continue;
     go_idle();
   }
@@ -119,6 +122,7 @@ void pe_state::go_idle() {
   if (!timers_.empty()) spin_end = std::min(spin_end, timers_.front().first);
   for (unsigned i = 1;; ++i) {
     if (work_visible()) return;
+    if (drives_ && drives_->progress()) return;
     if ((i & 63) == 0) {
       auto now = clock::now();
       if (now >= spin_end) {
@@ -138,13 +142,22 @@ void pe_state::go_idle() {
   }
   std::uint32_t seen = wake_.load(std::memory_order_seq_cst);
   sleeping_.store(1, std::memory_order_seq_cst);
-  if (!work_visible()) futex_wait(wake_, seen, timeout);
+  if (drives_) {
+    // Sleep in the transport, so a frame from a peer wakes this PE too; wake() interrupts it.
+    constexpr std::chrono::microseconds longest{100'000};
+    auto t = timeout.count() < 0 ? longest
+                                 : std::min(longest, std::chrono::duration_cast<std::chrono::microseconds>(timeout));
+    if (!work_visible()) drives_->wait(t);
+  } else if (!work_visible()) {
+    futex_wait(wake_, seen, timeout);
+  }
   sleeping_.store(0, std::memory_order_relaxed);
 }
 
 void pe_state::wake() noexcept {
   wake_.fetch_add(1, std::memory_order_seq_cst);
-  futex_wake(wake_, 1);
+  if (drives_) drives_->wake();
+  else futex_wake(wake_, 1);
 }
 
 void pe_state::add_timer(clock::time_point when, unique_function<void()> fn) {

@@ -48,7 +48,7 @@ void abort(std::string_view message);
 pe_id my_pe();
 /// Number of PEs in this program.
 std::uint32_t num_pes();
-/// This process's node and the number of nodes (one process for now).
+/// This process's node and the number of nodes (processes) of the program.
 node_id my_node();
 std::uint32_t num_nodes();
 

@@ -110,7 +110,7 @@ void post_control_uncounted(std::uint32_t dst, A&&... a) {
   m->src_pe = me ? me->id() : 0;
   if (me && me->runtime().opts.serialize) [[unlikely]] m = roundtrip_through_wire(m);
   if (me && me->id() == dst) me->enqueue_local(m);
-  else g_runtime.load(std::memory_order_acquire)->pe(dst).enqueue_remote(m);
+  else route(*g_runtime.load(std::memory_order_acquire), dst, m);
 }
 
 }  // namespace roam::detail

@@ -24,6 +24,7 @@
 namespace roam::detail {
 
 struct runtime_state;
+class transport;
 
 /// Type-erased part of a future's shared state; lives on its owner PE only.
 struct future_state_base {
@@ -82,6 +83,9 @@ class pe_state {
   std::size_t drain() noexcept;
   /// Wakes the PE if it sleeps (any thread).
   void wake() noexcept;
+  /// Makes this PE drive the transport's progress (one PE per process, no
+  /// communication thread): it polls between messages and sleeps in the transport.
+  void drive_progress(transport* net) noexcept { drives_ = net; }
 
   void add_timer(clock::time_point when, unique_function<void()> fn);
   void add_idle_hook(unique_function<void()> fn);
@@ -126,6 +130,7 @@ class pe_state {
   std::vector<unique_function<void()>> stop_hooks_;
   void* slots_[static_cast<unsigned>(layer_slot::count)] = {};
   std::uint64_t sent_away_ = 0;
+  transport* drives_ = nullptr;
   message_pool pool_;
 
   alignas(64) std::atomic<std::uint64_t> created_{0};

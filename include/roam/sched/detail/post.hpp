@@ -24,6 +24,12 @@ inline void free_item(void* p) noexcept {
 /// Counters for items created off-PE (there are none in normal programs).
 inline std::atomic<std::uint64_t> g_foreign_created{0};
 
+/// Hands `w` to PE `dst` of this process or, through the transport, of another.
+inline void route(runtime_state& rt, std::uint32_t dst, work_item* w) noexcept {
+  if (rt.is_local(dst)) [[likely]] rt.pe(dst).enqueue_remote(w);
+  else g_remote.send(rt, dst, w);
+}
+
 /// Queues `w` on PE `dst` and counts it as created by the caller.
 inline void post(std::uint32_t dst, work_item* w) noexcept {
   if (pe_state* me = tls_pe) {
@@ -33,11 +39,11 @@ inline void post(std::uint32_t dst, work_item* w) noexcept {
       return;
     }
     me->count_sent_away();
-    me->runtime().pe(dst).enqueue_remote(w);
+    route(me->runtime(), dst, w);
     return;
   }
   g_foreign_created.fetch_add(1, std::memory_order_relaxed);
-  g_runtime.load(std::memory_order_acquire)->pe(dst).enqueue_remote(w);
+  route(*g_runtime.load(std::memory_order_acquire), dst, w);
 }
 
 template <class F>
@@ -51,6 +57,7 @@ work_item* make_closure(F fn, std::int32_t priority) {
   using item = closure_item<F>;
   auto* c = ::new (allocate_item(sizeof(item))) item(std::move(fn));
   c->priority = priority;
+  c->flags = work_closure;
   c->run = [](work_item* w, work_action a) noexcept {
     auto* self = static_cast<item*>(w);
     if (a == work_action::run) self->fn();
@@ -60,7 +67,8 @@ work_item* make_closure(F fn, std::int32_t priority) {
   return c;
 }
 
-/// Runs `fn()` on PE `dst` as a message of priority `priority`. `fn` must not throw.
+/// Runs `fn()` on PE `dst` (of this process: a closure cannot cross
+/// processes) as a message of priority `priority`. `fn` must not throw.
 template <class F>
 void post_closure(std::uint32_t dst, F fn, std::int32_t priority = 0) {
   post(dst, make_closure(std::move(fn), priority));
@@ -73,7 +81,7 @@ void post_closure_uncounted(std::uint32_t dst, F fn, std::int32_t priority = 0) 
   work_item* c = make_closure(std::move(fn), priority);
   c->flags |= work_uncounted;
   if (pe_state* me = tls_pe; me && me->id() == dst) me->enqueue_local(c);
-  else g_runtime.load(std::memory_order_acquire)->pe(dst).enqueue_remote(c);
+  else route(*g_runtime.load(std::memory_order_acquire), dst, c);
 }
 
 }  // namespace roam::detail

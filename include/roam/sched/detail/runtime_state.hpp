@@ -1,11 +1,14 @@
 #pragma once
 // Process-wide runtime state: the PEs of this process, the node queue that
-// nodegroup messages share, and the stop/exit protocol.
+// nodegroup messages share, the transport to other processes (nodes), and the
+// stop/exit protocol. PE numbers are global: node n hosts PEs
+// [n * ppn, (n + 1) * ppn); the local PE k is global PE first_pe + k.
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -13,9 +16,13 @@
 
 namespace roam::detail {
 
+class transport;
+
 /// Options after parsing `+` arguments and ROAM_* variables.
 struct runtime_options {
-  std::uint32_t pes = 0;                 ///< +p N; 0 = one per available core
+  std::uint32_t pes = 0;                 ///< +p N (all nodes together); 0 = one per available core
+  std::uint32_t ppn = 0;                 ///< +ppn K: PEs per process (node); 0 = not given
+  bool commthread = false;               ///< +commthread: a communication thread even with one PE per process
   bool set_cpu_affinity = false;         ///< +setcpuaffinity
   bool busywait = false;                 ///< +busywait: idle PEs spin, never sleep
   bool serialize = false;                ///< +serialize: every entry message goes through pup (tests the wire path)
@@ -24,11 +31,23 @@ struct runtime_options {
   bool help = false;                     ///< +help
 };
 
+/// Where this process sits among the nodes of the program.
+struct node_layout {
+  std::uint32_t node = 0;
+  std::uint32_t nodes = 1;
+  std::uint32_t ppn = 1;  ///< PEs in every process
+};
+
 struct runtime_state {
-  explicit runtime_state(runtime_options o);
+  runtime_state(runtime_options o, node_layout layout, transport* net);
   ~runtime_state();
 
-  pe_state& pe(std::uint32_t i) noexcept { return *pes[i]; }
+  /// A PE of this process, by global number (is_local(pe) must hold).
+  pe_state& pe(std::uint32_t global) noexcept { return *pes[global - first_pe]; }
+  bool is_local(std::uint32_t global) const noexcept { return global - first_pe < ppn; }
+  std::uint32_t node_of(std::uint32_t global) const noexcept { return global / ppn; }
+  /// The first PE of node `node` (where messages for that node's nodegroup members land).
+  std::uint32_t first_pe_of(std::uint32_t node) const noexcept { return node * ppn; }
 
   /// Queues a nodegroup item that any PE of this process may run.
   void enqueue_node(work_item* w) noexcept;
@@ -36,14 +55,20 @@ struct runtime_state {
   work_item* take_node_item() noexcept;
   bool node_pending() const noexcept { return node_pending_.load(std::memory_order_seq_cst) != 0; }
 
-  /// First call wins: records the exit code and stops every PE.
-  void request_exit(int code) noexcept;
+  /// First call wins: records the exit code and stops every PE of this
+  /// process, and (unless the request came from a peer) tells every other node.
+  void request_exit(int code, bool from_peer = false) noexcept;
   bool stopping() const noexcept { return stopping_.load(std::memory_order_relaxed); }
   int exit_code() const noexcept { return exit_code_.load(); }
 
   runtime_options opts;
-  std::uint32_t num_pes = 0;
-  std::vector<std::unique_ptr<pe_state>> pes;
+  std::uint32_t my_node = 0;
+  std::uint32_t num_nodes = 1;
+  std::uint32_t ppn = 0;       ///< PEs of this process (the same in every process)
+  std::uint32_t first_pe = 0;  ///< global number of this process's first PE
+  std::uint32_t num_pes = 0;   ///< PEs of the whole program
+  std::vector<std::unique_ptr<pe_state>> pes;  ///< this process's PEs, local order
+  transport* net = nullptr;    ///< null for a single process
 
  private:
   std::atomic<bool> stopping_{false};
@@ -56,6 +81,20 @@ struct runtime_state {
 
 /// The runtime of this process while `roam::run` is active, else nullptr.
 inline std::atomic<runtime_state*> g_runtime{nullptr};
+
+/// Hooks through which the message layer (above) serves the transport: it
+/// alone knows how to turn a work item into bytes and back.
+struct remote_hooks {
+  /// Sends message `w` (never a closure) to PE `dst` of another node; consumes it.
+  void (*send)(runtime_state& rt, std::uint32_t dst, work_item* w) noexcept = nullptr;
+  /// Handles one frame received from node `src` (progress thread).
+  void (*on_frame)(runtime_state& rt, std::uint32_t src, std::span<const std::byte> frame) noexcept = nullptr;
+  /// Tells every other node to exit with `code`.
+  void (*broadcast_exit)(runtime_state& rt, int code) noexcept = nullptr;
+  /// Node 0, after main's synchronous part: sends the readonly globals if nothing sent them yet.
+  void (*main_returned)(runtime_state& rt) noexcept = nullptr;
+};
+inline remote_hooks g_remote;
 
 /// The calling PE; aborts with a clear message when called off a PE thread.
 pe_state& this_pe(const char* what);

@@ -17,6 +17,7 @@ enum work_flags : std::uint32_t {
   work_lifo = 1u << 0,       ///< queue at the front of its priority level
   work_forwarded = 1u << 1,  ///< a broadcast already passed on to this PE's tree children
   work_uncounted = 1u << 2,  ///< runtime control traffic that quiescence detection must not count
+  work_closure = 1u << 3,    ///< a C++ closure: runs only in the process that made it
 };
 
 /// An intrusive queue node. Invariant: an item is in at most one queue.

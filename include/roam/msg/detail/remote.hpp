@@ -1,0 +1,26 @@
+#pragma once
+// The message layer's side of crossing processes: readonly globals that node 0
+// sends to every other node before anything else runs there, and the run
+// function of entry messages that arrive from the wire (set by the object layer).
+#include <cstdint>
+#include <string_view>
+
+#include <roam/msg/pup.hpp>
+#include <roam/sched/detail/work.hpp>
+
+namespace roam::detail {
+
+/// How an entry message received from another node runs (objects' `deliver`).
+inline void (*g_deliver_entry)(work_item*, work_action) noexcept = nullptr;
+
+/// Fills the scheduler's remote hooks (g_remote); the object layer calls it at
+/// start-up, which also makes sure this part of the library is linked in.
+void install_remote_hooks() noexcept;
+
+/// A readonly global: its address, how to pup it, and its type (to check that
+/// every node registered the same globals in the same order).
+using readonly_pup = void (*)(pup_er& p, void* obj);
+void register_readonly(void* obj, readonly_pup pup, std::string_view type);
+void unregister_readonly(void* obj) noexcept;
+
+}  // namespace roam::detail

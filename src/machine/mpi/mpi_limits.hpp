@@ -1,0 +1,38 @@
+#pragma once
+// The mpi transport's tunables: burst caps (NAMD's communication-thread
+// throttling, Mei et al. SC'11 §4.4.2) and idle-wait timing, read from the
+// environment once at start-up. No MPI here, so it is unit-testable.
+#include <chrono>
+#include <cstddef>
+#include <string>
+
+namespace roam::detail {
+
+struct mpi_limits {
+  /// Sends started per progress() call (ROAM_MPI_MAX_SENDS).
+  std::size_t max_sends = 64;
+  /// Send requests tested for completion per progress() call (ROAM_MPI_MAX_TESTS).
+  std::size_t max_tests = 64;
+  /// Frames received (and handed to on_frame) per progress() call (ROAM_MPI_MAX_RECVS).
+  std::size_t max_recvs = 64;
+  /// Started but not yet completed sends; beyond it new frames wait in the
+  /// queue (ROAM_MPI_MAX_INFLIGHT).
+  std::size_t max_inflight = 256;
+  /// wait(): how long to poll MPI_Iprobe before the first sleep (ROAM_MPI_SPIN_US).
+  std::chrono::microseconds spin{20};
+  /// wait(): the longest single sleep of the exponential backoff, which bounds
+  /// the extra latency of a frame that arrives while the thread sleeps
+  /// (ROAM_MPI_MAX_SLEEP_US).
+  std::chrono::microseconds max_sleep{1000};
+  /// finish(): how long to wait for the peers before giving up and aborting
+  /// the job (ROAM_MPI_FINISH_TIMEOUT_S).
+  std::chrono::seconds finish_timeout{30};
+};
+
+/// Reads the ROAM_MPI_* variables through `lookup` (std::getenv in production;
+/// it returns nullptr for an unset variable). Unset or empty variables keep the
+/// defaults. Returns false and sets `error` (naming the variable, the bad value
+/// and the accepted range) for a value that is not a whole number in range.
+bool read_mpi_limits(const char* (*lookup)(const char* name), mpi_limits& out, std::string& error);
+
+}  // namespace roam::detail

@@ -1,0 +1,111 @@
+// The sending side: send() from any thread, the direct path on the progress
+// thread, and the capped start/test tasks of progress().
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+
+#include "machine/mpi/mpi_error.hpp"
+#include "machine/mpi/mpi_frame_tag.hpp"
+#include "machine/mpi/mpi_progress_owner.hpp"
+#include "machine/mpi/mpi_transport.hpp"
+
+namespace roam::detail {
+
+void mpi_transport::send(std::uint32_t dst, std::vector<std::byte> frame) {
+  if (dst >= num_nodes_ || dst == my_node_) {
+    std::fprintf(stderr, "roam mpi transport (node %u): send() to node %u, outside the other nodes [0,%u) \\ {%u}\n",
+                 my_node_, dst, num_nodes_, my_node_);
+    std::abort();
+  }
+  if (frame.size() > static_cast<std::size_t>(INT_MAX)) {
+    // MPI-3 counts are int; splitting would need a second frame format.
+    std::fprintf(stderr, "roam mpi transport (node %u): a frame of %zu bytes to node %u exceeds the largest MPI "
+                 "message (%d bytes); split the data\n", my_node_, frame.size(), dst, INT_MAX);
+    std::abort();
+  }
+  if (closing_.load(std::memory_order_relaxed)) {
+    // The finish handshake already told dst how many frames to expect.
+    std::fprintf(stderr, "roam mpi transport (node %u): send() to node %u after finish() began; frame of %zu bytes "
+                 "dropped\n", my_node_, dst, frame.size());
+    return;
+  }
+  if (is_progress_owner(this)) {
+    // Non-SMP mode (or a handler replying): start it now unless something
+    // older is still queued, which must go first (per-pair order).
+    if (!outbox_.maybe_nonempty() && staging_next_ == staging_.size() && inflight_.size() < limits_.max_inflight) {
+      start_send(dst, std::move(frame));
+      return;
+    }
+    outbox_.push(dst, std::move(frame));
+    return;
+  }
+  outbox_.push(dst, std::move(frame));
+  wake_.wake();
+}
+
+void mpi_transport::start_send(std::uint32_t dst, std::vector<std::byte> frame) noexcept {
+  if (failed_[dst]) return;  // already reported; nobody will receive it
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_Isend(frame.data(), static_cast<int>(frame.size()), MPI_BYTE, static_cast<int>(dst), mpi_frame_tag,
+                     data_comm_, &request);
+  if (rc != MPI_SUCCESS) {
+    peer_failed(dst, "MPI_Isend to node " + std::to_string(dst) + " failed: " + mpi_error_text(rc));
+    return;
+  }
+  ++sent_to_[dst];
+  // Small frames are usually copied out by MPI_Isend itself (eager protocol):
+  // one test frees them here and keeps them out of the in-flight table.
+  int done = 0;
+  rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS) {
+    peer_failed(dst, "a send to node " + std::to_string(dst) + " failed: " + mpi_error_text(rc));
+    return;
+  }
+  if (!done) inflight_.add(request, dst, std::move(frame));
+}
+
+std::size_t mpi_transport::start_queued_sends(std::size_t cap) noexcept {
+  std::size_t started = 0;
+  while (started < cap && inflight_.size() < limits_.max_inflight) {
+    if (staging_next_ == staging_.size()) {
+      staging_.clear();
+      staging_next_ = 0;
+      if (!outbox_.take_all(staging_)) break;
+    }
+    mpi_outgoing& next = staging_[staging_next_++];
+    start_send(next.dst, std::move(next.frame));
+    ++started;
+  }
+  return started;
+}
+
+std::size_t mpi_transport::test_sends(std::size_t cap) noexcept {
+  if (inflight_.empty()) return 0;
+  send_failures_.clear();
+  int call_error = MPI_SUCCESS;
+  long done = inflight_.test_some(cap, send_failures_, call_error);
+  if (done < 0) mpi_fatal(my_node_, "MPI_Testsome on the frames in flight", call_error);
+  for (const auto& f : send_failures_)
+    peer_failed(f.dst, "a send to node " + std::to_string(f.dst) + " failed: " + mpi_error_text(f.code));
+  return static_cast<std::size_t>(done);
+}
+
+bool mpi_transport::sends_pending() const noexcept {
+  return outbox_.maybe_nonempty() || staging_next_ < staging_.size() || !inflight_.empty();
+}
+
+bool mpi_transport::startable_sends() const noexcept {
+  return inflight_.size() < limits_.max_inflight && (outbox_.maybe_nonempty() || staging_next_ < staging_.size());
+}
+
+void mpi_transport::peer_failed(std::uint32_t node, const std::string& why) noexcept {
+  if (failed_[node]) return;
+  failed_[node] = true;
+  if (handlers_.on_peer_failure != nullptr) {
+    handlers_.on_peer_failure(handlers_.ctx, node, why);
+  } else {
+    std::fprintf(stderr, "roam mpi transport (node %u): node %u failed: %s\n", my_node_, node, why.c_str());
+  }
+}
+
+}  // namespace roam::detail

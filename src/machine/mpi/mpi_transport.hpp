@@ -1,0 +1,121 @@
+#pragma once
+// The mpi transport: frames between processes started by mpirun.
+//
+// Invariants
+// - Every MPI call is made by the progress thread (MPI_THREAD_FUNNELED).
+//   Other threads touch only outbox_, wake_ and the atomic closing_ flag.
+// - Frames travel on data_comm_ with one tag; every receive matches any source
+//   and that tag, so MPI's non-overtaking rule keeps each pair's order.
+//   Collectives (allgather, the finish handshake) use ctrl_comm_, so internal
+//   traffic can never be mistaken for a frame.
+// - A frame is started (MPI_Isend) in per-destination send() order: the direct
+//   path is taken only when nothing older is queued (outbox_ and staging_ are
+//   empty).
+// - sent_to_/received_from_ count frames per peer; finish() exchanges them so
+//   that no node finalizes while frames are still on their way to it.
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "machine/mpi/mpi_inflight_sends.hpp"
+#include "machine/mpi/mpi_limits.hpp"
+#include "machine/mpi/mpi_outbox.hpp"
+#include "machine/mpi/mpi_wake_signal.hpp"
+#include "machine/transport.hpp"
+
+namespace roam::detail {
+
+class mpi_transport final : public transport {
+ public:
+  /// Use make_mpi_transport(); this only takes over what it set up.
+  mpi_transport(MPI_Comm data_comm, MPI_Comm ctrl_comm, bool owns_mpi, mpi_limits limits);
+  ~mpi_transport() override;
+  mpi_transport(const mpi_transport&) = delete;
+  mpi_transport& operator=(const mpi_transport&) = delete;
+
+  const char* name() const noexcept override { return "mpi"; }
+  std::uint32_t my_node() const noexcept override { return my_node_; }
+  std::uint32_t num_nodes() const noexcept override { return num_nodes_; }
+
+  void set_handlers(transport_handlers h) override;
+  void send(std::uint32_t dst, std::vector<std::byte> frame) override;
+  bool progress() override;
+  void wait(std::chrono::microseconds timeout) override;
+  void wake() noexcept override { wake_.wake(); }
+  std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> mine) override;
+  void finish() override;
+
+ private:
+  bool on_progress_thread() const noexcept;
+  // Starts one send now (progress thread). Small frames usually complete at
+  // once and are freed here; others join inflight_.
+  void start_send(std::uint32_t dst, std::vector<std::byte> frame) noexcept;
+  // The three capped tasks of one progress() call (NAMD's progress engine).
+  std::size_t start_queued_sends(std::size_t cap) noexcept;
+  std::size_t test_sends(std::size_t cap) noexcept;
+  std::size_t receive_frames(std::size_t cap) noexcept;
+  // True if a frame is waiting to be received (MPI_Iprobe; also drives MPI's progress).
+  bool frame_waiting() noexcept;
+  bool sends_pending() const noexcept;
+  // Sends are waiting in the queue and could be started now.
+  bool startable_sends() const noexcept;
+  // wait()'s sleep phase; `backoff` carries over between idle wait() calls.
+  void sleep_until_activity(std::chrono::steady_clock::time_point deadline) noexcept;
+  void peer_failed(std::uint32_t node, const std::string& why) noexcept;
+  // Makes room for a frame of `bytes` in recv_buf_.
+  std::byte* recv_buffer(std::size_t bytes);
+
+  // finish() phases (mpi_finish.cpp).
+  bool drain_sends_until(std::chrono::steady_clock::time_point deadline) noexcept;
+  bool exchange_counts_until(std::chrono::steady_clock::time_point deadline, std::vector<std::uint64_t>& expected) noexcept;
+  bool receive_expected_until(std::chrono::steady_clock::time_point deadline,
+                              const std::vector<std::uint64_t>& expected) noexcept;
+  [[noreturn]] void finish_timed_out(const char* phase) noexcept;
+  void idle_pause(std::chrono::microseconds& backoff) noexcept;
+
+  MPI_Comm data_comm_;
+  MPI_Comm ctrl_comm_;
+  bool owns_mpi_;  // we called MPI_Init_thread, so we call MPI_Finalize
+  mpi_limits limits_;
+  std::uint32_t my_node_ = 0;
+  std::uint32_t num_nodes_ = 1;
+  transport_handlers handlers_{};
+  bool finished_ = false;
+  std::atomic<bool> closing_{false};  // finish() began: a later send() is a bug
+
+  // Sending: other threads -> outbox_ -> staging_ (a batch taken from the
+  // outbox, started within the cap) -> inflight_ until MPI completes them.
+  mpi_outbox outbox_;
+  std::vector<mpi_outgoing> staging_;
+  std::size_t staging_next_ = 0;
+  mpi_inflight_sends inflight_;
+  std::vector<mpi_inflight_sends::failure> send_failures_;
+
+  // Receiving: every frame lands in one reused buffer (on_frame's span is
+  // valid only during the call), so steady-state receives do not allocate.
+  // It grows to the largest frame seen; when it is above recv_buffer_kept
+  // and no frame that large came for frames_before_shrink frames, it shrinks
+  // back, so an occasional huge frame does not pin its memory for ever.
+  static constexpr std::size_t recv_buffer_initial = std::size_t{64} << 10;
+  static constexpr std::size_t recv_buffer_kept = std::size_t{8} << 20;
+  static constexpr std::uint32_t frames_before_shrink = 1024;
+  std::uint32_t frames_since_huge_ = 0;
+  std::unique_ptr<std::byte[]> recv_buf_;
+  std::size_t recv_capacity_ = 0;
+
+  mpi_wake_signal wake_;
+  // The current idle backoff step: zero after progress() did work (the next
+  // wait() spins first), else where the last wait() left off, so an idle
+  // node chopped into many short wait() calls still backs off.
+  std::chrono::microseconds idle_sleep_{0};
+
+  std::vector<std::uint64_t> sent_to_;
+  std::vector<std::uint64_t> received_from_;
+  std::vector<bool> failed_;  // peer_failed() was reported for the node
+};
+
+}  // namespace roam::detail

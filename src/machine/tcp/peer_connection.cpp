@@ -1,0 +1,180 @@
+#include "machine/tcp/peer_connection.hpp"
+
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include <cerrno>
+
+namespace roam::detail::tcp {
+
+namespace {
+// iovecs per sendmsg when flushing a backlog: enough to batch many small
+// frames into one syscall, far below IOV_MAX.
+constexpr std::size_t flush_iovecs = 64;
+
+ssize_t send_iov(int fd, iovec* iov, std::size_t n) noexcept {
+  msghdr m{};
+  m.msg_iov = iov;
+  m.msg_iovlen = n;
+  ssize_t rc;
+  do rc = ::sendmsg(fd, &m, MSG_NOSIGNAL);
+  while (rc < 0 && errno == EINTR);
+  return rc;
+}
+}  // namespace
+
+peer_connection::peer_connection(std::uint32_t node, std::string address, unique_fd fd, frame_decoder decoder,
+                                 int epoll_fd, std::uint64_t epoll_tag)
+    : node_(node),
+      address_(std::move(address)),
+      epoll_fd_(epoll_fd),
+      epoll_tag_(epoll_tag),
+      fd_(std::move(fd)),
+      decoder_(std::move(decoder)) {}
+
+void peer_connection::set_want_out(bool on) noexcept {
+  if (want_out_ == on || !fd_) return;
+  epoll_event ev{};
+  ev.events = EPOLLIN | (on ? EPOLLOUT : 0u);
+  ev.data.u64 = epoll_tag_;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd_.get(), &ev);
+  want_out_ = on;
+}
+
+void peer_connection::mark_broken(int err) noexcept {
+  broken_ = true;
+  try {
+    send_error_ = errno_text(err);
+  } catch (...) {
+  }
+  queue_.clear();
+  set_want_out(false);
+}
+
+bool peer_connection::send(frame_kind kind, std::vector<std::byte> payload) noexcept {
+  const frame_header_bytes header = encode_header(kind, payload.size());
+  std::lock_guard lock(send_mu_);
+  if (!fd_ || broken_) return true;
+  sent_recently_.store(true, std::memory_order_relaxed);
+  std::size_t written = 0;
+  if (queue_.empty()) {
+    // Fast path: straight from the caller's thread, header and payload in one syscall.
+    iovec iov[2] = {{const_cast<std::byte*>(header.data()), header.size()}, {payload.data(), payload.size()}};
+    const ssize_t n = send_iov(fd_.get(), iov, payload.empty() ? 1 : 2);
+    if (n >= 0 && static_cast<std::size_t>(n) == frame_header_size + payload.size()) return true;
+    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+      mark_broken(errno);
+      return false;
+    }
+    written = n > 0 ? static_cast<std::size_t>(n) : 0;
+  }
+  try {
+    queue_.push_back(queued_frame{header, std::move(payload), written});
+  } catch (...) {
+    // Out of memory with a partly written frame: the stream cannot continue.
+    mark_broken(ENOMEM);
+    return false;
+  }
+  set_want_out(true);
+  return true;
+}
+
+bool peer_connection::flush_locked() noexcept {
+  while (!queue_.empty()) {
+    iovec iov[flush_iovecs];
+    std::size_t n_iov = 0, total = 0;
+    for (auto it = queue_.begin(); it != queue_.end() && n_iov + 2 <= flush_iovecs; ++it) {
+      std::size_t skip = it->written;
+      if (skip < frame_header_size) {
+        iov[n_iov++] = {const_cast<std::byte*>(it->header.data()) + skip, frame_header_size - skip};
+        total += frame_header_size - skip;
+        skip = 0;
+      } else {
+        skip -= frame_header_size;
+      }
+      if (it->payload.size() > skip) {
+        iov[n_iov++] = {it->payload.data() + skip, it->payload.size() - skip};
+        total += it->payload.size() - skip;
+      }
+    }
+    const ssize_t rc = send_iov(fd_.get(), iov, n_iov);
+    if (rc < 0) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return true;
+      mark_broken(errno);
+      return false;
+    }
+    auto n = static_cast<std::size_t>(rc);
+    while (n > 0) {
+      queued_frame& f = queue_.front();
+      const std::size_t left = f.size() - f.written;
+      if (n < left) {
+        f.written += n;
+        break;
+      }
+      n -= left;
+      queue_.pop_front();
+    }
+    if (static_cast<std::size_t>(rc) < total) return true;  // socket full; EPOLLOUT will call again
+  }
+  set_want_out(false);
+  return true;
+}
+
+bool peer_connection::flush() noexcept {
+  std::lock_guard lock(send_mu_);
+  if (!fd_ || broken_) return !broken_;
+  return flush_locked();
+}
+
+bool peer_connection::has_queued() noexcept {
+  std::lock_guard lock(send_mu_);
+  return !queue_.empty();
+}
+
+std::string peer_connection::send_error() {
+  std::lock_guard lock(send_mu_);
+  return send_error_;
+}
+
+bool peer_connection::send_broken() noexcept {
+  std::lock_guard lock(send_mu_);
+  return broken_;
+}
+
+peer_connection::read_status peer_connection::read_some(std::string& why) noexcept {
+  if (!fd_) return read_status::closed;
+  std::span<std::byte> w;
+  try {
+    w = decoder_.writable();
+  } catch (...) {
+    why = "out of memory for a " + std::to_string(decoder_.buffered()) + "-byte receive buffer";
+    return read_status::error;
+  }
+  ssize_t n;
+  do n = ::recv(fd_.get(), w.data(), w.size(), 0);
+  while (n < 0 && errno == EINTR);
+  if (n > 0) {
+    decoder_.commit(static_cast<std::size_t>(n));
+    return read_status::data;
+  }
+  if (n == 0) return read_status::closed;
+  if (errno == EAGAIN || errno == EWOULDBLOCK) return read_status::nothing;
+  why = errno_text(errno);
+  return read_status::error;
+}
+
+void peer_connection::close() noexcept {
+  std::lock_guard lock(send_mu_);
+  if (!fd_) return;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd_.get(), nullptr);
+  fd_.reset();
+  queue_.clear();
+  want_out_ = false;
+}
+
+bool peer_connection::is_open() noexcept {
+  std::lock_guard lock(send_mu_);
+  return fd_ && !broken_;
+}
+
+}  // namespace roam::detail::tcp

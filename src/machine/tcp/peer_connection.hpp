@@ -1,0 +1,100 @@
+#pragma once
+// peer_connection: one established, authenticated socket to another node.
+//
+// Threads: the send side (send(), the queue, the socket's write end and its
+// EPOLLOUT interest) is guarded by send_mu_ and used from any thread; the
+// receive side (decoder(), read_some()) belongs to the progress thread.
+//
+// Invariants (under send_mu_)
+// - queue_ holds frames, in send order, that the socket has not fully taken;
+//   send() writes straight to the socket only when queue_ is empty, so per-pair
+//   FIFO holds across threads (order = order of taking send_mu_).
+// - EPOLLOUT is registered exactly when queue_ is non-empty, so the progress
+//   thread wakes to flush it and otherwise never spins on a writable socket.
+// - After close() or a send error nothing more is written; later frames are
+//   dropped (the peer is gone; its failure is reported once, elsewhere).
+#include <sys/uio.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "machine/tcp/frame_decoder.hpp"
+#include "machine/tcp/frame_format.hpp"
+#include "machine/tcp/socket_io.hpp"
+
+namespace roam::detail::tcp {
+
+class peer_connection {
+ public:
+  /// `fd` is connected, non-blocking and already registered in `epoll_fd`
+  /// for EPOLLIN with `epoll_tag` as its data.
+  peer_connection(std::uint32_t node, std::string address, unique_fd fd, frame_decoder decoder, int epoll_fd,
+                  std::uint64_t epoll_tag);
+  peer_connection(const peer_connection&) = delete;
+  peer_connection& operator=(const peer_connection&) = delete;
+
+  std::uint32_t node() const noexcept { return node_; }
+  /// "host:port" this node listens on, for messages.
+  const std::string& address() const noexcept { return address_; }
+
+  // ---- send side: any thread ------------------------------------------------
+  /// Writes (or queues) one frame. Returns false only when this call found the
+  /// connection broken (the error is kept for send_error()); the caller then
+  /// tells the progress thread. Frames sent after close or breakage are dropped.
+  bool send(frame_kind kind, std::vector<std::byte> payload) noexcept;
+  /// Pushes queued frames as far as the socket takes them (progress thread, on
+  /// EPOLLOUT). False when the connection broke.
+  bool flush() noexcept;
+  /// True if frames are waiting for socket space.
+  bool has_queued() noexcept;
+  /// True (and cleared) if anything was sent since the last call: heartbeats
+  /// are only needed on idle connections.
+  bool take_sent_recently() noexcept { return sent_recently_.exchange(false, std::memory_order_relaxed); }
+  /// The errno text of the send that broke the connection, or "".
+  std::string send_error();
+  bool send_broken() noexcept;
+
+  // ---- receive side: progress thread ---------------------------------------
+  enum class read_status { data, nothing, closed, error };
+  /// One recv() into the decoder. On `error`, `why` holds the errno text.
+  read_status read_some(std::string& why) noexcept;
+  frame_decoder& decoder() noexcept { return decoder_; }
+
+  /// Closes the socket (progress thread); later sends are dropped.
+  void close() noexcept;
+  bool is_open() noexcept;
+
+ private:
+  struct queued_frame {
+    frame_header_bytes header;
+    std::vector<std::byte> payload;
+    std::size_t written = 0;  // bytes of header + payload already taken by the socket
+    std::size_t size() const noexcept { return frame_header_size + payload.size(); }
+  };
+  void set_want_out(bool on) noexcept;
+  bool flush_locked() noexcept;
+  void mark_broken(int err) noexcept;
+
+  const std::uint32_t node_;
+  const std::string address_;
+  const int epoll_fd_;
+  const std::uint64_t epoll_tag_;
+
+  std::mutex send_mu_;
+  unique_fd fd_;  // written under send_mu_; the progress thread reads it without the lock (only it closes it)
+  std::deque<queued_frame> queue_;
+  bool want_out_ = false;
+  bool broken_ = false;
+  std::string send_error_;
+  std::atomic<bool> sent_recently_{false};
+
+  frame_decoder decoder_;
+};
+
+}  // namespace roam::detail::tcp

@@ -1,0 +1,211 @@
+// Messages that leave the process: packing them onto the transport, turning
+// received frames back into messages on the right PE, exit notices, and the
+// readonly globals node 0 sends before anything else may run elsewhere.
+#include <algorithm>
+#include <mutex>
+#include <vector>
+
+#include <roam/msg/detail/control.hpp>
+#include <roam/msg/detail/remote.hpp>
+#include <roam/msg/detail/wire.hpp>
+
+#include "machine/transport.hpp"
+
+namespace roam::detail {
+
+namespace {
+
+struct readonly_entry {
+  void* obj;
+  readonly_pup pup;
+  std::uint64_t type;
+};
+struct readonly_table {
+  std::mutex mutex;
+  std::vector<readonly_entry> entries;  // in registration (static initialisation) order
+};
+readonly_table& readonlies() {
+  static readonly_table t;
+  return t;
+}
+
+std::string node_prefix(const runtime_state& rt) { return "[node " + std::to_string(rt.my_node) + "] "; }
+
+// Everything a peer needs to mirror node 0's readonly globals.
+std::vector<std::byte> pack_readonlies() {
+  auto& t = readonlies();
+  std::lock_guard lock(t.mutex);
+  auto pup_all = [&](pup_er& p) {
+    auto n = static_cast<std::uint32_t>(t.entries.size());
+    p | n;
+    for (auto& e : t.entries) {
+      std::uint64_t type = e.type;
+      p | type;
+      e.pup(p, e.obj);
+    }
+  };
+  pup_er sizer = pup_er::sizer();
+  pup_all(sizer);
+  std::vector<std::byte> out(sizer.offset());
+  pup_er packer = pup_er::packer(out.data(), out.size());
+  pup_all(packer);
+  return out;
+}
+
+void apply_readonlies(std::vector<std::byte> blob) {
+  auto& t = readonlies();
+  std::lock_guard lock(t.mutex);
+  pup_er p = pup_er::unpacker(blob.data(), blob.size());
+  std::uint32_t n = 0;
+  p | n;
+  if (n != t.entries.size())
+    throw pup_error("node 0 has " + std::to_string(n) + " readonly globals, this node " +
+                    std::to_string(t.entries.size()) + " (are all nodes running the same binary?)");
+  for (auto& e : t.entries) {
+    std::uint64_t type = 0;
+    p | type;
+    if (type != e.type) throw pup_error("readonly globals differ between node 0 and this node (same binary?)");
+    e.pup(p, e.obj);
+  }
+  if (p.remaining() != 0) throw pup_error("trailing bytes after the readonly globals");
+}
+
+void remote_exit(int code) {
+  if (runtime_state* rt = g_runtime.load()) rt->request_exit(code, true);
+}
+
+void send_frame(runtime_state& rt, std::uint32_t dst_pe, message* m) {
+  m->dst_pe = dst_pe;
+  std::vector<std::byte> frame = pack_message(*m);
+  m->ops->destroy(m);
+  free_message(m);
+  rt.net->send(rt.node_of(dst_pe), std::move(frame));
+}
+
+// Node 0 sends its readonlies once, before its first message to another node
+// or when main's synchronous part ends, whichever comes first. Other nodes hold
+// every frame until they have them, so the order of arrival does not matter.
+std::atomic<runtime_state*> g_readonlies_sent_for{nullptr};
+
+void send_readonlies_once(runtime_state& rt) noexcept {
+  if (rt.my_node != 0 || g_readonlies_sent_for.load(std::memory_order_acquire) == &rt) return;
+  if (g_readonlies_sent_for.exchange(&rt) == &rt) return;
+  std::vector<std::byte> blob;
+  try {
+    blob = pack_readonlies();
+  } catch (const std::exception& e) {
+    report_fatal(std::string("packing the readonly globals: ") + e.what());
+    return;
+  }
+  for (std::uint32_t node = 1; node < rt.num_nodes; ++node) {
+    message* m = build_control<&apply_readonlies, void>(0, blob);
+    m->flags |= work_uncounted;
+    m->src_pe = tls_pe ? tls_pe->id() : 0;
+    send_frame(rt, rt.first_pe_of(node), m);
+  }
+}
+
+void send_remote(runtime_state& rt, std::uint32_t dst, work_item* w) noexcept {
+  if (w->flags & work_closure) [[unlikely]] {
+    w->run(w, work_action::discard);
+    report_fatal("internal error: a closure was sent to pe " + std::to_string(dst) + " in another process");
+    return;
+  }
+  send_readonlies_once(rt);
+  auto* m = static_cast<message*>(w);
+  try {
+    send_frame(rt, dst, m);
+  } catch (const std::exception& e) {
+    report_fatal("packing a message (" + std::string(m->ops->name) + ") for pe " + std::to_string(dst) + ": " + e.what());
+  }
+}
+
+// Frames held on nodes other than 0 until the readonlies arrive (progress thread only).
+struct arrival_state {
+  const runtime_state* ready_for = nullptr;
+  const runtime_state* holding_for = nullptr;
+  std::vector<message*> held;
+};
+arrival_state g_arrivals;
+
+void dispatch(runtime_state& rt, message* m) {
+  m->run = m->target == target_kind::control ? &deliver_control : g_deliver_entry;
+  if (m->target == target_kind::nodegroup) {
+    rt.enqueue_node(m);
+  } else if (rt.is_local(m->dst_pe)) {
+    rt.pe(m->dst_pe).enqueue_remote(m);
+  } else {
+    report_fatal(node_prefix(rt) + "received a message for pe " + std::to_string(m->dst_pe) + ", which is not on this node");
+    m->ops->destroy(m);
+    free_message(m);
+  }
+}
+
+void on_frame(runtime_state& rt, std::uint32_t src, std::span<const std::byte> frame) noexcept {
+  message* m = nullptr;
+  try {
+    m = unpack_message(frame);
+  } catch (const wire_error& e) {
+    report_fatal(node_prefix(rt) + "corrupt message from node " + std::to_string(src) + ": " + e.what());
+    return;
+  }
+  if (m->ops == &control_impl<&remote_exit>::ops || m->ops == &control_impl<&apply_readonlies>::ops) {
+    bool readonly = m->ops == &control_impl<&apply_readonlies>::ops;
+    m->run = &deliver_control;
+    m->run(m, work_action::run);  // here, on the progress thread: nothing may run before it
+    if (!readonly) return;
+    g_arrivals.ready_for = &rt;
+    if (g_arrivals.holding_for == &rt) {
+      auto held = std::move(g_arrivals.held);
+      g_arrivals.held.clear();
+      for (message* h : held) dispatch(rt, h);
+    }
+    return;
+  }
+  if (rt.my_node != 0 && g_arrivals.ready_for != &rt) {
+    if (g_arrivals.holding_for != &rt) {
+      g_arrivals.holding_for = &rt;
+      g_arrivals.held.clear();
+    }
+    g_arrivals.held.push_back(m);
+    return;
+  }
+  dispatch(rt, m);
+}
+
+void broadcast_exit(runtime_state& rt, int code) noexcept {
+  for (std::uint32_t node = 0; node < rt.num_nodes; ++node) {
+    if (node == rt.my_node) continue;
+    message* m = build_control<&remote_exit, void>(0, code);
+    m->flags |= work_uncounted;
+    m->src_pe = tls_pe ? tls_pe->id() : rt.first_pe;
+    try {
+      send_frame(rt, rt.first_pe_of(node), m);
+    } catch (...) {
+      // A node we cannot reach any more stops on its own (peer failure).
+    }
+  }
+}
+
+}  // namespace
+
+void install_remote_hooks() noexcept {
+  g_remote.send = &send_remote;
+  g_remote.on_frame = &on_frame;
+  g_remote.broadcast_exit = &broadcast_exit;
+  g_remote.main_returned = &send_readonlies_once;
+}
+
+void register_readonly(void* obj, readonly_pup pup, std::string_view type) {
+  auto& t = readonlies();
+  std::lock_guard lock(t.mutex);
+  t.entries.push_back({obj, pup, stable_hash(type)});
+}
+
+void unregister_readonly(void* obj) noexcept {
+  auto& t = readonlies();
+  std::lock_guard lock(t.mutex);
+  std::erase_if(t.entries, [obj](const readonly_entry& e) { return e.obj == obj; });
+}
+
+}  // namespace roam::detail
