@@ -189,6 +189,12 @@ void broadcast_exit(runtime_state& rt, int code) noexcept {
 
 }  // namespace
 
+void send_copy_to(runtime_state& rt, std::uint32_t dst_pe, message& m) {
+  send_readonlies_once(rt);
+  m.dst_pe = dst_pe;
+  rt.net->send(rt.node_of(dst_pe), pack_message(m));
+}
+
 void install_remote_hooks() noexcept {
   g_remote.send = &send_remote;
   g_remote.on_frame = &on_frame;

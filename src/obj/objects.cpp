@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <roam/obj/chare.hpp>
+#include <roam/obj/map.hpp>
 #include <roam/msg/detail/remote.hpp>
 #include <roam/obj/detail/objects.hpp>
 #include <roam/sched/detail/startup.hpp>
@@ -28,7 +29,7 @@ constexpr std::size_t chunk_count = 1024;  // up to a million collections per pr
 
 struct descriptor_table {
   std::mutex mutex;
-  std::uint32_t next_id = 1;  // 0 means "no collection"
+  std::uint32_t next_seq = 0;  // this process's collections so far (ids: see objects.hpp)
   std::array<std::atomic<std::atomic<collection_desc*>*>, chunk_count> chunks{};
   std::vector<std::unique_ptr<collection_desc>> owned;
 };
@@ -40,11 +41,47 @@ descriptor_table& descriptors() {
 
 struct section_table {
   std::mutex mutex;
-  std::vector<std::unique_ptr<section_desc>> owned;  // index = id - 1; never shrinks
+  std::uint32_t next_seq = 0;
+  std::unordered_map<std::uint32_t, std::unique_ptr<section_desc>> by_id;  // never shrinks
+  // Multicasts that reached this process before their section did, with their PE.
+  std::unordered_map<std::uint32_t, std::vector<message*>> waiting;
 };
 section_table& sections() {
   static section_table t;
   return t;
+}
+
+// Classes and maps by the stable hash of their names.
+struct name_registries {
+  std::mutex mutex;
+  std::unordered_map<std::uint64_t, const class_ops*> classes;
+  std::unordered_map<std::uint64_t, std::pair<map_fn, std::string>> maps;
+};
+name_registries& registries() {
+  static name_registries r;
+  return r;
+}
+
+// Nodegroup messages that arrived before this process built its member.
+struct node_member_waits {
+  std::mutex mutex;
+  std::unordered_map<std::uint32_t, std::vector<message*>> waiting;
+};
+node_member_waits& node_waits() {
+  static node_member_waits w;
+  return w;
+}
+
+// Ids unique in the whole program: process n of N numbers its k-th object k * N + n + 1.
+std::uint32_t program_wide_id(std::uint32_t seq) {
+  runtime_state* rt = g_runtime.load();
+  std::uint32_t nodes = rt ? rt->num_nodes : 1, node = rt ? rt->my_node : 0;
+  std::uint64_t id = std::uint64_t{seq} * nodes + node + 1;
+  if (id > 0x7fffffffu) {
+    report_fatal("too many collections or sections in one program");
+    std::abort();
+  }
+  return static_cast<std::uint32_t>(id);
 }
 
 // ---- per-PE objects -----------------------------------------------------
@@ -109,11 +146,19 @@ void teardown_objects(pe_state& pe) noexcept {
     auto& t = descriptors();
     std::lock_guard lock(t.mutex);
     for (auto& d : t.owned) {
-      if (d->kind == collection_kind::nodegroup && d->node_member) {
-        d->cls->destroy(d->node_member);
-        d->node_member = nullptr;
-      }
+      if (d->kind != collection_kind::nodegroup) continue;
+      if (void* member = d->node_member.exchange(nullptr)) d->cls->destroy(member);
     }
+    auto& w = node_waits();
+    std::lock_guard wlock(w.mutex);
+    for (auto& [id, list] : w.waiting)
+      for (message* m : list) discard_message(m);
+    w.waiting.clear();
+    auto& sec = sections();
+    std::lock_guard slock(sec.mutex);
+    for (auto& [id, list] : sec.waiting)
+      for (message* m : list) discard_message(m);
+    sec.waiting.clear();
   }
   delete objs;
   pe.slot(layer_slot::objects) = nullptr;
@@ -138,6 +183,8 @@ const bool registered = [] {
   g_describe_delivery = &describe_context;
   g_deliver_entry = &deliver;
   install_remote_hooks();
+  register_map("block", &block_map_fn);
+  register_map("round_robin", &round_robin_map_fn);
   return true;
 }();
 
@@ -206,9 +253,17 @@ void deliver_section(pe_objects& objs, message* m) noexcept {
     return;
   }
   if (!sec) {
-    report_delivery_failure(*m, "multicast to an unknown section");
-    discard_message(m);
-    return;
+    // Its description is still on the way from the process that made it.
+    auto& t = sections();
+    std::lock_guard lock(t.mutex);
+    auto id = static_cast<std::uint32_t>(m->index.v[0]);
+    if (auto it = t.by_id.find(id); it != t.by_id.end()) {
+      sec = it->second.get();
+    } else {
+      m->dst_pe = tls_pe->id();
+      t.waiting[id].push_back(m);
+      return;
+    }
   }
   auto pos = std::lower_bound(sec->pes.begin(), sec->pes.end(), tls_pe->id());
   if (pos == sec->pes.end() || *pos != tls_pe->id()) {
@@ -265,13 +320,14 @@ void deliver_to_chare(pe_objects& objs, message* m) noexcept {
 
 // ---- descriptors ----------------------------------------------------------
 
-collection_desc* new_collection(collection_kind kind, const class_ops* cls) {
-  auto& t = descriptors();
-  std::lock_guard lock(t.mutex);
-  std::uint32_t id = t.next_id++;
+namespace {
+
+// Publishes `d` under its id; the caller holds the table's mutex.
+collection_desc* publish(descriptor_table& t, std::unique_ptr<collection_desc> d) {
+  std::uint32_t id = d->id;
   std::size_t c = id >> chunk_bits;
   if (c >= chunk_count) {
-    report_fatal("too many collections in one process");
+    report_fatal("collection id " + std::to_string(id) + " beyond this process's table");
     std::abort();
   }
   auto* chunk = t.chunks[c].load(std::memory_order_acquire);
@@ -279,23 +335,92 @@ collection_desc* new_collection(collection_kind kind, const class_ops* cls) {
     chunk = new std::atomic<collection_desc*>[chunk_size]();
     t.chunks[c].store(chunk, std::memory_order_release);
   }
-  auto d = std::make_unique<collection_desc>();
-  d->id = id;
-  d->kind = kind;
-  d->cls = cls;
   collection_desc* raw = d.get();
   t.owned.push_back(std::move(d));
   chunk[id & (chunk_size - 1)].store(raw, std::memory_order_release);
   return raw;
 }
 
-const section_desc* new_section(const collection_desc* array, std::vector<std::uint64_t> keys) {
+}  // namespace
+
+bool register_class(const class_ops* cls) {
+  auto& r = registries();
+  std::lock_guard lock(r.mutex);
+  r.classes.emplace(cls->id, cls);
+  return true;
+}
+
+bool register_map(std::string_view name, map_fn fn) {
+  auto& r = registries();
+  std::lock_guard lock(r.mutex);
+  r.maps.emplace(stable_hash(name), std::pair{fn, std::string(name)});
+  return true;
+}
+
+collection_desc* new_collection(collection_kind kind, const class_ops* cls) {
+  auto& t = descriptors();
+  std::lock_guard lock(t.mutex);
+  auto d = std::make_unique<collection_desc>();
+  d->id = program_wide_id(t.next_seq++);
+  d->kind = kind;
+  d->cls = cls;
+  return publish(t, std::move(d));
+}
+
+collection_wire to_wire(const collection_desc* d) {
+  collection_wire w;
+  w.id = d->id;
+  w.kind = static_cast<std::uint8_t>(d->kind);
+  w.dims = d->dims;
+  w.cls = d->cls->id;
+  w.map = d->map ? stable_hash(d->map_name) : 0;
+  w.volume = d->volume;
+  w.shape = d->shape;
+  return w;
+}
+
+const collection_desc* ensure_collection(const collection_wire& w) {
+  if (const collection_desc* d = find_collection(w.id)) return d;
+  if (w.kind > static_cast<std::uint8_t>(collection_kind::nodegroup) || w.dims > 6)
+    throw pup_error("collection " + std::to_string(w.id) + " arrived with an invalid description");
+  auto d = std::make_unique<collection_desc>();
+  d->id = w.id;
+  d->kind = static_cast<collection_kind>(w.kind);
+  d->dims = w.dims;
+  d->shape = w.shape;
+  d->volume = w.volume;
+  {
+    auto& r = registries();
+    std::lock_guard lock(r.mutex);
+    auto c = r.classes.find(w.cls);
+    if (c == r.classes.end())
+      throw pup_error("collection " + std::to_string(w.id) + " names a class this process does not know (same binary everywhere?)");
+    d->cls = c->second;
+    if (w.map) {
+      auto m = r.maps.find(w.map);
+      if (m == r.maps.end())
+        throw pup_error("array " + std::string(d->cls->name) + " names a map this process does not know");
+      d->map = m->second.first;
+      d->map_name = m->second.second;
+    }
+  }
+  auto& t = descriptors();
+  std::lock_guard lock(t.mutex);
+  if (const collection_desc* raced = find_collection(w.id)) return raced;  // another PE was first
+  return publish(t, std::move(d));
+}
+
+namespace {
+
+// The PEs hosting members and each one's keys; every process computes the same.
+std::unique_ptr<section_desc> build_section(std::uint32_t id, const collection_desc* array, std::vector<std::uint64_t> keys) {
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   auto d = std::make_unique<section_desc>();
+  d->id = id;
   d->array = array;
   d->size = keys.size();
-  std::uint32_t pes = tls_pe->runtime().num_pes;
+  std::uint32_t pes = g_runtime.load()->num_pes;
   std::vector<std::vector<std::uint64_t>> by_pe(pes);
   for (std::uint64_t key : keys) {
     if (array->kind == collection_kind::group) {  // a group section: the key is the PE
@@ -309,17 +434,134 @@ const section_desc* new_section(const collection_desc* array, std::vector<std::u
     d->pes.push_back(pe);
     d->keys_by_rank.push_back(std::move(by_pe[pe]));
   }
+  return d;
+}
+
+std::vector<std::uint64_t> section_keys(const section_desc* d) {
+  std::vector<std::uint64_t> keys;
+  keys.reserve(d->size);
+  for (const auto& k : d->keys_by_rank) keys.insert(keys.end(), k.begin(), k.end());
+  return keys;
+}
+
+// Registers a section made elsewhere and releases the multicasts that waited for it.
+const section_desc* adopt_section(std::uint32_t id, const collection_desc* array, std::vector<std::uint64_t> keys) {
+  auto d = build_section(id, array, std::move(keys));
+  std::vector<message*> released;
+  const section_desc* result = nullptr;
+  {
+    auto& t = sections();
+    std::lock_guard lock(t.mutex);
+    auto [it, fresh] = t.by_id.try_emplace(id, std::move(d));
+    result = it->second.get();
+    if (auto w = t.waiting.find(id); w != t.waiting.end()) {
+      released = std::move(w->second);
+      t.waiting.erase(w);
+    }
+  }
+  runtime_state& rt = *g_runtime.load();
+  for (message* m : released) rt.pe(m->dst_pe).enqueue_remote(m);
+  return result;
+}
+
+void register_remote_section(std::uint32_t id, collection_wire array, std::vector<std::uint64_t> keys) {
+  adopt_section(id, ensure_collection(array), std::move(keys));
+}
+
+}  // namespace
+
+const section_desc* new_section(const collection_desc* array, std::vector<std::uint64_t> keys) {
   auto& t = sections();
-  std::lock_guard lock(t.mutex);
-  d->id = static_cast<std::uint32_t>(t.owned.size() + 1);
-  t.owned.push_back(std::move(d));
-  return t.owned.back().get();
+  std::uint32_t id = 0;
+  {
+    std::lock_guard lock(t.mutex);
+    id = program_wide_id(t.next_seq++);
+  }
+  const section_desc* d = adopt_section(id, array, std::move(keys));
+  runtime_state& rt = tls_pe->runtime();
+  if (rt.num_nodes > 1) {
+    std::vector<std::uint64_t> all = section_keys(d);
+    for (std::uint32_t node = 0; node < rt.num_nodes; ++node)
+      if (node != rt.my_node) post_control_uncounted<&register_remote_section>(rt.first_pe_of(node), id, to_wire(array), all);
+  }
+  return d;
 }
 
 const section_desc* find_section(std::uint32_t id) noexcept {
   auto& t = sections();
   std::lock_guard lock(t.mutex);
-  return id >= 1 && id <= t.owned.size() ? t.owned[id - 1].get() : nullptr;
+  auto it = t.by_id.find(id);
+  return it == t.by_id.end() ? nullptr : it->second.get();
+}
+
+void pup_section(pup_er& p, const section_desc*& d) {
+  std::uint32_t id = d ? d->id : 0;
+  p | id;
+  if (id == 0) {
+    if (p.is_unpacking()) d = nullptr;
+    return;
+  }
+  collection_wire array;
+  std::vector<std::uint64_t> keys;
+  if (!p.is_unpacking()) {
+    array = to_wire(d->array);
+    keys = section_keys(d);
+  }
+  p | array | keys;
+  if (p.is_unpacking()) {
+    d = find_section(id);
+    if (!d) d = adopt_section(id, ensure_collection(array), std::move(keys));
+  }
+}
+
+// ---- nodegroups ---------------------------------------------------------
+
+void install_node_member(const collection_desc* desc, void* member) {
+  std::vector<message*> released;
+  {
+    auto& w = node_waits();
+    std::lock_guard lock(w.mutex);
+    const_cast<collection_desc*>(desc)->node_member.store(member, std::memory_order_release);
+    if (auto it = w.waiting.find(desc->id); it != w.waiting.end()) {
+      released = std::move(it->second);
+      w.waiting.erase(it);
+    }
+  }
+  runtime_state& rt = *g_runtime.load();
+  for (message* m : released) rt.enqueue_node(m);
+}
+
+void send_node_message(message* m, std::uint32_t node) {
+  pe_state& me = this_pe("roam send");
+  runtime_state& rt = me.runtime();
+  m->src_pe = me.id();
+  if (node != all_nodes && node >= rt.num_nodes) {
+    report_bad_send(describe_target(target_kind::nodegroup, find_collection(m->collection), m->index, 0, m->ops->name) +
+                    ": node " + std::to_string(node) + " outside [0," + std::to_string(rt.num_nodes) + ")");
+    m->ops->destroy(m);
+    free_message(m);
+    return;
+  }
+  if (node == all_nodes) {
+    // One packed copy per other node; this node keeps the original.
+    for (std::uint32_t n = 0; n < rt.num_nodes; ++n) {
+      if (n == rt.my_node) continue;
+      me.count_created();
+      me.count_sent_away();
+      m->dst_pe = rt.first_pe_of(n);
+      send_copy_to(rt, m->dst_pe, *m);
+    }
+    node = rt.my_node;
+  }
+  me.count_created();
+  me.count_sent_away();  // any PE of the node may run it
+  m->dst_pe = rt.first_pe_of(node);
+  if (node != rt.my_node) {
+    route(rt, m->dst_pe, m);
+    return;
+  }
+  if (rt.opts.serialize) [[unlikely]] m = roundtrip_through_wire(m);
+  rt.enqueue_node(m);
 }
 
 const collection_desc* find_collection(std::uint32_t id) noexcept {
@@ -508,15 +750,23 @@ void deliver(work_item* w, work_action a) noexcept {
       return;
     case target_kind::nodegroup: {
       const collection_desc* d = find_collection(m->collection);
-      if (!d || !d->node_member) {
-        report_delivery_failure(*m, "no such nodegroup in this process");
-        break;
+      void* member = d ? d->node_member.load(std::memory_order_acquire) : nullptr;
+      if (!member) {
+        // This process's member is still being built (its creation message is on the way).
+        auto& w = node_waits();
+        std::lock_guard lock(w.mutex);
+        d = find_collection(m->collection);
+        member = d ? d->node_member.load(std::memory_order_acquire) : nullptr;
+        if (!member) {
+          w.waiting[m->collection].push_back(m);
+          return;
+        }
       }
       if (m->ops->exclusive) {
         std::lock_guard lock(d->exclusive);
-        invoke_guarded(m, d->node_member);
+        invoke_guarded(m, member);
       } else {
-        invoke_guarded(m, d->node_member);
+        invoke_guarded(m, member);
       }
       break;
     }

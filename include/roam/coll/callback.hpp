@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
 #include <string_view>
 #include <type_traits>
 #include <utility>
@@ -24,7 +25,8 @@ namespace roam {
 
 namespace detail {
 
-inline constexpr std::size_t callback_target_bytes = 40;
+/// Room for a packed proxy: a collection's wire description (54 bytes) and a 6-D index.
+inline constexpr std::size_t callback_target_bytes = 88;
 
 /// How one kind of callback target delivers: unpack the target from bytes and send.
 struct callback_ops {
@@ -153,6 +155,9 @@ class callback {
     (void)Impl::registered;
     callback c;
     c.ops_ = &Impl::ops;
+    if (packed_size(target) > c.target_.size())
+      throw std::length_error("roam: this proxy is too large to be a callback target (a section proxy?): " +
+                              std::string(type_name<Target>()));
     auto p = pup_er::packer(c.target_.data(), c.target_.size());
     p | target;
     return c;

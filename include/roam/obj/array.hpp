@@ -65,9 +65,8 @@ class element_proxy : public detail::entry_sender<element_proxy<T>, T> {
   const index_type& index() const noexcept { return index_; }
   template <class P>
   void pup(P& p) {
-    std::uint32_t id = desc_ ? desc_->id : 0;
-    p | id | index_;
-    if (p.is_unpacking()) desc_ = detail::find_collection(id);
+    detail::pup_collection(p, desc_);
+    p | index_;
   }
 
  private:
@@ -120,9 +119,7 @@ class array_proxy : public detail::fan_out_sender<array_proxy<T>, T> {
 
   template <class P>
   void pup(P& p) {
-    std::uint32_t id = desc_ ? desc_->id : 0;
-    p | id;
-    if (p.is_unpacking()) desc_ = detail::find_collection(id);
+    detail::pup_collection(p, desc_);
   }
 
  private:
@@ -156,9 +153,9 @@ void* make_element(const void* args, const construction_context&) {
 }
 /// Runs on each other PE: builds its elements of array `collection`.
 template <class T, class... Args>
-void construct_elements(std::uint32_t collection, Args... args) {
+void construct_elements(collection_wire collection, Args... args) {
   std::tuple<Args...> a(std::move(args)...);
-  construct_local_members(find_collection(collection), &make_element<T, std::tuple<Args...>>, &a);
+  construct_local_members(ensure_collection(collection), &make_element<T, std::tuple<Args...>>, &a);
 }
 }  // namespace detail
 
@@ -173,6 +170,7 @@ array_proxy<T> create_array(const array_options<T::index_type::dims>& options, A
                 "member `void pup(roam::pup_er&)`, a free `pup(roam::pup_er&, T&)`, or declare "
                 "`roam::bitwise_serializable<T> = true`");
   using args_t = std::tuple<std::decay_t<A>...>;
+  (void)detail::class_registered<T>;
   detail::collection_desc* d = detail::new_collection(detail::collection_kind::array, &detail::class_ops_for<T>);
   d->dims = I::dims;
   d->shape = detail::to_storage(options.shape);
@@ -182,9 +180,10 @@ array_proxy<T> create_array(const array_options<T::index_type::dims>& options, A
   const args_t args(std::forward<A>(a)...);
   detail::construct_local_members(d, &detail::make_element<T, args_t>, &args);
   std::uint32_t me = detail::tls_pe->id();
+  const detail::collection_wire wire = detail::to_wire(d);
   for (std::uint32_t pe = 0; pe < detail::tls_pe->runtime().num_pes; ++pe) {
     if (pe == me) continue;
-    std::apply([&](const auto&... x) { detail::post_control<&detail::construct_elements<T, std::decay_t<A>...>, T>(pe, 0, d->id, x...); },
+    std::apply([&](const auto&... x) { detail::post_control<&detail::construct_elements<T, std::decay_t<A>...>, T>(pe, 0, wire, x...); },
                args);
   }
   return array_proxy<T>(d);

@@ -48,9 +48,8 @@ class group_member_proxy : public detail::entry_sender<group_member_proxy<T>, T>
   pe_id pe() const noexcept { return pe_id{pe_}; }
   template <class P>
   void pup(P& p) {
-    std::uint32_t id = desc_ ? desc_->id : 0;
-    p | id | pe_;
-    if (p.is_unpacking()) desc_ = detail::find_collection(id);
+    detail::pup_collection(p, desc_);
+    p | pe_;
   }
 
  private:
@@ -95,9 +94,7 @@ class group_proxy : public detail::fan_out_sender<group_proxy<T>, T> {
   const detail::collection_desc* descriptor() const noexcept { return desc_; }
   template <class P>
   void pup(P& p) {
-    std::uint32_t id = desc_ ? desc_->id : 0;
-    p | id;
-    if (p.is_unpacking()) desc_ = detail::find_collection(id);
+    detail::pup_collection(p, desc_);
   }
 
  private:
@@ -141,9 +138,7 @@ class group_section_proxy : public detail::fan_out_sender<group_section_proxy<T>
   const detail::section_desc* descriptor() const noexcept { return desc_; }
   template <class P>
   void pup(P& p) {
-    std::uint32_t id = desc_ ? desc_->id : 0;
-    p | id;
-    if (p.is_unpacking()) desc_ = detail::find_section(id);
+    detail::pup_section(p, desc_);
   }
 
  private:
@@ -171,9 +166,9 @@ void* make_member(const void* args, const construction_context&) {
 }
 /// Runs on each other PE: builds its member of group `collection`.
 template <class T, class... Args>
-void construct_member(std::uint32_t collection, Args... args) {
+void construct_member(collection_wire collection, Args... args) {
   std::tuple<Args...> a(std::move(args)...);
-  construct_local_members(find_collection(collection), &make_member<T, std::tuple<Args...>>, &a);
+  construct_local_members(ensure_collection(collection), &make_member<T, std::tuple<Args...>>, &a);
 }
 }  // namespace detail
 
@@ -186,13 +181,15 @@ group_proxy<T> create_group(A&&... a) {
                 "member `void pup(roam::pup_er&)`, a free `pup(roam::pup_er&, T&)`, or declare "
                 "`roam::bitwise_serializable<T> = true`");
   using args_t = std::tuple<std::decay_t<A>...>;
+  (void)detail::class_registered<T>;
   detail::collection_desc* d = detail::new_collection(detail::collection_kind::group, &detail::class_ops_for<T>);
   const args_t args(std::forward<A>(a)...);
   detail::construct_local_members(d, &detail::make_member<T, args_t>, &args);
   std::uint32_t me = detail::tls_pe->id();
+  const detail::collection_wire wire = detail::to_wire(d);
   for (std::uint32_t pe = 0; pe < detail::tls_pe->runtime().num_pes; ++pe) {
     if (pe == me) continue;
-    std::apply([&](const auto&... x) { detail::post_control<&detail::construct_member<T, std::decay_t<A>...>, T>(pe, 0, d->id, x...); },
+    std::apply([&](const auto&... x) { detail::post_control<&detail::construct_member<T, std::decay_t<A>...>, T>(pe, 0, wire, x...); },
                args);
   }
   return group_proxy<T>(d);

@@ -33,18 +33,27 @@ inline array_map block_map() { return {&detail::block_map_fn, "block"}; }
 /// Element k of the row-major order on PE k mod P.
 inline array_map round_robin_map() { return {&detail::round_robin_map_fn, "round_robin"}; }
 
+namespace detail {
+template <auto Fn>
+struct custom_map_impl {
+  using first = std::remove_cvref_t<decltype([]<int N>(std::uint32_t (*)(const index<N>&, const index<N>&, std::uint32_t)) {
+    return index<N>{};
+  }(Fn))>;
+  static constexpr int n = first::dims;
+  static std::uint32_t call(const index_storage& i, const index_storage& shape, std::uint8_t, std::uint32_t pes) {
+    return Fn(from_storage<n>(i), from_storage<n>(shape), pes);
+  }
+  // Every process registers the map at start-up, so a descriptor naming it can cross processes.
+  static inline const bool registered = register_map(member_name<Fn>(), &call);
+};
+}  // namespace detail
+
 /// A user map: `std::uint32_t fn(const roam::index<N>& i, const roam::index<N>& shape, std::uint32_t pes)`
 /// returning a PE in [0, pes). It must give the same answer on every PE.
 template <auto Fn>
 array_map custom_map() {
-  using first = std::remove_cvref_t<decltype([]<int N>(std::uint32_t (*)(const index<N>&, const index<N>&, std::uint32_t)) {
-    return index<N>{};
-  }(Fn))>;
-  constexpr int n = first::dims;
-  return {[](const detail::index_storage& i, const detail::index_storage& shape, std::uint8_t, std::uint32_t pes) {
-            return Fn(detail::from_storage<n>(i), detail::from_storage<n>(shape), pes);
-          },
-          std::string(member_name<Fn>())};
+  (void)detail::custom_map_impl<Fn>::registered;
+  return {&detail::custom_map_impl<Fn>::call, std::string(member_name<Fn>())};
 }
 
 }  // namespace roam

@@ -43,24 +43,28 @@ class nodegroup_member {
 template <auto... Members>
 using entry_list = detail::entry_list<Members...>;
 
-/// A proxy to a nodegroup. `send` reaches the member of every node (one
-/// process: this one's); the first PE of that node to look at its node queue
-/// runs it.
+/// A proxy to a nodegroup. `send` reaches the member of every node; `[node]`
+/// names one node's member. On each node, the first of its PEs to look at
+/// the node queue runs the entry.
 template <class T>
 class nodegroup_proxy : public detail::entry_sender<nodegroup_proxy<T>, T> {
  public:
   nodegroup_proxy() noexcept = default;
-  explicit nodegroup_proxy(const detail::collection_desc* d) noexcept : desc_(d) {}
+  explicit nodegroup_proxy(const detail::collection_desc* d, std::uint32_t node = detail::all_nodes) noexcept
+      : desc_(d), node_(node) {}
 
-  /// This process's member (exists as soon as create_nodegroup returns).
-  T* local() const noexcept { return static_cast<T*>(desc_->node_member); }
+  /// The member of node `node` only (a node outside [0, num_nodes) is a fatal error when sending).
+  nodegroup_proxy operator[](node_id node) const noexcept { return nodegroup_proxy(desc_, node.value()); }
+
+  /// This process's member (exists as soon as create_nodegroup returns on the
+  /// creating node; elsewhere once its creation message has arrived).
+  T* local() const noexcept { return static_cast<T*>(desc_->node_member.load(std::memory_order_acquire)); }
 
   std::uint32_t id() const noexcept { return desc_ ? desc_->id : 0; }
   template <class P>
   void pup(P& p) {
-    std::uint32_t id = desc_ ? desc_->id : 0;
-    p | id;
-    if (p.is_unpacking()) desc_ = detail::find_collection(id);
+    detail::pup_collection(p, desc_);
+    p | node_;
   }
 
  private:
@@ -74,28 +78,59 @@ class nodegroup_proxy : public detail::entry_sender<nodegroup_proxy<T>, T> {
     m->collection = desc_->id;
     m->dims = 0;
   }
-  void dispatch(detail::message* m, std::uint32_t) const { detail::send_node_message(m); }
+  void dispatch(detail::message* m, std::uint32_t) const { detail::send_node_message(m, node_); }
 
   const detail::collection_desc* desc_ = nullptr;
+  std::uint32_t node_ = detail::all_nodes;
 };
 
-/// Creates a nodegroup; this process's member is built before this returns.
+namespace detail {
+template <class T, class... Args>
+void* build_node_member(const collection_desc* d, Args&&... args) {
+  construction_context ctx;
+  ctx.desc = d;
+  ctx.pe = tls_pe->id();
+  tls_constructing = &ctx;
+  T* member = nullptr;
+  try {
+    member = new T(std::forward<Args>(args)...);
+  } catch (...) {
+    tls_constructing = nullptr;
+    throw;
+  }
+  tls_constructing = nullptr;
+  return member;
+}
+/// Runs on the first PE of each other node: builds that node's member.
+template <class T, class... Args>
+void construct_node_member(collection_wire collection, Args... args) {
+  const collection_desc* d = ensure_collection(collection);
+  install_node_member(d, build_node_member<T>(d, std::move(args)...));
+}
+}  // namespace detail
+
+/// Creates a nodegroup: one member per node, each built with copies of
+/// `args`. This process's member is built before this returns; the others
+/// are built on arrival of their creation message, and messages that reach a
+/// node earlier wait for it.
 template <class T, class... A>
 nodegroup_proxy<T> create_nodegroup(A&&... a) {
   static_assert(std::is_base_of_v<nodegroup_member<T>, T>,
                 "roam: create_nodegroup<T> needs T to derive from roam::nodegroup_member<T>");
+  static_assert((serializable<std::decay_t<A>> && ...),
+                "roam: constructor arguments travel to every node in a message, so they must be serializable");
+  (void)detail::class_registered<T>;
   detail::collection_desc* d = detail::new_collection(detail::collection_kind::nodegroup, &detail::class_ops_for<T>);
-  detail::construction_context ctx;
-  ctx.desc = d;
-  ctx.pe = detail::tls_pe->id();
-  detail::tls_constructing = &ctx;
-  try {
-    d->node_member = new T(std::forward<A>(a)...);
-  } catch (...) {
-    detail::tls_constructing = nullptr;
-    throw;
+  detail::runtime_state& rt = detail::this_pe("roam::create_nodegroup").runtime();
+  const std::tuple<std::decay_t<A>...> args(std::forward<A>(a)...);
+  const detail::collection_wire wire = detail::to_wire(d);
+  for (std::uint32_t node = 0; node < rt.num_nodes; ++node) {
+    if (node == rt.my_node) continue;
+    std::apply([&](const auto&... x) {
+      detail::post_control<&detail::construct_node_member<T, std::decay_t<A>...>, T>(rt.first_pe_of(node), 0, wire, x...);
+    }, args);
   }
-  detail::tls_constructing = nullptr;
+  std::apply([&](const auto&... x) { detail::install_node_member(d, detail::build_node_member<T>(d, x...)); }, args);
   return nodegroup_proxy<T>(d);
 }
 

@@ -60,9 +60,7 @@ class section_proxy : public detail::fan_out_sender<section_proxy<T>, T> {
 
   template <class P>
   void pup(P& p) {
-    std::uint32_t id = desc_ ? desc_->id : 0;
-    p | id;
-    if (p.is_unpacking()) desc_ = detail::find_section(id);
+    detail::pup_section(p, desc_);
   }
 
  private:

@@ -58,9 +58,12 @@ bool frame_decoder::validate(const frame_header& h) noexcept {
 
 void frame_decoder::make_room(std::size_t need) {
   const std::size_t live = end_ - begin_;
-  if (live == 0 && cap_ > keep_capacity_chunks * read_chunk_ && need <= read_chunk_) {
-    buf_.reset();  // the big frame is gone; return its memory
-    cap_ = 0;
+  if (live == 0) {
+    begin_ = end_ = 0;  // empty: start over at the front, no copy needed
+    if (cap_ > keep_capacity_chunks * read_chunk_ && need <= read_chunk_) {
+      buf_.reset();  // the big frame is gone; return its memory
+      cap_ = 0;
+    }
   }
   if (cap_ - end_ >= need) return;
   if (cap_ - live >= need && begin_ > 0) {

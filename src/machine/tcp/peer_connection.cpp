@@ -39,6 +39,7 @@ void peer_connection::set_want_out(bool on) noexcept {
   ev.data.u64 = epoll_tag_;
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, fd_.get(), &ev);
   want_out_ = on;
+  want_out_hint_.store(on, std::memory_order_relaxed);
 }
 
 void peer_connection::mark_broken(int err) noexcept {
@@ -170,6 +171,7 @@ void peer_connection::close() noexcept {
   fd_.reset();
   queue_.clear();
   want_out_ = false;
+  want_out_hint_.store(false, std::memory_order_relaxed);
 }
 
 bool peer_connection::is_open() noexcept {

@@ -53,6 +53,8 @@ class peer_connection {
   bool flush() noexcept;
   /// True if frames are waiting for socket space.
   bool has_queued() noexcept;
+  /// Lock-free hint for the progress thread: frames may be waiting for space.
+  bool may_have_queued() const noexcept { return want_out_hint_.load(std::memory_order_relaxed); }
   /// True (and cleared) if anything was sent since the last call: heartbeats
   /// are only needed on idle connections.
   bool take_sent_recently() noexcept { return sent_recently_.exchange(false, std::memory_order_relaxed); }
@@ -90,6 +92,7 @@ class peer_connection {
   unique_fd fd_;  // written under send_mu_; the progress thread reads it without the lock (only it closes it)
   std::deque<queued_frame> queue_;
   bool want_out_ = false;
+  std::atomic<bool> want_out_hint_{false};  // mirrors want_out_ for readers without the lock
   bool broken_ = false;
   std::string send_error_;
   std::atomic<bool> sent_recently_{false};

@@ -49,6 +49,7 @@ constexpr std::size_t max_strays = 16;
 constexpr auto stray_timeout = std::chrono::seconds(10);
 // progress() looks at the clock (heartbeats, timeouts) once per this many calls.
 constexpr std::uint32_t timer_check_period = 64;
+constexpr std::uint32_t direct_epoll_period = 16;
 
 bool add_to_epoll(int epfd, int fd, std::uint64_t tag) {
   epoll_event ev{};
@@ -97,7 +98,8 @@ tcp_transport::tcp_transport(tcp_config cfg, bootstrap_result& boot)
       launcher_decoder_(std::move(boot.launcher_decoder)),
       listen_address_(boot.listen_address),
       peers_(cfg.nodes),
-      state_(cfg.nodes) {}
+      state_(cfg.nodes),
+      direct_poll_(cfg.nodes == 2) {}
 
 tcp_transport::~tcp_transport() {
   // Without finish() this is an abrupt end: peers see the sockets close and
@@ -162,12 +164,21 @@ bool tcp_transport::progress_with(std::size_t budget) {
     }
     did = true;
   }
+  ++progress_calls_;
   int n = cached_events_;
   cached_events_ = 0;
-  if (n == 0) n = ::epoll_wait(epoll_.get(), events_.data(), static_cast<int>(events_.size()), 0);
-  for (int i = 0; i < n; ++i) handle_event(events_[i], budget);
-  if (n > 0) did = true;
-  if (++progress_calls_ % timer_check_period == 0) check_timers(clock::now());
+  if (n == 0 && direct_poll_ && progress_calls_ % direct_epoll_period != 0) {
+    for (std::uint32_t j = 0; j < cfg_.nodes; ++j) {
+      if (!peers_[j] || state_[j].gone) continue;
+      if (peers_[j]->may_have_queued() && !peers_[j]->flush()) send_breaks_.store(true);
+      read_peer(j, budget);
+    }
+  } else {
+    if (n == 0) n = ::epoll_wait(epoll_.get(), events_.data(), static_cast<int>(events_.size()), 0);
+    for (int i = 0; i < n; ++i) handle_event(events_[i], budget);
+    if (n > 0) did = true;
+  }
+  if (progress_calls_ % timer_check_period == 0) check_timers(clock::now());
   return did || budget != start_budget;
 }
 

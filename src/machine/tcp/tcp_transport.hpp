@@ -116,6 +116,10 @@ class tcp_transport final : public transport {
   std::array<epoll_event, 64> events_{};
   int cached_events_ = 0;  // events a wait() collected, for the next progress()
   std::uint32_t progress_calls_ = 0;
+  /// With one peer, progress() reads its socket directly: one recv() is
+  /// cheaper than epoll_wait() + recv(), and this is the latency-bound case.
+  /// epoll still runs every direct_epoll_period calls for everything else.
+  bool direct_poll_ = false;
   bool finishing_ = false;
   bool finished_ = false;
 

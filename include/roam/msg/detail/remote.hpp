@@ -17,6 +17,11 @@ inline void (*g_deliver_entry)(work_item*, work_action) noexcept = nullptr;
 /// start-up, which also makes sure this part of the library is linked in.
 void install_remote_hooks() noexcept;
 
+struct message;
+struct runtime_state;
+/// Packs a copy of `m` for PE `dst_pe` of another node and sends it (`m` stays the caller's).
+void send_copy_to(runtime_state& rt, std::uint32_t dst_pe, message& m);
+
 /// A readonly global: its address, how to pup it, and its type (to check that
 /// every node registered the same globals in the same order).
 using readonly_pup = void (*)(pup_er& p, void* obj);

@@ -4,11 +4,18 @@
 // before its proxy is returned; each PE keeps its own table of the members it
 // hosts (src/obj/objects.cpp). Singleton chares have no descriptor: they are
 // addressed by (PE, 64-bit id).
+//
+// Across processes a descriptor travels as a `collection_wire` (in creation
+// messages and in every packed proxy) and is rebuilt on arrival: classes and
+// maps are found by the stable hashes of their names, which every process of
+// one binary registers at start-up. Ids are unique program-wide without
+// coordination: process n of N numbers its k-th collection k * N + n + 1.
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <atomic>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -28,9 +35,16 @@ namespace roam::detail {
 struct class_ops {
   std::string_view name;
   void (*destroy)(void*) noexcept;
+  std::uint64_t id;  ///< stable hash of the name: the same in every process
 };
 template <class T>
-inline constexpr class_ops class_ops_for{type_name<T>(), [](void* p) noexcept { delete static_cast<T*>(p); }};
+inline constexpr class_ops class_ops_for{type_name<T>(), [](void* p) noexcept { delete static_cast<T*>(p); },
+                                         stable_hash(type_name<T>())};
+/// Registers a class so that descriptors naming it can be rebuilt from the wire.
+bool register_class(const class_ops* cls);
+/// Odr-used by every create_* of T, so every process registers T at start-up.
+template <class T>
+inline const bool class_registered = register_class(&class_ops_for<T>);
 
 enum class collection_kind : std::uint8_t { array, group, nodegroup };
 
@@ -38,7 +52,10 @@ enum class collection_kind : std::uint8_t { array, group, nodegroup };
 using map_fn = std::uint32_t (*)(const index_storage& idx, const index_storage& shape, std::uint8_t dims,
                                  std::uint32_t pes);
 
-/// Immutable after creation, except the nodegroup member which is set once before the proxy escapes.
+/// Registers a map under its name (block, round_robin and every custom_map<&fn> do).
+bool register_map(std::string_view name, map_fn fn);
+
+/// Immutable after creation, except the nodegroup member, which is set once when it is built.
 struct collection_desc {
   std::uint32_t id = 0;
   collection_kind kind = collection_kind::array;
@@ -48,9 +65,36 @@ struct collection_desc {
   std::uint64_t volume = 0;
   map_fn map = nullptr;
   std::string map_name;
-  void* node_member = nullptr;     ///< nodegroup: this process's member
+  std::atomic<void*> node_member{nullptr};  ///< nodegroup: this process's member
   mutable std::mutex exclusive;    ///< nodegroup: held while an exclusive entry runs
 };
+
+/// A collection descriptor as it travels between processes.
+struct collection_wire {
+  std::uint32_t id = 0;
+  std::uint8_t kind = 0;
+  std::uint8_t dims = 0;
+  std::uint64_t cls = 0;
+  std::uint64_t map = 0;
+  std::uint64_t volume = 0;
+  index_storage shape;
+  void pup(pup_er& p) {
+    p | id | kind | dims | cls | map | volume;
+    for (auto& v : shape.v) p | v;
+  }
+};
+collection_wire to_wire(const collection_desc* d);
+/// The descriptor `w` describes: this process's copy, made now if it has none.
+/// Throws pup_error when the class or map is unknown here (a different binary).
+const collection_desc* ensure_collection(const collection_wire& w);
+/// Pups a descriptor pointer as its wire form (what every proxy's pup does).
+template <class P>
+void pup_collection(P& p, const collection_desc*& d) {
+  collection_wire w;
+  if (!p.is_unpacking() && d) w = to_wire(d);
+  p | w;
+  if (p.is_unpacking()) d = w.id ? ensure_collection(w) : nullptr;
+}
 
 /// An array section: a fixed subset of an array's elements. Process-wide and
 /// immutable once its proxy exists. Its PEs (those hosting members) form the
@@ -62,9 +106,12 @@ struct section_desc {
   std::vector<std::vector<std::uint64_t>> keys_by_rank;  ///< member linear indices per PE, by tree rank
   std::uint64_t size = 0;
 };
-/// Builds and registers a section of `array` from member linear indices (duplicates ignored).
+/// Builds and registers a section of `array` from member linear indices
+/// (duplicates ignored), and tells every other process about it.
 const section_desc* new_section(const collection_desc* array, std::vector<std::uint64_t> keys);
 const section_desc* find_section(std::uint32_t id) noexcept;
+/// Pups a section pointer with everything needed to rebuild it in another process.
+void pup_section(pup_er& p, const section_desc*& d);
 
 /// Registers a new collection and returns its descriptor (lives until the process ends).
 collection_desc* new_collection(collection_kind kind, const class_ops* cls);
@@ -143,15 +190,13 @@ inline void send_message(message* m, std::uint32_t dst) {
   post(dst, m);
 }
 
-/// Posts to the node queue (nodegroups): any PE of this process runs it.
-inline void send_node_message(message* m) {
-  pe_state& me = this_pe("roam send");
-  m->src_pe = me.id();
-  if (me.runtime().opts.serialize) [[unlikely]] m = roundtrip_through_wire(m);
-  me.count_created();
-  me.count_sent_away();  // any PE of the node may run it
-  me.runtime().enqueue_node(m);
-}
+/// Every node, for send_node_message.
+inline constexpr std::uint32_t all_nodes = ~0u;
+/// Sends a nodegroup message to node `node` (or to every node): the node's
+/// queue, which any of its PEs may run.
+void send_node_message(message* m, std::uint32_t node);
+/// Builds this process's member of nodegroup `desc` and delivers what waited for it.
+void install_node_member(const collection_desc* desc, void* member);
 
 /// Sends `call` and returns the future of its result.
 template <class T, auto M, class Address, class... A>
