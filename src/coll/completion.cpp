@@ -15,7 +15,7 @@ namespace roam::detail {
 
 namespace {
 
-std::atomic<std::uint32_t> g_next_detector{1};
+std::atomic<std::uint32_t> g_next_detector{0};
 constexpr auto retry_delay = std::chrono::microseconds(10);
 
 void launch(std::uint32_t id) { start_wave(wave_tag(wave_kind::completion, id)); }
@@ -74,7 +74,11 @@ void completion_result(std::uint64_t tag, std::uint64_t produced, std::uint64_t 
 
 namespace roam {
 
-completion_detector completion_detector::create() { return completion_detector(detail::g_next_detector++); }
+completion_detector completion_detector::create() {
+  // Unique program-wide: process n of N numbers its k-th detector k * N + n + 1.
+  detail::runtime_state& rt = detail::this_pe("roam::completion_detector::create").runtime();
+  return completion_detector(detail::g_next_detector++ * rt.num_nodes + rt.my_node + 1);
+}
 
 void completion_detector::start(std::uint64_t producers, callback<void> finished) const {
   detail::post_control<&detail::arm>(detail::wave_root, 0, id_, producers, finished);

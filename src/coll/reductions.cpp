@@ -30,7 +30,7 @@ std::string describe_reduction(const collection_reductions& r, std::uint32_t seq
 void place_in_tree(collection_reductions& r, std::uint32_t me) {
   auto pos = std::find(r.members.begin(), r.members.end(), me);
   r.rank = pos == r.members.end() ? 0 : static_cast<std::uint32_t>(pos - r.members.begin());
-  kary_tree tree{static_cast<std::uint32_t>(r.members.size()), tls_pe->runtime().opts.bfactor};
+  member_tree tree{r.members, tls_pe->runtime().ppn, tls_pe->runtime().opts.bfactor};
   r.parent = r.rank == 0 ? me : r.members[tree.parent(r.rank)];
   r.child_count = tree.child_count(r.rank);
 }
@@ -62,7 +62,8 @@ collection_reductions& reductions_of(std::uint64_t key) {
   if (desc->kind == collection_kind::group) {
     std::fill(per_pe.begin(), per_pe.end(), 1u);
   } else if (desc->kind == collection_kind::nodegroup) {
-    per_pe[0] = 1;  // one member per node; its contributions are combined on the node's first PE
+    // One member per node; its contributions are combined on the node's first PE.
+    for (std::uint32_t node = 0; node < rt.num_nodes; ++node) per_pe[rt.first_pe_of(node)] = 1;
   } else {
     for (std::uint64_t l = 0; l < desc->volume; ++l) {
       std::uint32_t pe = desc->map(delinearize(l, desc->shape, desc->dims), desc->shape, desc->dims, rt.num_pes);
@@ -177,9 +178,12 @@ void submit_contribution(const contributor& who, std::unique_ptr<partial_base> p
   (void)registered;
   std::uint64_t key = reduction_key(reduction_scope::collection, who.desc->id);
   std::uint32_t seq = who.take_number();
-  if (who.desc->kind == collection_kind::nodegroup && tls_pe->id() != 0) {
-    post_control<&add_local_from>(0, 0, key, seq, partial_handle{std::move(p)});
-    return;
+  if (who.desc->kind == collection_kind::nodegroup) {
+    runtime_state& rt = tls_pe->runtime();
+    if (std::uint32_t leader = rt.first_pe_of(rt.my_node); tls_pe->id() != leader) {
+      post_control<&add_local_from>(leader, 0, key, seq, partial_handle{std::move(p)});
+      return;
+    }
   }
   add_local(key, seq, std::move(p));
 }

@@ -9,9 +9,9 @@ namespace roam::detail {
 
 namespace {
 
-kary_tree pe_tree() {
+pe_tree all_pes() {
   runtime_state& rt = tls_pe->runtime();
-  return {rt.num_pes, rt.opts.bfactor};
+  return {rt.num_pes, rt.ppn, rt.opts.bfactor};
 }
 
 void counts(std::uint64_t tag, std::uint64_t& a, std::uint64_t& b) {
@@ -38,7 +38,7 @@ void child_report(std::uint64_t tag, std::uint64_t a, std::uint64_t b) {
 void report_up(std::uint64_t tag, std::uint64_t a, std::uint64_t b) {
   std::uint32_t me = tls_pe->id();
   if (me != wave_root) {
-    post_control_uncounted<&child_report>(pe_tree().parent(me), tag, a, b);
+    post_control_uncounted<&child_report>(all_pes().parent(me), tag, a, b);
   } else if (static_cast<wave_kind>(tag >> 32) == wave_kind::quiescence) {
     quiescence_result(tag, a, b);
   } else {
@@ -48,7 +48,7 @@ void report_up(std::uint64_t tag, std::uint64_t a, std::uint64_t b) {
 
 // Runs on every PE once per wave: pass the probe down, answer when the subtree has.
 void probe(std::uint64_t tag) {
-  kary_tree tree = pe_tree();
+  pe_tree tree = all_pes();
   std::uint32_t me = tls_pe->id();
   std::uint32_t children = tree.child_count(me);
   if (children == 0) {
@@ -58,7 +58,7 @@ void probe(std::uint64_t tag) {
     return;
   }
   local_coll_state().waves[tag] = {children, 0, 0};
-  for (std::uint32_t c = 0; c < children; ++c) post_control_uncounted<&probe>(tree.first_child(me) + c, tag);
+  tree.for_each_child(me, [&](std::uint32_t child) { post_control_uncounted<&probe>(child, tag); });
 }
 
 }  // namespace

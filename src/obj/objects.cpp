@@ -236,11 +236,9 @@ void forward_copy(const message* m, std::uint32_t to) noexcept {
 
 // Passes a broadcast to this PE's children in the tree of all PEs rooted at the broadcast root.
 void forward_broadcast(const message* m) noexcept {
+  static_assert(broadcast_root == 0, "the node-aware tree is rooted at pe 0");
   runtime_state& rt = tls_pe->runtime();
-  kary_tree tree{rt.num_pes, rt.opts.bfactor};
-  std::uint32_t rank = (tls_pe->id() + rt.num_pes - broadcast_root) % rt.num_pes;
-  std::uint32_t first = tree.first_child(rank);
-  for (std::uint32_t c = 0; c < tree.child_count(rank); ++c) forward_copy(m, (first + c + broadcast_root) % rt.num_pes);
+  pe_tree{rt.num_pes, rt.ppn, rt.opts.bfactor}.for_each_child(tls_pe->id(), [&](std::uint32_t child) { forward_copy(m, child); });
 }
 
 // A multicast: pass it down the tree of the section's PEs, then deliver to
@@ -273,9 +271,8 @@ void deliver_section(pe_objects& objs, message* m) noexcept {
   }
   auto rank = static_cast<std::uint32_t>(pos - sec->pes.begin());
   if (!(m->flags & work_forwarded)) {
-    kary_tree tree{static_cast<std::uint32_t>(sec->pes.size()), tls_pe->runtime().opts.bfactor};
-    std::uint32_t first = tree.first_child(rank);
-    for (std::uint32_t c = 0; c < tree.child_count(rank); ++c) forward_copy(m, sec->pes[first + c]);
+    member_tree tree{sec->pes, tls_pe->runtime().ppn, tls_pe->runtime().opts.bfactor};
+    tree.for_each_child(rank, [&](std::uint32_t child) { forward_copy(m, sec->pes[child]); });
     m->flags |= work_forwarded;
   }
   const collection_desc* d = lc->desc;

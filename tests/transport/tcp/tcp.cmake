@@ -67,14 +67,15 @@ roam_tcp_test(roamrun.prefixes_every_node_but_0 RC 0
   COMMAND ${_roamrun} -n 3 sh -c "echo hello from $ROAM_TCP_NODE of $ROAM_TCP_NODES")
 roam_tcp_test(roamrun.no_prefix RC 0 REGEX "(^|\n)hello 1\n" NOT_REGEX "\\[node"
   COMMAND ${_roamrun} --no-prefix -n 2 sh -c "echo hello $ROAM_TCP_NODE")
-roam_tcp_test(roamrun.passes_arguments_unchanged RC 0 REGEX "\\[node 1\\] \\+ppn 2 a b c \\$HOME 'q'"
-  COMMAND ${_roamrun} -n 2 +ppn 2 sh -c "echo \"$0 $*\"" "+ppn" 2 "a b" c "$HOME" "'q'")
+roam_tcp_test(roamrun.passes_arguments_unchanged RC 0
+  REGEX "\\[node 1\\] \\[\\+ppn\\]\\[2\\]\\[a b\\]\\[\\$HOME\\]\\['q'\\]\\[-n\\]\\[\\+ppn\\]\\[5\\]"
+  COMMAND ${_roamrun} -n 2 +ppn 2 ${CMAKE_CURRENT_LIST_DIR}/print_args.sh "a b" "$HOME" "'q'" -n +ppn 5)
 roam_tcp_test(roamrun.forwards_exit_code RC 3 REGEX "roamrun: node 1 \\(pid [0-9]+\\) exited with code 3"
-  COMMAND ${_roamrun} -n 3 sh -c "test $ROAM_TCP_NODE = 1 && exit 3; exit 0")
+  COMMAND ${_roamrun} -n 3 sh -c "test $ROAM_TCP_NODE != 1 || exit 3")
 roam_tcp_test(roamrun.reports_signal RC 137 REGEX "roamrun: node 1 \\(pid [0-9]+\\) killed by signal 9"
-  COMMAND ${_roamrun} -n 2 sh -c "test $ROAM_TCP_NODE = 1 && kill -9 $$; exit 0")
+  COMMAND ${_roamrun} -n 2 sh -c "test $ROAM_TCP_NODE != 1 || kill -9 $$")
 roam_tcp_test(roamrun.stops_the_others_after_a_failure RC 5 REGEX "stopping node\\(s\\) 0, 2"
-  COMMAND ${_roamrun} -n 3 --grace 0 sh -c "test $ROAM_TCP_NODE = 1 && exit 5; exec sleep 30")
+  COMMAND ${_roamrun} -n 3 --grace 0 sh -c "test $ROAM_TCP_NODE != 1 || exit 5 && exec sleep 30")
 roam_tcp_test(roamrun.usage_unknown_option RC 2 REGEX "roamrun: unknown option '--frobnicate'"
   COMMAND ${_roamrun} --frobnicate -n 2 true)
 roam_tcp_test(roamrun.usage_missing_program RC 2 REGEX "roamrun: missing the program to run"
