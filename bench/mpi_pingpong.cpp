@@ -30,12 +30,15 @@ struct config {
   bool json = false;
   int reps = 5;
   std::string mode = "all";
+  int iters = 0;  // --iters: round trips per rep (0: chosen by size)
   std::vector<std::size_t> sizes{8, 64, 1024, 8192, 65536, 262144, 1048576, 4194304};
 };
 
 // Enough round trips per rep for a stable time, bounded so the transport
 // cases' pre-built frames stay under ~80 MiB per rep.
+int g_iters_override = 0;
 int iterations(std::size_t bytes) {
+  if (g_iters_override > 0) return g_iters_override;
   std::size_t by_volume = (std::size_t{64} << 20) / std::max<std::size_t>(bytes, 1);
   return static_cast<int>(std::clamp<std::size_t>(by_volume, 20, 20000));
 }
@@ -47,6 +50,7 @@ config parse(int argc, char** argv) {
     if (a == "--json") c.json = true;
     else if (a == "--reps" && i + 1 < argc) c.reps = std::max(1, std::atoi(argv[++i]));
     else if (a == "--mode" && i + 1 < argc) c.mode = argv[++i];
+    else if (a == "--iters" && i + 1 < argc) c.iters = std::max(1, std::atoi(argv[++i]));
     else if (a == "--sizes" && i + 1 < argc) {
       c.sizes.clear();
       for (char* p = argv[++i]; *p;) {
@@ -150,6 +154,7 @@ void report(const std::string& name, std::size_t bytes, const std::vector<double
 
 int main(int argc, char** argv) {
   config cfg = parse(argc, argv);
+  g_iters_override = cfg.iters;
   // The benchmark owns MPI; the transport then finds it initialised, uses its
   // own duplicated communicators, and leaves MPI_Finalize to us.
   int provided = 0;

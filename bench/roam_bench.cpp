@@ -1,6 +1,7 @@
 // roam-bench: microbenchmarks of the core runtime.
 //   roam-bench NAME [--json] [--reps R] [+p N ...runtime options]
-// NAME: pingpong | empty | create | fib | coll | all
+// NAME: pingpong | empty | create | fib | coll | all | noop (start and stop only)
+// Under roamrun or mpirun with one PE per process, "cross" cases cross processes.
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -79,11 +80,16 @@ roam::task<> bench_pingpong() {
     const char* where;
     bool cross;
   };
+  // With several processes, element 1 sits on PE 1 = the first PE of node 1
+  // when +ppn is 1: then "cross" crosses the transport.
+  bool other_node = roam::num_nodes() > 1 && pes / roam::num_nodes() == 1;
   std::vector<variant> where = {{"same_pe", false}};
-  if (pes > 1) where.push_back({"cross_pe", true});
+  if (pes > 1) where.push_back({other_node ? "cross_node" : "cross_pe", true});
   for (auto [label, cross] : where) {
     auto map = cross ? roam::custom_map<&spread>() : roam::custom_map<&all_on_pe0>();
     std::vector<std::size_t> sizes = {0, 8, 64, 1024, 4096, 65536, 1 << 20};
+    bool remote = cross && other_node;
+    if (remote) sizes.push_back(4 << 20);
     for (std::size_t bytes : sizes) {
       bool scalar = bytes == 0;
       std::size_t payload = scalar ? 8 : bytes;
@@ -91,6 +97,7 @@ roam::task<> bench_pingpong() {
       if (!wanted(case_name)) continue;
       auto arr = roam::create_array<pinger>(roam::array_options<1>({2}, map), payload);
       std::uint64_t trips = payload <= 1024 ? 200000 : payload <= 65536 ? 20000 : 500;
+      if (remote) trips = payload <= 1024 ? 20000 : payload <= 65536 ? 2000 : 50;
       result r{"pingpong", std::string(label) + (scalar ? "_scalar" : "_vector"), pes, static_cast<std::int64_t>(payload),
                "one_way_us", {}};
       for (int rep = 0; rep <= g_config.reps; ++rep) {
@@ -100,6 +107,11 @@ roam::task<> bench_pingpong() {
         if (rep > 0) r.samples.push_back(us);  // rep 0 warms up
       }
       print(r, g_config.json);
+      if (payload >= 65536) {  // the same runs as bandwidth
+        result bw{"pingpong", r.case_name, pes, r.bytes, "MB_per_s", {}};
+        for (double us : r.samples) bw.samples.push_back(static_cast<double>(payload) / us);
+        print(bw, g_config.json);
+      }
     }
   }
 }
@@ -174,7 +186,8 @@ roam::task<> bench_empty() {
       for (std::uint32_t pe = 0; pe < pes; ++pe) {
         auto [f, p] = roam::make_future<double>();
         fs.push_back(f);
-        arr[static_cast<int>(pe)].send<&sink::burst_start>(std::uint64_t{1'000'000}, static_cast<std::int32_t>((pe + 1) % pes), p);
+        std::uint64_t n = roam::num_nodes() > 1 ? 200'000 : 1'000'000;
+        arr[static_cast<int>(pe)].send<&sink::burst_start>(n, static_cast<std::int32_t>((pe + 1) % pes), p);
       }
       double sum = 0;
       for (auto& f : fs) sum += co_await f;
@@ -504,12 +517,18 @@ int main(int argc, char** argv) {
       if (a[i] == "--json") g_config.json = true;
       else if (a[i] == "--reps" && i + 1 < a.size()) g_config.reps = std::stoi(a[++i]);
       else if (a[i] == "--case" && i + 1 < a.size()) g_config.only = a[++i];
-      else if (a[i] == "pingpong" || a[i] == "empty" || a[i] == "create" || a[i] == "fib" || a[i] == "coll" || a[i] == "all") g_config.name = a[i];
+      else if (a[i] == "pingpong" || a[i] == "empty" || a[i] == "create" || a[i] == "fib" || a[i] == "coll" || a[i] == "all" ||
+               a[i] == "noop")
+        g_config.name = a[i];
       else {
-        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|coll|all] [--json] [--reps R] [--case SUBSTRING] [+p N]\n");
+        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|coll|all|noop] [--json] [--reps R] [--case SUBSTRING] [+p N]\n");
         roam::exit(2);
         co_return;
       }
+    }
+    if (g_config.name == "noop") {  // start-up and shutdown only (bench/startup.sh)
+      roam::exit(0);
+      co_return;
     }
     co_await bench_main();
   });

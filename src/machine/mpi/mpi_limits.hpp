@@ -19,7 +19,10 @@ struct mpi_limits {
   /// queue (ROAM_MPI_MAX_INFLIGHT).
   std::size_t max_inflight = 256;
   /// wait(): how long to poll MPI_Iprobe before the first sleep (ROAM_MPI_SPIN_US).
-  std::chrono::microseconds spin{20};
+  /// It must outlast the shortest real sleep (~25 us on a VM even with 1 us
+  /// timer slack): if it did not, two ranks ping-ponging would settle into
+  /// each hop waiting for a sleeper to wake.
+  std::chrono::microseconds spin{50};
   /// wait(): the longest single sleep of the exponential backoff, which bounds
   /// the extra latency of a frame that arrives while the thread sleeps
   /// (ROAM_MPI_MAX_SLEEP_US).

@@ -2,6 +2,7 @@
 // sleep.
 #include <algorithm>
 
+#include "machine/mpi/mpi_timer_slack.hpp"
 #include "machine/mpi/mpi_transport.hpp"
 
 namespace roam::detail {
@@ -44,6 +45,7 @@ void mpi_transport::wait(std::chrono::microseconds timeout) {
 }
 
 void mpi_transport::sleep_until_activity(std::chrono::steady_clock::time_point deadline) noexcept {
+  scoped_timer_slack precise(1000);  // 1 us: see mpi_timer_slack.hpp
   while (true) {
     auto now = std::chrono::steady_clock::now();
     if (now >= deadline) return;

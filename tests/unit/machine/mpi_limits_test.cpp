@@ -1,0 +1,59 @@
+// The mpi transport's tunables (no MPI calls: unit_machine is not run under mpirun).
+#ifdef ROAM_HAVE_MPI
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "machine/mpi/mpi_limits.hpp"
+
+using namespace roam::detail;
+
+namespace {
+std::map<std::string, std::string> g_env;
+const char* fake_getenv(const char* name) {
+  auto it = g_env.find(name);
+  return it == g_env.end() ? nullptr : it->second.c_str();
+}
+}  // namespace
+
+TEST(mpi_limits, unset_variables_keep_the_defaults) {
+  g_env = {{"ROAM_MPI_MAX_SENDS", ""}};
+  mpi_limits l;
+  std::string error;
+  ASSERT_TRUE(read_mpi_limits(&fake_getenv, l, error)) << error;
+  mpi_limits defaults;
+  EXPECT_EQ(l.max_sends, defaults.max_sends);
+  EXPECT_EQ(l.max_recvs, defaults.max_recvs);
+  EXPECT_EQ(l.spin, defaults.spin);
+  EXPECT_GT(l.spin.count(), 25) << "the spin must outlast the shortest real sleep (see mpi_limits.hpp)";
+}
+
+TEST(mpi_limits, every_variable_is_read) {
+  g_env = {{"ROAM_MPI_MAX_SENDS", "3"},     {"ROAM_MPI_MAX_TESTS", "4"},    {"ROAM_MPI_MAX_RECVS", "5"},
+           {"ROAM_MPI_MAX_INFLIGHT", "6"},  {"ROAM_MPI_SPIN_US", "0"},      {"ROAM_MPI_MAX_SLEEP_US", "250"},
+           {"ROAM_MPI_FINISH_TIMEOUT_S", "9"}};
+  mpi_limits l;
+  std::string error;
+  ASSERT_TRUE(read_mpi_limits(&fake_getenv, l, error)) << error;
+  EXPECT_EQ(l.max_sends, 3u);
+  EXPECT_EQ(l.max_tests, 4u);
+  EXPECT_EQ(l.max_recvs, 5u);
+  EXPECT_EQ(l.max_inflight, 6u);
+  EXPECT_EQ(l.spin.count(), 0);
+  EXPECT_EQ(l.max_sleep.count(), 250);
+  EXPECT_EQ(l.finish_timeout.count(), 9);
+}
+
+TEST(mpi_limits, a_bad_value_names_the_variable_and_the_range_and_changes_nothing) {
+  for (const char* bad : {"lots", "0", "-1", "12x", "99999999999"}) {
+    g_env = {{"ROAM_MPI_MAX_TESTS", "7"}, {"ROAM_MPI_MAX_RECVS", bad}};
+    mpi_limits l;
+    std::string error;
+    EXPECT_FALSE(read_mpi_limits(&fake_getenv, l, error)) << bad;
+    EXPECT_NE(error.find("ROAM_MPI_MAX_RECVS='" + std::string(bad) + "'"), std::string::npos) << error;
+    EXPECT_NE(error.find("[1, 1048576]"), std::string::npos) << error;
+    EXPECT_EQ(l.max_tests, mpi_limits{}.max_tests) << "a failed read leaves the limits untouched";
+  }
+}
+#endif
