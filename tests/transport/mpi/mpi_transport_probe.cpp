@@ -174,8 +174,11 @@ int main(int argc, char** argv) {
       std::fflush(stdout);
       _exit(3);
     }
+    // Keep sending to the dead rank, small and rendezvous-sized, so a failing
+    // MPI call has a chance to name it.
     auto t0 = probe_clock::now();
-    while (s.failures.empty() && probe_clock::now() - t0 < 20s) {
+    for (std::uint64_t seq = 0; s.failures.empty() && probe_clock::now() - t0 < 20s; ++seq) {
+      if (seq < 200) t->send(1, probe::make_frame(me, 0, seq, seq % 16 == 0 ? 1 << 20 : 16));
       if (!t->progress()) t->wait(1000us);
     }
     std::printf("rank %u: %s\n", me, s.failures.empty() ? "no peer failure reported in 20 s" : "saw the failure");

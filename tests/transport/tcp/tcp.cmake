@@ -55,7 +55,7 @@ roam_tcp_test(transport.tcp.exit_code_of_a_node RC 3
   COMMAND ${_roamrun} -n 2 ${_probe} exit)
 # --hosts through a stand-in for ssh: round-robin hosts, secret over stdin, cd + env on the "remote" side.
 roam_tcp_test(transport.tcp.hosts_over_fake_ssh RC 0
-  REGEX "fake ssh to alpha.*tcp_probe order: node 0 OK|tcp_probe order: node 0 OK.*fake ssh to alpha"
+  REGEX "tcp_probe order: node 0 OK.*\\[node 1\\] fake ssh to beta"
   NOT_REGEX "FAILED|saw node"
   ENV ROAMRUN_SSH=${CMAKE_CURRENT_LIST_DIR}/fake_ssh.sh ROAMRUN_HOST=127.0.0.1
   COMMAND ${_roamrun} -n 3 --hosts ${CMAKE_CURRENT_LIST_DIR}/two_hosts.txt ${_probe} order 200 2)
