@@ -29,7 +29,7 @@ readonly_table& readonlies() {
   return t;
 }
 
-std::string node_prefix(const runtime_state& rt) { return "[node " + std::to_string(rt.my_node) + "] "; }
+std::string node_prefix(const runtime_state& rt) { return "node " + std::to_string(rt.my_node) + ": "; }
 
 // Everything a peer needs to mirror node 0's readonly globals.
 std::vector<std::byte> pack_readonlies() {

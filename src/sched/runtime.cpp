@@ -250,8 +250,9 @@ transport_handlers handlers_for(runtime_state& rt) {
   h.on_peer_failure = [](void* ctx, std::uint32_t node, const std::string& why) {
     auto& r = *static_cast<runtime_state*>(ctx);
     if (r.stopping()) return;
-    std::string line = "[node " + std::to_string(r.my_node) + "] roam: node " + std::to_string(node) +
-                       " failed (" + why + "); stopping\n";
+    // roamrun already tags the lines of nodes other than 0 with their node.
+    std::string line = "roam: node " + std::to_string(node) + " failed (" + why + "); node " +
+                       std::to_string(r.my_node) + " stopping\n";
     std::fwrite(line.data(), 1, line.size(), stderr);
     std::fflush(stderr);
     r.request_exit(1);
