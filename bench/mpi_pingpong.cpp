@@ -2,11 +2,24 @@
 // through roam's mpi transport (transport level, no runtime), so the
 // transport's own overhead shows beside the MPI library's limit.
 //   mpirun -n 2 mpi-pingpong [--json] [--reps R] [--mode plain|transport|all] [--sizes 8,1024,...]
-// Cases: plain (MPI_Send/MPI_Recv, reused buffers), transport (send() from
-// the progress thread, progress() until the reply: the non-SMP path), and
-// transport_wait (the same, calling wait() whenever progress() found nothing,
-// as an idle PE would). One-way latency = round trip / 2, median of the reps;
-// MB/s = bytes / one-way time.
+// Cases:
+//   plain           MPI_Send/MPI_Recv from one reused buffer (the usual figure)
+//   plain_rotating  the same, but each send from a different buffer, as a
+//                   transport does (each frame is its own vector); OpenMPI's
+//                   single-copy path is markedly slower on such buffers
+//   plain_fresh     one buffer, rewritten (memset) by the sender before each
+//                   send, as freshly produced data is: the copy then reads
+//                   lines dirty in the sender's cache (64 KiB: 16 us against
+//                   5 us clean, on this VM). The fair baseline for frames a
+//                   runtime has just built
+//   transport       send() from the progress thread with pre-built frames,
+//                   progress() until the reply: the non-SMP path; compare it
+//                   with plain_rotating for the transport's own overhead
+//   transport_wait  the same, calling wait() whenever progress() found
+//                   nothing, as an idle PE would
+//   transport_alloc each frame allocated (and zeroed) just before send(), as
+//                   a runtime builds them; compare with plain_fresh
+// One-way latency = round trip / 2, median of the reps; MB/s = bytes / one-way.
 #include <mpi.h>
 
 #include <algorithm>
@@ -70,28 +83,39 @@ config parse(int argc, char** argv) {
 // ---- plain MPI --------------------------------------------------------------
 
 // Returns one-way microseconds for `iters` round trips (rank 0's view).
-double plain_round_trips(int rank, std::vector<char>& out, std::vector<char>& in, int iters) {
-  const int n = static_cast<int>(out.size()), peer = 1 - rank;
+// Sends go from outs[i % outs.size()].
+double plain_round_trips(int rank, std::vector<std::vector<char>>& outs, std::vector<char>& in, int iters,
+                         bool rewrite) {
+  const int n = static_cast<int>(in.size()), peer = 1 - rank;
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i) {
+    auto& buffer = outs[static_cast<std::size_t>(i) % outs.size()];
+    char* out = buffer.data();
+    if (rewrite && rank == 0) std::memset(out, i, buffer.size());
     if (rank == 0) {
-      MPI_Send(out.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+      MPI_Send(out, n, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
       MPI_Recv(in.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     } else {
       MPI_Recv(in.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      MPI_Send(out.data(), n, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
+      if (rewrite) std::memset(out, i, buffer.size());
+      MPI_Send(out, n, MPI_BYTE, peer, 0, MPI_COMM_WORLD);
     }
   }
   return (MPI_Wtime() - t0) * 1e6 / iters / 2;
 }
 
-std::vector<double> plain_case(int rank, std::size_t bytes, int reps) {
-  std::vector<char> out(bytes, 'x'), in(bytes);
+enum class plain_buffers { reused, rotating, fresh };
+
+std::vector<double> plain_case(int rank, std::size_t bytes, int reps, plain_buffers kind) {
   int iters = iterations(bytes);
-  plain_round_trips(rank, out, in, std::max(2, iters / 10));  // warm-up
+  std::size_t count = kind == plain_buffers::rotating ? static_cast<std::size_t>(iters) : 1;
+  std::vector<std::vector<char>> outs(count, std::vector<char>(bytes, 'x'));
+  std::vector<char> in(bytes);
+  bool rewrite = kind == plain_buffers::fresh;
+  plain_round_trips(rank, outs, in, std::max(2, iters / 10), rewrite);  // warm-up
   std::vector<double> samples;
-  for (int r = 0; r < reps; ++r) samples.push_back(plain_round_trips(rank, out, in, iters));
+  for (int r = 0; r < reps; ++r) samples.push_back(plain_round_trips(rank, outs, in, iters, rewrite));
   return samples;
 }
 
@@ -103,11 +127,19 @@ struct arrivals {
 
 void count_frame(void* ctx, std::uint32_t, std::span<const std::byte>) { ++static_cast<arrivals*>(ctx)->count; }
 
-double transport_round_trips(rd::transport& t, arrivals& got, std::size_t bytes, int iters, bool use_wait) {
+enum class frames_from { prebuilt, allocated };
+
+double transport_round_trips(rd::transport& t, arrivals& got, std::size_t bytes, int iters, bool use_wait,
+                             frames_from source) {
   const std::uint32_t me = t.my_node(), peer = 1 - me;
-  // Frames are built before the clock starts: send() consumes them, and
+  // Pre-built frames exist before the clock starts: send() consumes them, and
   // building one (allocation + fill) is the caller's cost, not the transport's.
-  std::vector<std::vector<std::byte>> frames(static_cast<std::size_t>(iters), std::vector<std::byte>(bytes));
+  std::vector<std::vector<std::byte>> frames(source == frames_from::prebuilt ? static_cast<std::size_t>(iters) : 0,
+                                             std::vector<std::byte>(bytes));
+  auto next_frame = [&](int i) {
+    return source == frames_from::prebuilt ? std::move(frames[static_cast<std::size_t>(i)])
+                                           : std::vector<std::byte>(bytes);
+  };
   auto await_one = [&](std::uint64_t target) {
     while (got.count < target)
       if (!t.progress() && use_wait) t.wait(std::chrono::microseconds(1000));
@@ -116,13 +148,12 @@ double transport_round_trips(rd::transport& t, arrivals& got, std::size_t bytes,
   std::uint64_t base = got.count;
   double t0 = MPI_Wtime();
   for (int i = 0; i < iters; ++i) {
-    auto& frame = frames[static_cast<std::size_t>(i)];
     if (me == 0) {
-      t.send(peer, std::move(frame));
+      t.send(peer, next_frame(i));
       await_one(base + static_cast<std::uint64_t>(i) + 1);
     } else {
       await_one(base + static_cast<std::uint64_t>(i) + 1);
-      t.send(peer, std::move(frame));
+      t.send(peer, next_frame(i));
     }
   }
   double one_way = (MPI_Wtime() - t0) * 1e6 / iters / 2;
@@ -131,11 +162,12 @@ double transport_round_trips(rd::transport& t, arrivals& got, std::size_t bytes,
   return one_way;
 }
 
-std::vector<double> transport_case(rd::transport& t, arrivals& got, std::size_t bytes, int reps, bool use_wait) {
+std::vector<double> transport_case(rd::transport& t, arrivals& got, std::size_t bytes, int reps, bool use_wait,
+                                   frames_from source) {
   int iters = iterations(bytes);
-  transport_round_trips(t, got, bytes, std::max(2, iters / 10), use_wait);
+  transport_round_trips(t, got, bytes, std::max(2, iters / 10), use_wait, source);
   std::vector<double> samples;
-  for (int r = 0; r < reps; ++r) samples.push_back(transport_round_trips(t, got, bytes, iters, use_wait));
+  for (int r = 0; r < reps; ++r) samples.push_back(transport_round_trips(t, got, bytes, iters, use_wait, source));
   return samples;
 }
 
@@ -172,10 +204,12 @@ int main(int argc, char** argv) {
   std::map<std::pair<std::string, std::size_t>, double> medians;
 
   if (cfg.mode == "plain" || cfg.mode == "all")
-    for (std::size_t bytes : cfg.sizes) {
-      auto samples = plain_case(rank, bytes, cfg.reps);
-      if (print) report("plain", bytes, samples, json, medians);
-    }
+    for (auto [kind, name] : {std::pair{plain_buffers::reused, "plain"}, std::pair{plain_buffers::rotating, "plain_rotating"},
+                              std::pair{plain_buffers::fresh, "plain_fresh"}})
+      for (std::size_t bytes : cfg.sizes) {
+        auto samples = plain_case(rank, bytes, cfg.reps, kind);
+        if (print) report(name, bytes, samples, json, medians);
+      }
 
   if (cfg.mode == "transport" || cfg.mode == "all") {
     std::string error;
@@ -186,21 +220,33 @@ int main(int argc, char** argv) {
     }
     arrivals got;
     t->set_handlers(rd::transport_handlers{&got, &count_frame, nullptr});
-    for (bool use_wait : {false, true})
+    struct variant {
+      const char* name;
+      bool use_wait;
+      frames_from source;
+    };
+    for (variant v : {variant{"transport", false, frames_from::prebuilt},
+                      variant{"transport_wait", true, frames_from::prebuilt},
+                      variant{"transport_alloc", false, frames_from::allocated}})
       for (std::size_t bytes : cfg.sizes) {
-        auto samples = transport_case(*t, got, bytes, cfg.reps, use_wait);
-        if (print) report(use_wait ? "transport_wait" : "transport", bytes, samples, json, medians);
+        auto samples = transport_case(*t, got, bytes, cfg.reps, v.use_wait, v.source);
+        if (print) report(v.name, bytes, samples, json, medians);
       }
     t->finish();
   }
 
   if (print && !json && cfg.mode == "all") {
-    std::printf("\n%9s %12s %12s %12s %7s %12s %12s\n", "bytes", "plain us", "transport us", "+wait us", "ratio",
-                "plain MB/s", "transp. MB/s");
+    // Medians of one-way us, like against like: transport (pre-built frames)
+    // over plain_rotating, transport_alloc (frames built just before sending)
+    // over plain_fresh; MB/s of plain_fresh and transport_alloc.
+    std::printf("\none-way us (median)\n%8s %8s %8s %8s %8s %8s %8s %7s %7s %9s %9s\n", "bytes", "plain", "p_rot",
+                "p_fresh", "transp", "t_wait", "t_alloc", "t/p_rot", "a/p_fr", "p_fr MB/s", "t_al MB/s");
     for (std::size_t bytes : cfg.sizes) {
-      double p = medians[{"plain", bytes}], tr = medians[{"transport", bytes}], tw = medians[{"transport_wait", bytes}];
-      std::printf("%9zu %12.3f %12.3f %12.3f %7.2f %12.0f %12.0f\n", bytes, p, tr, tw, tr / p,
-                  static_cast<double>(bytes) / p, static_cast<double>(bytes) / tr);
+      double p = medians[{"plain", bytes}], pr = medians[{"plain_rotating", bytes}];
+      double pf = medians[{"plain_fresh", bytes}], tr = medians[{"transport", bytes}];
+      double tw = medians[{"transport_wait", bytes}], ta = medians[{"transport_alloc", bytes}];
+      std::printf("%8zu %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %7.2f %7.2f %9.0f %9.0f\n", bytes, p, pr, pf, tr, tw, ta,
+                  tr / pr, ta / pf, static_cast<double>(bytes) / pf, static_cast<double>(bytes) / ta);
     }
   }
   MPI_Finalize();

@@ -12,7 +12,7 @@ std::vector<std::vector<std::byte>> mpi_transport::allgather(std::span<const std
   const int n = static_cast<int>(num_nodes_);
   int my_size = static_cast<int>(mine.size());
   std::vector<int> sizes(num_nodes_);
-  int rc = MPI_Allgather(&my_size, 1, MPI_INT, sizes.data(), 1, MPI_INT, ctrl_comm_);
+  int rc = MPI_Allgather(&my_size, 1, MPI_INT, sizes.data(), 1, MPI_INT, comms_.control);
   if (rc != MPI_SUCCESS) mpi_fatal(my_node_, "MPI_Allgather of the bootstrap sizes", rc);
   std::vector<int> offsets(num_nodes_);
   long long total = 0;
@@ -22,7 +22,7 @@ std::vector<std::vector<std::byte>> mpi_transport::allgather(std::span<const std
     if (total > INT_MAX) mpi_fatal(my_node_, "allgather (blobs over 2 GiB in all)", MPI_ERR_COUNT);
   }
   std::vector<std::byte> all(static_cast<std::size_t>(total));
-  rc = MPI_Allgatherv(mine.data(), my_size, MPI_BYTE, all.data(), sizes.data(), offsets.data(), MPI_BYTE, ctrl_comm_);
+  rc = MPI_Allgatherv(mine.data(), my_size, MPI_BYTE, all.data(), sizes.data(), offsets.data(), MPI_BYTE, comms_.control);
   if (rc != MPI_SUCCESS) mpi_fatal(my_node_, "MPI_Allgatherv of the bootstrap blobs", rc);
   std::vector<std::vector<std::byte>> out(num_nodes_);
   for (std::size_t i = 0; i < num_nodes_; ++i) {

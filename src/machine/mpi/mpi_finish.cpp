@@ -29,8 +29,10 @@ void mpi_transport::finish() {
   if (!exchange_counts_until(deadline, expected)) finish_timed_out("every node to reach finish()");
   if (!receive_expected_until(deadline, expected)) finish_timed_out("the frames still on their way here");
 
-  MPI_Comm_free(&data_comm_);
-  MPI_Comm_free(&ctrl_comm_);
+  ring_.close();
+  MPI_Comm_free(&comms_.frames);
+  MPI_Comm_free(&comms_.bulk);
+  MPI_Comm_free(&comms_.control);
   finished_ = true;
   if (owns_mpi_) MPI_Finalize();
 }
@@ -58,7 +60,7 @@ bool mpi_transport::drain_sends_until(finish_clock::time_point deadline) noexcep
 
 bool mpi_transport::exchange_counts_until(finish_clock::time_point deadline, std::vector<std::uint64_t>& expected) noexcept {
   MPI_Request request = MPI_REQUEST_NULL;
-  int rc = MPI_Ialltoall(sent_to_.data(), 1, MPI_UINT64_T, expected.data(), 1, MPI_UINT64_T, ctrl_comm_, &request);
+  int rc = MPI_Ialltoall(sent_to_.data(), 1, MPI_UINT64_T, expected.data(), 1, MPI_UINT64_T, comms_.control, &request);
   if (rc != MPI_SUCCESS) mpi_fatal(my_node_, "MPI_Ialltoall of the frame counts in finish()", rc);
   std::chrono::microseconds backoff{0};
   while (true) {

@@ -78,25 +78,30 @@ std::unique_ptr<transport> make_mpi_transport(std::string& error) {
     return nullptr;
   }
 
-  MPI_Comm data_comm = MPI_COMM_NULL, ctrl_comm = MPI_COMM_NULL;
-  if (!private_comm("roam frames", data_comm, error) || !private_comm("roam control", ctrl_comm, error)) {
+  mpi_comms comms;
+  if (!private_comm("roam frames", comms.frames, error) || !private_comm("roam bulk", comms.bulk, error) ||
+      !private_comm("roam control", comms.control, error)) {
     if (owns_mpi) MPI_Finalize();
     return nullptr;
   }
-  return std::make_unique<mpi_transport>(data_comm, ctrl_comm, owns_mpi, limits);
+  auto t = std::make_unique<mpi_transport>(comms, owns_mpi, limits, error);
+  if (!error.empty()) return nullptr;  // MPI is in an unknown state: leave it to mpirun
+  return t;
 }
 
-mpi_transport::mpi_transport(MPI_Comm data_comm, MPI_Comm ctrl_comm, bool owns_mpi, mpi_limits limits)
-    : data_comm_(data_comm), ctrl_comm_(ctrl_comm), owns_mpi_(owns_mpi), limits_(limits) {
+mpi_transport::mpi_transport(mpi_comms comms, bool owns_mpi, mpi_limits limits, std::string& error)
+    : comms_(comms), owns_mpi_(owns_mpi), limits_(limits) {
   int rank = 0, size = 1;
-  MPI_Comm_rank(data_comm_, &rank);
-  MPI_Comm_size(data_comm_, &size);
+  MPI_Comm_rank(comms_.frames, &rank);
+  MPI_Comm_size(comms_.frames, &size);
   my_node_ = static_cast<std::uint32_t>(rank);
   num_nodes_ = static_cast<std::uint32_t>(size);
   sent_to_.assign(num_nodes_, 0);
   received_from_.assign(num_nodes_, 0);
   failed_.assign(num_nodes_, false);
   recv_buffer(recv_buffer_initial);
+  if (int rc = ring_.open(comms_.frames, limits_.recv_slots, limits_.small_frame); rc != MPI_SUCCESS)
+    error = "mpi transport: posting its receives failed: " + mpi_error_text(rc);
   // The factory runs on the progress thread: remember it for send()'s direct path.
   set_progress_owner(this);
 }

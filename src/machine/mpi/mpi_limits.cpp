@@ -31,6 +31,7 @@ bool read_one(const char* (*lookup)(const char*), const char* name, std::uint64_
 bool read_mpi_limits(const char* (*lookup)(const char*), mpi_limits& out, std::string& error) {
   mpi_limits l = out;
   std::uint64_t sends = l.max_sends, tests = l.max_tests, recvs = l.max_recvs, inflight = l.max_inflight;
+  std::uint64_t small = l.small_frame, slots = l.recv_slots;
   std::uint64_t spin = static_cast<std::uint64_t>(l.spin.count());
   std::uint64_t sleep = static_cast<std::uint64_t>(l.max_sleep.count());
   std::uint64_t finish = static_cast<std::uint64_t>(l.finish_timeout.count());
@@ -40,6 +41,8 @@ bool read_mpi_limits(const char* (*lookup)(const char*), mpi_limits& out, std::s
       !read_one(lookup, "ROAM_MPI_MAX_TESTS", 1, big, tests, error) ||
       !read_one(lookup, "ROAM_MPI_MAX_RECVS", 1, big, recvs, error) ||
       !read_one(lookup, "ROAM_MPI_MAX_INFLIGHT", 1, big, inflight, error) ||
+      !read_one(lookup, "ROAM_MPI_SMALL_FRAME", 64, 1u << 20, small, error) ||
+      !read_one(lookup, "ROAM_MPI_RECV_SLOTS", 1, 4096, slots, error) ||
       !read_one(lookup, "ROAM_MPI_SPIN_US", 0, 1'000'000, spin, error) ||
       !read_one(lookup, "ROAM_MPI_MAX_SLEEP_US", 1, 1'000'000, sleep, error) ||
       !read_one(lookup, "ROAM_MPI_FINISH_TIMEOUT_S", 1, 86'400, finish, error))
@@ -48,6 +51,8 @@ bool read_mpi_limits(const char* (*lookup)(const char*), mpi_limits& out, std::s
   l.max_tests = tests;
   l.max_recvs = recvs;
   l.max_inflight = inflight;
+  l.small_frame = small;
+  l.recv_slots = slots;
   l.spin = std::chrono::microseconds(spin);
   l.max_sleep = std::chrono::microseconds(sleep);
   l.finish_timeout = std::chrono::seconds(finish);

@@ -18,7 +18,13 @@ struct mpi_limits {
   /// Started but not yet completed sends; beyond it new frames wait in the
   /// queue (ROAM_MPI_MAX_INFLIGHT).
   std::size_t max_inflight = 256;
-  /// wait(): how long to poll MPI_Iprobe before the first sleep (ROAM_MPI_SPIN_US).
+  /// Frames up to this many bytes arrive in pre-posted receive slots; bigger
+  /// ones are announced by a header and received into a buffer of their
+  /// size (ROAM_MPI_SMALL_FRAME).
+  std::size_t small_frame = 8192;
+  /// Pre-posted receive slots of small_frame bytes each (ROAM_MPI_RECV_SLOTS).
+  std::size_t recv_slots = 32;
+  /// wait(): how long to poll for a frame before the first sleep (ROAM_MPI_SPIN_US).
   /// It must outlast the shortest real sleep (~25 us on a VM even with 1 us
   /// timer slack): if it did not, two ranks ping-ponging would settle into
   /// each hop waiting for a sleeper to wake.

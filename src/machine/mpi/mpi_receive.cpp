@@ -1,5 +1,8 @@
-// The receiving side: matched probe + receive into one reused buffer.
+// The receiving side: small frames from the pre-posted ring, big ones
+// announced there and received into one reused buffer.
 #include <algorithm>
+#include <climits>
+#include <cstring>
 
 #include "machine/mpi/mpi_error.hpp"
 #include "machine/mpi/mpi_frame_tag.hpp"
@@ -25,37 +28,64 @@ std::byte* mpi_transport::recv_buffer(std::size_t bytes) {
 std::size_t mpi_transport::receive_frames(std::size_t cap) noexcept {
   std::size_t received = 0;
   while (received < cap) {
-    // Probe-then-receive (rather than pre-posted receives) takes frames of any
-    // size in the order they were sent, and MPI_Mrecv on the matched message
-    // cannot be stolen by another receive.
-    int flag = 0;
-    MPI_Message message = MPI_MESSAGE_NULL;
+    bool done = false;
     MPI_Status status;
-    int rc = MPI_Improbe(MPI_ANY_SOURCE, mpi_frame_tag, data_comm_, &flag, &message, &status);
-    if (rc != MPI_SUCCESS) mpi_fatal(my_node_, "MPI_Improbe for frames", rc);
-    if (!flag) break;
-    int count = 0;
-    MPI_Get_count(&status, MPI_BYTE, &count);
-    auto src = static_cast<std::uint32_t>(status.MPI_SOURCE);
-    std::byte* buf = recv_buffer(static_cast<std::size_t>(count));
-    rc = MPI_Mrecv(buf, count, MPI_BYTE, &message, MPI_STATUS_IGNORE);
+    int rc = ring_.test_head(done, status);
+    // (MPI_Test leaves status.MPI_ERROR alone on success: only rc counts.)
+    if (rc != MPI_SUCCESS && !done) mpi_fatal(my_node_, "MPI_Test on the frame receives", rc);
+    if (!done) break;
     ++received;
+    auto src = static_cast<std::uint32_t>(status.MPI_SOURCE);
     if (rc != MPI_SUCCESS) {
       peer_failed(src, "receiving a frame from node " + std::to_string(src) + " failed: " + mpi_error_text(rc));
-      continue;
+    } else {
+      int count = 0;
+      MPI_Get_count(&status, MPI_BYTE, &count);
+      auto bytes = ring_.head_bytes(static_cast<std::size_t>(count));
+      if (status.MPI_TAG == mpi_header_tag) receive_big_frame(src, bytes);
+      else deliver(src, bytes);
     }
-    ++received_from_[src];
-    if (handlers_.on_frame != nullptr)
-      handlers_.on_frame(handlers_.ctx, src, std::span<const std::byte>(buf, static_cast<std::size_t>(count)));
+    // Only now: the slot's bytes were in use until on_frame returned.
+    rc = ring_.release_head();
+    if (rc != MPI_SUCCESS) mpi_fatal(my_node_, "MPI_Start of a frame receive", rc);
   }
   return received;
 }
 
+void mpi_transport::receive_big_frame(std::uint32_t src, std::span<const std::byte> header) noexcept {
+  mpi_frame_header size = 0;
+  if (header.size() != sizeof size) {
+    peer_failed(src, "node " + std::to_string(src) + " sent a malformed frame header");
+    return;
+  }
+  std::memcpy(&size, header.data(), sizeof size);
+  if (size > static_cast<mpi_frame_header>(INT_MAX)) {
+    peer_failed(src, "node " + std::to_string(src) + " announced a frame of " + std::to_string(size) + " bytes");
+    return;
+  }
+  // The bytes are the next payload from src (it started them right after the
+  // header). Blocking here is the copy that has to happen anyway; with CMA
+  // it is one process_vm_readv.
+  std::byte* buf = recv_buffer(static_cast<std::size_t>(size));
+  int rc = MPI_Recv(buf, static_cast<int>(size), MPI_BYTE, static_cast<int>(src), mpi_payload_tag, comms_.bulk,
+                    MPI_STATUS_IGNORE);
+  if (rc != MPI_SUCCESS) {
+    peer_failed(src, "receiving a frame from node " + std::to_string(src) + " failed: " + mpi_error_text(rc));
+    return;
+  }
+  deliver(src, std::span<const std::byte>(buf, static_cast<std::size_t>(size)));
+}
+
+void mpi_transport::deliver(std::uint32_t src, std::span<const std::byte> frame) noexcept {
+  ++received_from_[src];
+  if (handlers_.on_frame != nullptr) handlers_.on_frame(handlers_.ctx, src, frame);
+}
+
 bool mpi_transport::frame_waiting() noexcept {
-  int flag = 0;
-  int rc = MPI_Iprobe(MPI_ANY_SOURCE, mpi_frame_tag, data_comm_, &flag, MPI_STATUS_IGNORE);
-  if (rc != MPI_SUCCESS) mpi_fatal(my_node_, "MPI_Iprobe for frames", rc);
-  return flag != 0;
+  bool ready = false;
+  int rc = ring_.peek_head(ready);
+  if (rc != MPI_SUCCESS) mpi_fatal(my_node_, "MPI_Request_get_status on the frame receives", rc);
+  return ready;
 }
 
 }  // namespace roam::detail

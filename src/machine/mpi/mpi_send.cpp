@@ -1,6 +1,7 @@
 // The sending side: send() from any thread, the direct path on the progress
 // thread, and the capped start/test tasks of progress().
 #include <climits>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 
@@ -45,23 +46,38 @@ void mpi_transport::send(std::uint32_t dst, std::vector<std::byte> frame) {
 
 void mpi_transport::start_send(std::uint32_t dst, std::vector<std::byte> frame) noexcept {
   if (failed_[dst]) return;  // already reported; nobody will receive it
-  MPI_Request request = MPI_REQUEST_NULL;
-  int rc = MPI_Isend(frame.data(), static_cast<int>(frame.size()), MPI_BYTE, static_cast<int>(dst), mpi_frame_tag,
-                     data_comm_, &request);
-  if (rc != MPI_SUCCESS) {
-    peer_failed(dst, "MPI_Isend to node " + std::to_string(dst) + " failed: " + mpi_error_text(rc));
+  if (frame.size() <= limits_.small_frame) {
+    if (isend(dst, std::move(frame), mpi_frame_tag, comms_.frames)) ++sent_to_[dst];
     return;
   }
-  ++sent_to_[dst];
-  // Small frames are usually copied out by MPI_Isend itself (eager protocol):
-  // one test frees them here and keeps them out of the in-flight table.
+  // A big frame: its header joins the ordered stream of small frames, its
+  // bytes go out on the bulk communicator straight from the vector.
+  std::vector<std::byte> header(sizeof(mpi_frame_header));
+  mpi_frame_header size = frame.size();
+  std::memcpy(header.data(), &size, sizeof size);
+  if (isend(dst, std::move(header), mpi_header_tag, comms_.frames) &&
+      isend(dst, std::move(frame), mpi_payload_tag, comms_.bulk))
+    ++sent_to_[dst];
+}
+
+bool mpi_transport::isend(std::uint32_t dst, std::vector<std::byte> bytes, int tag, MPI_Comm comm) noexcept {
+  MPI_Request request = MPI_REQUEST_NULL;
+  int rc = MPI_Isend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, static_cast<int>(dst), tag, comm,
+                     &request);
+  if (rc != MPI_SUCCESS) {
+    peer_failed(dst, "MPI_Isend to node " + std::to_string(dst) + " failed: " + mpi_error_text(rc));
+    return false;
+  }
+  // Small messages are usually copied out by MPI_Isend itself (eager
+  // protocol): one test frees them here and keeps them out of inflight_.
   int done = 0;
   rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS) {
     peer_failed(dst, "a send to node " + std::to_string(dst) + " failed: " + mpi_error_text(rc));
-    return;
+    return true;  // it was started; the peer is gone either way
   }
-  if (!done) inflight_.add(request, dst, std::move(frame));
+  if (!done) inflight_.add(request, dst, std::move(bytes));
+  return true;
 }
 
 std::size_t mpi_transport::start_queued_sends(std::size_t cap) noexcept {

@@ -4,10 +4,12 @@
 // Invariants
 // - Every MPI call is made by the progress thread (MPI_THREAD_FUNNELED).
 //   Other threads touch only outbox_, wake_ and the atomic closing_ flag.
-// - Frames travel on data_comm_ with one tag; every receive matches any source
-//   and that tag, so MPI's non-overtaking rule keeps each pair's order.
-//   Collectives (allgather, the finish handshake) use ctrl_comm_, so internal
-//   traffic can never be mistaken for a frame.
+// - Small frames and the headers of big ones travel on comms_.frames and are
+//   received, in order, by the pre-posted ring (mpi_recv_ring.hpp); a big
+//   frame's bytes follow on comms_.bulk and are received right after its
+//   header (mpi_frame_tag.hpp). MPI's non-overtaking rule keeps each pair's
+//   order. Collectives (allgather, the finish handshake) use comms_.control,
+//   so internal traffic can never be mistaken for a frame.
 // - A frame is started (MPI_Isend) in per-destination send() order: the direct
 //   path is taken only when nothing older is queued (outbox_ and staging_ are
 //   empty).
@@ -24,15 +26,24 @@
 #include "machine/mpi/mpi_inflight_sends.hpp"
 #include "machine/mpi/mpi_limits.hpp"
 #include "machine/mpi/mpi_outbox.hpp"
+#include "machine/mpi/mpi_recv_ring.hpp"
 #include "machine/mpi/mpi_wake_signal.hpp"
 #include "machine/transport.hpp"
 
 namespace roam::detail {
 
+/// The transport's private duplicates of MPI_COMM_WORLD.
+struct mpi_comms {
+  MPI_Comm frames = MPI_COMM_NULL;   // small frames and big frames' headers
+  MPI_Comm bulk = MPI_COMM_NULL;     // big frames' bytes
+  MPI_Comm control = MPI_COMM_NULL;  // collectives
+};
+
 class mpi_transport final : public transport {
  public:
-  /// Use make_mpi_transport(); this only takes over what it set up.
-  mpi_transport(MPI_Comm data_comm, MPI_Comm ctrl_comm, bool owns_mpi, mpi_limits limits);
+  /// Use make_mpi_transport(); this only takes over what it set up. Posts
+  /// the receive ring; `error` is set if that fails.
+  mpi_transport(mpi_comms comms, bool owns_mpi, mpi_limits limits, std::string& error);
   ~mpi_transport() override;
   mpi_transport(const mpi_transport&) = delete;
   mpi_transport& operator=(const mpi_transport&) = delete;
@@ -54,11 +65,16 @@ class mpi_transport final : public transport {
   // Starts one send now (progress thread). Small frames usually complete at
   // once and are freed here; others join inflight_.
   void start_send(std::uint32_t dst, std::vector<std::byte> frame) noexcept;
+  // One MPI_Isend + MPI_Test; keeps `bytes` in inflight_ if not complete. False if MPI_Isend failed.
+  bool isend(std::uint32_t dst, std::vector<std::byte> bytes, int tag, MPI_Comm comm) noexcept;
+  // Receives the bytes of a big frame announced from `src` and hands them on.
+  void receive_big_frame(std::uint32_t src, std::span<const std::byte> header) noexcept;
+  void deliver(std::uint32_t src, std::span<const std::byte> frame) noexcept;
   // The three capped tasks of one progress() call (NAMD's progress engine).
   std::size_t start_queued_sends(std::size_t cap) noexcept;
   std::size_t test_sends(std::size_t cap) noexcept;
   std::size_t receive_frames(std::size_t cap) noexcept;
-  // True if a frame is waiting to be received (MPI_Iprobe; also drives MPI's progress).
+  // True if a frame is waiting to be received (also drives MPI's progress).
   bool frame_waiting() noexcept;
   bool sends_pending() const noexcept;
   // Sends are waiting in the queue and could be started now.
@@ -77,8 +93,7 @@ class mpi_transport final : public transport {
   [[noreturn]] void finish_timed_out(const char* phase) noexcept;
   void idle_pause(std::chrono::microseconds& backoff) noexcept;
 
-  MPI_Comm data_comm_;
-  MPI_Comm ctrl_comm_;
+  mpi_comms comms_;
   bool owns_mpi_;  // we called MPI_Init_thread, so we call MPI_Finalize
   mpi_limits limits_;
   std::uint32_t my_node_ = 0;
@@ -95,15 +110,17 @@ class mpi_transport final : public transport {
   mpi_inflight_sends inflight_;
   std::vector<mpi_inflight_sends::failure> send_failures_;
 
-  // Receiving: every frame lands in one reused buffer (on_frame's span is
-  // valid only during the call), so steady-state receives do not allocate.
-  // It grows to the largest frame seen; when it is above recv_buffer_kept
+  // Receiving: small frames land in the ring's slots, big ones in one reused
+  // buffer (on_frame's span is valid only during the call), so steady-state
+  // receives do not allocate. The big-frame buffer grows to the largest frame
+  // seen; when it is above recv_buffer_kept
   // and no frame that large came for frames_before_shrink frames, it shrinks
   // back, so an occasional huge frame does not pin its memory for ever.
   static constexpr std::size_t recv_buffer_initial = std::size_t{64} << 10;
   static constexpr std::size_t recv_buffer_kept = std::size_t{8} << 20;
   static constexpr std::uint32_t frames_before_shrink = 1024;
   std::uint32_t frames_since_huge_ = 0;
+  mpi_recv_ring ring_;
   std::unique_ptr<std::byte[]> recv_buf_;
   std::size_t recv_capacity_ = 0;
 

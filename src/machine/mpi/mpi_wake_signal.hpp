@@ -1,7 +1,7 @@
 #pragma once
 // How wake() interrupts the progress thread's idle sleep in wait(). MPI has
 // no blocking call that another thread could interrupt, so wait() polls
-// MPI_Iprobe between short futex sleeps; this is the futex word and the
+// for frames between short futex sleeps; this is the futex word and the
 // "a wake is pending" flag. No MPI here.
 #include <atomic>
 #include <chrono>

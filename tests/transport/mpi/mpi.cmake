@@ -84,6 +84,11 @@ endforeach()
 roam_mpi_test(transport.mpi.burst_caps_minimal.n3 RANKS 3 REGEX "rank 1 of 3: OK" NOT_REGEX "FAIL"
               ENV ROAM_MPI_MAX_SENDS=1 ROAM_MPI_MAX_RECVS=1 ROAM_MPI_MAX_TESTS=1 ROAM_MPI_MAX_INFLIGHT=2
               ARGS --threads 2 --frames 500)
+# Most frames over the small-frame limit (header in the ordered stream, bytes
+# on the bulk communicator), sizes straddling it, and only 2 pre-posted
+# receives: order must hold across both paths.
+roam_mpi_test(transport.mpi.big_frame_path.n3 RANKS 3 REGEX "rank 2 of 3: OK" NOT_REGEX "FAIL"
+              ENV ROAM_MPI_SMALL_FRAME=128 ROAM_MPI_RECV_SLOTS=2 ARGS --threads 2 --frames 1000)
 # No spinning in wait(): the idle path alone must still deliver everything.
 roam_mpi_test(transport.mpi.no_spin.n2 RANKS 2 REGEX "rank 0 of 2: OK" NOT_REGEX "FAIL"
               ENV ROAM_MPI_SPIN_US=0 ARGS --threads 1 --frames 300)
