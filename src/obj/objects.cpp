@@ -141,8 +141,8 @@ void teardown_objects(pe_state& pe) noexcept {
   for (auto& [id, rec] : objs->chares) rec.cls->destroy(rec.obj);
   for (auto& [id, list] : objs->chare_pending)
     for (message* m : list) discard_message(m);
-  if (pe.id() == 0) {
-    // Nodegroup members belong to the process; PE 0 destroys them.
+  if (pe.id() == pe.runtime().first_pe) {
+    // Nodegroup members belong to the process; its first PE destroys them.
     auto& t = descriptors();
     std::lock_guard lock(t.mutex);
     for (auto& d : t.owned) {

@@ -38,6 +38,11 @@ int mpi_recv_ring::peek_head(bool& ready) {
 }
 
 void mpi_recv_ring::close() noexcept {
+  // Without finish() the program may have finalized MPI itself; then there
+  // is nothing left to cancel (and no MPI call is allowed).
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (finalized) requests_.clear();
   for (MPI_Request& r : requests_) {
     if (r == MPI_REQUEST_NULL) continue;
     MPI_Cancel(&r);

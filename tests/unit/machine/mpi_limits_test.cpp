@@ -32,7 +32,7 @@ TEST(mpi_limits, unset_variables_keep_the_defaults) {
 TEST(mpi_limits, every_variable_is_read) {
   g_env = {{"ROAM_MPI_MAX_SENDS", "3"},     {"ROAM_MPI_MAX_TESTS", "4"},    {"ROAM_MPI_MAX_RECVS", "5"},
            {"ROAM_MPI_MAX_INFLIGHT", "6"},  {"ROAM_MPI_SPIN_US", "0"},      {"ROAM_MPI_MAX_SLEEP_US", "250"},
-           {"ROAM_MPI_FINISH_TIMEOUT_S", "9"}};
+           {"ROAM_MPI_FINISH_TIMEOUT_S", "9"}, {"ROAM_MPI_SMALL_FRAME", "128"}, {"ROAM_MPI_RECV_SLOTS", "2"}};
   mpi_limits l;
   std::string error;
   ASSERT_TRUE(read_mpi_limits(&fake_getenv, l, error)) << error;
@@ -43,6 +43,16 @@ TEST(mpi_limits, every_variable_is_read) {
   EXPECT_EQ(l.spin.count(), 0);
   EXPECT_EQ(l.max_sleep.count(), 250);
   EXPECT_EQ(l.finish_timeout.count(), 9);
+  EXPECT_EQ(l.small_frame, 128u);
+  EXPECT_EQ(l.recv_slots, 2u);
+}
+
+TEST(mpi_limits, the_small_frame_limit_must_hold_a_big_frame_header) {
+  g_env = {{"ROAM_MPI_SMALL_FRAME", "8"}};
+  mpi_limits l;
+  std::string error;
+  EXPECT_FALSE(read_mpi_limits(&fake_getenv, l, error));
+  EXPECT_NE(error.find("ROAM_MPI_SMALL_FRAME='8'"), std::string::npos) << error;
 }
 
 TEST(mpi_limits, a_bad_value_names_the_variable_and_the_range_and_changes_nothing) {
