@@ -70,6 +70,31 @@ TEST(wire, every_single_bit_flip_is_rejected) {
   dispose(m);
 }
 
+// Above 16 KiB of payload only the header is checksummed (the payload's length
+// is still exact): every header bit flip and every truncation is rejected,
+// and a payload survives intact.
+TEST(wire, large_frames_check_their_header_and_length) {
+  auto* m = roam::detail::build_entry_message<wired, &wired::take, false>(
+      roam::send_options{}, std::vector<int>(20000, 7), std::string("big"));
+  m->target = roam::detail::target_kind::chare;
+  auto frame = roam::detail::pack_message(*m);
+  ASSERT_GT(frame.size(), 64u * 1024);
+  for (std::size_t byte = 0; byte < 72; ++byte) {
+    for (int bit = 0; bit < 8; ++bit) {
+      auto bad = frame;
+      bad[byte] ^= std::byte(1u << bit);
+      EXPECT_THROW(roam::detail::unpack_message(bad), roam::wire_error) << byte << ":" << bit;
+    }
+  }
+  for (std::size_t n : {std::size_t{0}, std::size_t{71}, std::size_t{72}, frame.size() / 2, frame.size() - 1})
+    EXPECT_THROW(roam::detail::unpack_message(std::span(frame).first(n)), roam::wire_error) << n;
+  auto* u = roam::detail::unpack_message(frame);
+  auto args = roam::unpack<impl::args_tuple>(std::span(static_cast<const std::byte*>(u->payload_ptr()), u->payload_bytes));
+  EXPECT_EQ(std::get<0>(args), std::vector<int>(20000, 7));
+  dispose(m);
+  dispose(u);
+}
+
 TEST(wire, random_garbage_is_rejected_without_crashing) {
   unsigned seed = std::random_device{}();
   SCOPED_TRACE("seed " + std::to_string(seed));
