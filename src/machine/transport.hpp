@@ -34,6 +34,12 @@ struct transport_handlers {
   /// heartbeats, or a malformed frame); `why` says which, for the error message.
   /// Called at most once per node, never for a node that finished in order.
   void (*on_peer_failure)(void* ctx, std::uint32_t node, const std::string& why) = nullptr;
+  /// Optional: memory for a large incoming frame of `bytes`, so that it lands
+  /// where the runtime will keep it (no copy). A transport that uses it calls
+  /// on_frame with a span starting exactly there, and the runtime owns the
+  /// memory from then on; memory handed out but never delivered (a failed
+  /// receive) is reclaimed by the runtime on the next call.
+  std::byte* (*frame_memory)(void* ctx, std::size_t bytes) = nullptr;
 };
 
 class transport {

@@ -120,13 +120,24 @@ void send_remote(runtime_state& rt, std::uint32_t dst, work_item* w) noexcept {
   }
 }
 
-// Frames held on nodes other than 0 until the readonlies arrive (progress thread only).
+// Frames held on nodes other than 0 until the readonlies arrive, and the block
+// a large frame is being received into (progress thread only).
 struct arrival_state {
   const runtime_state* ready_for = nullptr;
   const runtime_state* holding_for = nullptr;
   std::vector<message*> held;
+  void* block = nullptr;  // handed to the transport, not delivered yet
+  const std::byte* block_frame = nullptr;
 };
 arrival_state g_arrivals;
+
+std::byte* frame_memory(runtime_state&, std::size_t bytes) noexcept {
+  if (g_arrivals.block) free_frame_block(g_arrivals.block);  // a receive that failed
+  std::byte* at = nullptr;
+  g_arrivals.block = allocate_frame_block(bytes, at);
+  g_arrivals.block_frame = at;
+  return at;
+}
 
 void dispatch(runtime_state& rt, message* m) {
   m->run = m->target == target_kind::control ? &deliver_control : g_deliver_entry;
@@ -142,10 +153,20 @@ void dispatch(runtime_state& rt, message* m) {
 }
 
 void on_frame(runtime_state& rt, std::uint32_t src, std::span<const std::byte> frame) noexcept {
+  void* block = nullptr;
+  if (g_arrivals.block && frame.data() == g_arrivals.block_frame) {
+    block = g_arrivals.block;  // received in place: this frame's memory is ours now
+    g_arrivals.block = nullptr;
+  }
+  if (rt.stopping()) {  // the program is ending: late traffic is dropped
+    if (block) free_frame_block(block);
+    return;
+  }
   message* m = nullptr;
   try {
-    m = unpack_message(frame);
+    m = block ? unpack_message_in_place(block, frame.size()) : unpack_message(frame);
   } catch (const wire_error& e) {
+    if (block) free_frame_block(block);
     report_fatal(node_prefix(rt) + "corrupt message from node " + std::to_string(src) + ": " + e.what());
     return;
   }
@@ -198,6 +219,7 @@ void send_copy_to(runtime_state& rt, std::uint32_t dst_pe, message& m) {
 void install_remote_hooks() noexcept {
   g_remote.send = &send_remote;
   g_remote.on_frame = &on_frame;
+  g_remote.frame_memory = &frame_memory;
   g_remote.broadcast_exit = &broadcast_exit;
   g_remote.main_returned = &send_readonlies_once;
 }

@@ -70,7 +70,10 @@ std::vector<std::byte> pack_message(const message& m) {
   return out;
 }
 
-message* unpack_message(std::span<const std::byte> frame) {
+namespace {
+
+// Validates a frame; returns its header (the payload follows it).
+wire_header check_frame(std::span<const std::byte> frame) {
   if (frame.size() < sizeof(wire_header))
     throw wire_error("message frame truncated: " + std::to_string(frame.size()) + " bytes, header needs " +
                      std::to_string(sizeof(wire_header)));
@@ -86,10 +89,14 @@ message* unpack_message(std::span<const std::byte> frame) {
   if (h.target > static_cast<std::uint8_t>(target_kind::control) || h.dims > 6 || h.payload_flags > 3 ||
       (payload.size() <= payload_crc_limit && !(h.payload_flags & flag_payload_crc)))
     throw wire_error("message frame has invalid envelope fields");
-  const entry_ops* ops = find_entry(h.entry);
-  if (!ops) throw wire_error("message frame names unknown entry id " + std::to_string(h.entry));
-  message* m = allocate_message(payload.size());
-  m->ops = ops;
+  if (!find_entry(h.entry)) throw wire_error("message frame names unknown entry id " + std::to_string(h.entry));
+  return h;
+}
+
+// The envelope of `h`, on a message whose payload is already in place.
+message* build_envelope(void* at, const wire_header& h) {
+  message* m = ::new (at) message();
+  m->ops = find_entry(h.entry);
   m->priority = h.priority;
   m->flags = h.work_flags;
   m->target = static_cast<target_kind>(h.target);
@@ -101,9 +108,37 @@ message* unpack_message(std::span<const std::byte> frame) {
   m->src_pe = h.src_pe;
   m->payload_bytes = h.payload_bytes;
   for (int i = 0; i < 6; ++i) m->index.v[i] = h.index[i];
+  return m;
+}
+
+static_assert(sizeof(message) >= sizeof(wire_header), "the wire header must fit in front of the payload");
+constexpr std::size_t frame_offset = sizeof(message) - sizeof(wire_header);
+
+}  // namespace
+
+message* unpack_message(std::span<const std::byte> frame) {
+  wire_header h = check_frame(frame);
+  auto payload = frame.subspan(sizeof(wire_header));
+  void* at = allocate_item(sizeof(message) + payload.size());
+  message* m = build_envelope(at, h);
   if (!payload.empty()) std::memcpy(m->payload_ptr(), payload.data(), payload.size());
   return m;
 }
+
+void* allocate_frame_block(std::size_t frame_bytes, std::byte*& frame_at) {
+  std::size_t payload = frame_bytes >= sizeof(wire_header) ? frame_bytes - sizeof(wire_header) : 0;
+  void* block = allocate_item(sizeof(message) + payload);
+  frame_at = static_cast<std::byte*>(block) + frame_offset;
+  return block;
+}
+
+message* unpack_message_in_place(void* block, std::size_t frame_bytes) {
+  auto* frame = static_cast<const std::byte*>(block) + frame_offset;
+  wire_header h = check_frame(std::span(frame, frame_bytes));
+  return build_envelope(block, h);  // overwrites the wire header, already copied out
+}
+
+void free_frame_block(void* block) noexcept { free_item(block); }
 
 message* roundtrip_through_wire(message* m) {
   std::vector<std::byte> frame = pack_message(*m);

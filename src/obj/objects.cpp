@@ -750,12 +750,12 @@ void deliver(work_item* w, work_action a) noexcept {
       void* member = d ? d->node_member.load(std::memory_order_acquire) : nullptr;
       if (!member) {
         // This process's member is still being built (its creation message is on the way).
-        auto& w = node_waits();
-        std::lock_guard lock(w.mutex);
+        auto& waits = node_waits();
+        std::lock_guard lock(waits.mutex);
         d = find_collection(m->collection);
         member = d ? d->node_member.load(std::memory_order_acquire) : nullptr;
         if (!member) {
-          w.waiting[m->collection].push_back(m);
+          waits.waiting[m->collection].push_back(m);
           return;
         }
       }

@@ -244,8 +244,10 @@ transport_handlers handlers_for(runtime_state& rt) {
   h.ctx = &rt;
   h.on_frame = [](void* ctx, std::uint32_t src, std::span<const std::byte> frame) {
     auto& r = *static_cast<runtime_state*>(ctx);
-    if (r.stopping()) return;  // the program is ending: late traffic is dropped
-    g_remote.on_frame(r, src, frame);
+    g_remote.on_frame(r, src, frame);  // also while stopping: it owns frame memory it handed out
+  };
+  h.frame_memory = [](void* ctx, std::size_t bytes) {
+    return g_remote.frame_memory(*static_cast<runtime_state*>(ctx), bytes);
   };
   h.on_peer_failure = [](void* ctx, std::uint32_t node, const std::string& why) {
     auto& r = *static_cast<runtime_state*>(ctx);

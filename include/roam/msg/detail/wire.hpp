@@ -25,6 +25,16 @@ inline constexpr std::uint16_t wire_version = 1;
 std::vector<std::byte> pack_message(const message& m);
 /// Validates a frame and builds a message with a packed payload; throws wire_error.
 message* unpack_message(std::span<const std::byte> frame);
+
+/// Receiving without a copy: memory for a frame of `frame_bytes` placed so
+/// that its payload already sits where a message's payload goes. Returns the
+/// block (for unpack_message_in_place / free_frame_block) and where the frame
+/// must be written.
+void* allocate_frame_block(std::size_t frame_bytes, std::byte*& frame_at);
+/// Validates the frame written into `block` and builds the message in place
+/// (the block becomes the message); throws wire_error (the block is then still the caller's).
+message* unpack_message_in_place(void* block, std::size_t frame_bytes);
+void free_frame_block(void* block) noexcept;
 /// +serialize: replaces a typed message by the result of packing and unpacking it.
 message* roundtrip_through_wire(message* m);
 

@@ -87,6 +87,8 @@ inline std::atomic<runtime_state*> g_runtime{nullptr};
 struct remote_hooks {
   /// Sends message `w` (never a closure) to PE `dst` of another node; consumes it.
   void (*send)(runtime_state& rt, std::uint32_t dst, work_item* w) noexcept = nullptr;
+  /// Memory a transport may receive a large frame into (progress thread).
+  std::byte* (*frame_memory)(runtime_state& rt, std::size_t bytes) noexcept = nullptr;
   /// Handles one frame received from node `src` (progress thread).
   void (*on_frame)(runtime_state& rt, std::uint32_t src, std::span<const std::byte> frame) noexcept = nullptr;
   /// Tells every other node to exit with `code`.
