@@ -63,7 +63,9 @@ TEST(member_tree, sparse_members_form_one_tree_with_one_edge_into_each_node) {
     t.for_each_child(r, [&](std::uint32_t c) {
       EXPECT_EQ(t.parent(c), r);
       ++reached[c];
-      if (members[c] / ppn != members[r] / ppn) EXPECT_TRUE(nodes_entered.insert(members[c] / ppn).second);
+      if (members[c] / ppn != members[r] / ppn) {
+        EXPECT_TRUE(nodes_entered.insert(members[c] / ppn).second);
+      }
       frontier.push_back(c);
     });
   }
