@@ -38,7 +38,8 @@ struct transport_handlers {
   /// where the runtime will keep it (no copy). A transport that uses it calls
   /// on_frame with a span starting exactly there, and the runtime owns the
   /// memory from then on; memory handed out but never delivered (a failed
-  /// receive) is reclaimed by the runtime on the next call.
+  /// receive) is reclaimed by the runtime on the next call. It may return
+  /// nullptr (the transport then uses its own buffer).
   std::byte* (*frame_memory)(void* ctx, std::size_t bytes) = nullptr;
 };
 

@@ -120,6 +120,8 @@ void send_remote(runtime_state& rt, std::uint32_t dst, work_item* w) noexcept {
   }
 }
 
+constexpr std::size_t in_place_limit = 1u << 20;
+
 // Frames held on nodes other than 0 until the readonlies arrive, and the block
 // a large frame is being received into (progress thread only).
 struct arrival_state {
@@ -133,6 +135,10 @@ arrival_state g_arrivals;
 
 std::byte* frame_memory(runtime_state&, std::size_t bytes) noexcept {
   if (g_arrivals.block) free_frame_block(g_arrivals.block);  // a receive that failed
+  g_arrivals.block = nullptr;
+  // Up to a limit: a block of many MiB is faulted in page by page during the
+  // receive, no faster than copying out of the transport's warm buffer.
+  if (bytes > in_place_limit) return nullptr;
   std::byte* at = nullptr;
   g_arrivals.block = allocate_frame_block(bytes, at);
   g_arrivals.block_frame = at;

@@ -66,9 +66,11 @@ void mpi_transport::receive_big_frame(std::uint32_t src, std::span<const std::by
   // The bytes are the next payload from src (it started them right after the
   // header). Blocking here is the copy that has to happen anyway; with CMA
   // it is one process_vm_readv.
-  // Straight into the runtime's message memory when it offers it (no copy after MPI's).
-  std::byte* buf = handlers_.frame_memory != nullptr ? handlers_.frame_memory(handlers_.ctx, static_cast<std::size_t>(size))
-                                                     : recv_buffer(static_cast<std::size_t>(size));
+  // Straight into the runtime's message memory when it offers it (no copy
+  // after MPI's), else into the reused buffer.
+  std::byte* buf = nullptr;
+  if (handlers_.frame_memory != nullptr) buf = handlers_.frame_memory(handlers_.ctx, static_cast<std::size_t>(size));
+  if (buf == nullptr) buf = recv_buffer(static_cast<std::size_t>(size));
   int rc = MPI_Recv(buf, static_cast<int>(size), MPI_BYTE, static_cast<int>(src), mpi_payload_tag, comms_.bulk,
                     MPI_STATUS_IGNORE);
   if (rc != MPI_SUCCESS) {
