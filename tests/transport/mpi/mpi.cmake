@@ -43,33 +43,18 @@ add_executable(mpi-transport-probe ${CMAKE_CURRENT_LIST_DIR}/mpi_transport_probe
 target_link_libraries(mpi-transport-probe PRIVATE roam_machine roam_warnings)
 target_include_directories(mpi-transport-probe PRIVATE ${PROJECT_SOURCE_DIR}/src)
 
-set(_run_expect ${PROJECT_SOURCE_DIR}/tests/integration/run_expect.cmake)
-
 # roam_mpi_test(NAME RANKS <n> [RC <status|nonzero>] [REGEX <re>] [NOT_REGEX <re>] [ENV VAR=VALUE...] ARGS <args>...)
 function(roam_mpi_test name)
   cmake_parse_arguments(PARSE_ARGV 1 A "" "RANKS;RC;REGEX;NOT_REGEX" "ENV;ARGS")
-  if(NOT DEFINED A_RC)
-    set(A_RC 0)
-  endif()
-  set(defs -DEXPECT_RC=${A_RC})
-  if(DEFINED A_REGEX)
-    list(APPEND defs "-DREGEX=${A_REGEX}")
-  endif()
-  if(DEFINED A_NOT_REGEX)
-    list(APPEND defs "-DNOT_REGEX=${A_NOT_REGEX}")
-  endif()
   set(env_flags)
   foreach(kv IN LISTS A_ENV)
     list(APPEND env_flags -x ${kv})  # OpenMPI: export to every rank
   endforeach()
-  add_test(NAME ${name}
-           COMMAND ${CMAKE_COMMAND} ${defs} -P ${_run_expect} --
-                   ${ROAM_MPIRUN} ${ROAM_MPIRUN_FLAGS} ${env_flags} -n ${A_RANKS}
-                   $<TARGET_FILE:mpi-transport-probe> ${A_ARGS})
-  set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS transport)
-  if(ROAM_MPI_TEST_ENVIRONMENT)
-    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${ROAM_MPI_TEST_ENVIRONMENT}")
-  endif()
+  # Values quoted: a regex element with "\\[" would open a CMake bracket in a list.
+  roam_program_test(${name} RC "${A_RC}" REGEX "${A_REGEX}" NOT_REGEX "${A_NOT_REGEX}" LABELS transport
+                    ENV ${ROAM_MPI_TEST_ENVIRONMENT}
+                    COMMAND ${ROAM_MPIRUN} ${ROAM_MPIRUN_FLAGS} ${env_flags} -n ${A_RANKS}
+                            $<TARGET_FILE:mpi-transport-probe> ${A_ARGS})
 endfunction()
 
 # Every rank must print its OK line; a failing rank exits 1 and so does mpirun.

@@ -4,25 +4,16 @@ add_executable(tcp_probe ${CMAKE_CURRENT_LIST_DIR}/tcp_probe.cpp)
 target_include_directories(tcp_probe PRIVATE ${PROJECT_SOURCE_DIR}/src)
 target_link_libraries(tcp_probe PRIVATE roam_machine roam_warnings)
 
-set(_tcp_expect ${PROJECT_SOURCE_DIR}/tests/integration/run_expect.cmake)
 set(_roamrun $<TARGET_FILE:roamrun>)
 set(_probe $<TARGET_FILE:tcp_probe>)
 
 # roam_tcp_test(NAME RC <status|nonzero> [REGEX <re>] [NOT_REGEX <re>] [ENV <k=v>...] COMMAND <program> <args>...)
+# (Values are passed on quoted: a list element such as "\\[node" would open a
+# CMake bracket and swallow the separators after it.)
 function(roam_tcp_test name)
   cmake_parse_arguments(PARSE_ARGV 1 A "" "RC;REGEX;NOT_REGEX" "ENV;COMMAND")
-  set(defs -DEXPECT_RC=${A_RC})
-  if(DEFINED A_REGEX)
-    list(APPEND defs "-DREGEX=${A_REGEX}")
-  endif()
-  if(DEFINED A_NOT_REGEX)
-    list(APPEND defs "-DNOT_REGEX=${A_NOT_REGEX}")
-  endif()
-  add_test(NAME ${name} COMMAND ${CMAKE_COMMAND} ${defs} -P ${_tcp_expect} -- ${A_COMMAND})
-  set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS transport)
-  if(A_ENV)
-    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${A_ENV}")
-  endif()
+  roam_program_test(${name} RC "${A_RC}" REGEX "${A_REGEX}" NOT_REGEX "${A_NOT_REGEX}" LABELS transport
+                    ENV ${A_ENV} COMMAND ${A_COMMAND})
 endfunction()
 
 # ---- the transport --------------------------------------------------------------

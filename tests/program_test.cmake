@@ -1,0 +1,28 @@
+# roam_program_test(NAME [RC <status|nonzero>] [REGEX <re>] [NOT_REGEX <re>]
+#                   [LABELS <label>...] [ENV <VAR=value>...] COMMAND <program> <args>...)
+# Runs a whole program (directly, under roamrun or under mpirun) and checks its
+# exit status and output through integration/run_expect.cmake (CTest's own
+# PASS_REGULAR_EXPRESSION would ignore the exit status). RC defaults to 0,
+# LABELS to "integration".
+function(roam_program_test name)
+  cmake_parse_arguments(PARSE_ARGV 1 A "" "RC;REGEX;NOT_REGEX" "LABELS;ENV;COMMAND")
+  if(NOT DEFINED A_RC)
+    set(A_RC 0)
+  endif()
+  if(NOT A_LABELS)
+    set(A_LABELS integration)
+  endif()
+  set(defs -DEXPECT_RC=${A_RC})
+  if(DEFINED A_REGEX)
+    list(APPEND defs "-DREGEX=${A_REGEX}")
+  endif()
+  if(DEFINED A_NOT_REGEX)
+    list(APPEND defs "-DNOT_REGEX=${A_NOT_REGEX}")
+  endif()
+  add_test(NAME ${name}
+           COMMAND ${CMAKE_COMMAND} ${defs} -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/integration/run_expect.cmake -- ${A_COMMAND})
+  set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS "${A_LABELS}")
+  if(A_ENV)
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "${A_ENV}")
+  endif()
+endfunction()
