@@ -75,9 +75,7 @@ void completion_result(std::uint64_t tag, std::uint64_t produced, std::uint64_t 
 namespace roam {
 
 completion_detector completion_detector::create() {
-  // Unique program-wide: process n of N numbers its k-th detector k * N + n + 1.
-  detail::runtime_state& rt = detail::this_pe("roam::completion_detector::create").runtime();
-  return completion_detector(detail::g_next_detector++ * rt.num_nodes + rt.my_node + 1);
+  return completion_detector(detail::program_wide_id(detail::g_next_detector++));
 }
 
 void completion_detector::start(std::uint64_t producers, callback<void> finished) const {

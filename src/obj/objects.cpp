@@ -72,17 +72,6 @@ node_member_waits& node_waits() {
   return w;
 }
 
-// Ids unique in the whole program: process n of N numbers its k-th object k * N + n + 1.
-std::uint32_t program_wide_id(std::uint32_t seq) {
-  runtime_state* rt = g_runtime.load();
-  std::uint32_t nodes = rt ? rt->num_nodes : 1, node = rt ? rt->my_node : 0;
-  std::uint64_t id = std::uint64_t{seq} * nodes + node + 1;
-  if (id > 0x7fffffffu) {
-    report_fatal("too many collections or sections in one program");
-    std::abort();
-  }
-  return static_cast<std::uint32_t>(id);
-}
 
 // ---- per-PE objects -----------------------------------------------------
 
@@ -316,6 +305,18 @@ void deliver_to_chare(pe_objects& objs, message* m) noexcept {
 }  // namespace
 
 // ---- descriptors ----------------------------------------------------------
+
+std::uint32_t program_wide_id(std::uint32_t seq) {
+  runtime_state* rt = g_runtime.load();
+  std::uint32_t nodes = rt ? rt->num_nodes : 1, node = rt ? rt->my_node : 0;
+  std::uint64_t id = std::uint64_t{seq} * nodes + node + 1;
+  if (id > 0x7fffffffu) {
+    report_fatal("too many collections, sections or completion detectors in one program");
+    std::abort();
+  }
+  return static_cast<std::uint32_t>(id);
+}
+
 
 namespace {
 

@@ -35,25 +35,21 @@ std::string parse_flag(std::string_view text, bool& out) {
   return {};
 }
 
+std::string parse_pe_count(std::string_view text, std::uint32_t& out) {
+  std::uint64_t n = 0;
+  auto e = parse_uint(text, 4096, n);
+  if (e.empty() && n == 0) e = "expects at least 1 PE";
+  out = static_cast<std::uint32_t>(n);
+  return e;
+}
+
 const std::vector<option_spec>& specs() {
   static const std::vector<option_spec> s = {
       {"p", "ROAM_P", "N", "number of PEs (worker threads); default: one per available core",
-       [](runtime_options& o, std::string_view v) {
-         std::uint64_t n = 0;
-         auto e = parse_uint(v, 4096, n);
-         if (e.empty() && n == 0) e = "expects at least 1 PE";
-         o.pes = static_cast<std::uint32_t>(n);
-         return e;
-       }},
+       [](runtime_options& o, std::string_view v) { return parse_pe_count(v, o.pes); }},
       {"ppn", "ROAM_PPN", "K",
        "PEs per process when started by roamrun or mpirun (default 1; K > 1 adds a communication thread)",
-       [](runtime_options& o, std::string_view v) {
-         std::uint64_t n = 0;
-         auto e = parse_uint(v, 4096, n);
-         if (e.empty() && n == 0) e = "expects at least 1 PE";
-         o.ppn = static_cast<std::uint32_t>(n);
-         return e;
-       }},
+       [](runtime_options& o, std::string_view v) { return parse_pe_count(v, o.ppn); }},
       {"commthread", "ROAM_COMMTHREAD", "",
        "use a communication thread even with one PE per process (default only when +ppn > 1)",
        [](runtime_options& o, std::string_view v) { return parse_flag(v, o.commthread); }},

@@ -269,9 +269,16 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
   bool comm = ppn > 1 || opts.commthread;
   std::unique_ptr<transport> net;
   std::string error;
+  int failure_code = 1;
   auto finish_bootstrap = [&]() -> std::string {
     if (!net) return error;
-    return check_peers(*net, ppn);
+    if (auto e = check_peers(*net, ppn); !e.empty()) return e;
+    if (opts.pes && opts.pes != net->num_nodes() * ppn) {
+      failure_code = 2;
+      return "+p " + std::to_string(opts.pes) + " disagrees with " + std::to_string(net->num_nodes()) + " nodes x +ppn " +
+             std::to_string(ppn);
+    }
+    return {};
   };
 
   if (!comm) {
@@ -279,13 +286,10 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
     net = make_transport(kind, error);
     if (auto e = finish_bootstrap(); !e.empty()) {
       std::fprintf(stderr, "roam: %s transport: %s\n", kind.c_str(), e.c_str());
-      return 1;
+      if (net) net->finish();
+      return failure_code;
     }
     node_layout layout{net->my_node(), net->num_nodes(), ppn};
-    if (opts.pes && opts.pes != layout.nodes * ppn) {
-      std::fprintf(stderr, "roam: +p %u disagrees with %u nodes x +ppn %u\n", opts.pes, layout.nodes, ppn);
-      return 2;
-    }
     runtime_state rt(opts, layout, net.get());
     rt.pes[0]->drive_progress(net.get());
     net->set_handlers(handlers_for(rt));
@@ -304,12 +308,11 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
     net = make_transport(kind, error);
     std::string e = finish_bootstrap();
     booted.set_value(e);
-    if (!e.empty()) return;
-    runtime_state* rt = started.get_future().get();
-    if (!rt) {
-      net->finish();
+    if (!e.empty()) {
+      if (net) net->finish();
       return;
     }
+    runtime_state* rt = started.get_future().get();
     net->set_handlers(handlers_for(*rt));
     auto idle_since = std::chrono::steady_clock::now();
     while (!pes_done.load(std::memory_order_acquire)) {
@@ -327,15 +330,9 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
   if (!e.empty()) {
     comm_thread.join();
     std::fprintf(stderr, "roam: %s transport: %s\n", kind.c_str(), e.c_str());
-    return 1;
+    return failure_code;
   }
   node_layout layout{net->my_node(), net->num_nodes(), ppn};
-  if (opts.pes && opts.pes != layout.nodes * ppn) {
-    started.set_value(nullptr);
-    comm_thread.join();
-    std::fprintf(stderr, "roam: +p %u disagrees with %u nodes x +ppn %u\n", opts.pes, layout.nodes, ppn);
-    return 2;
-  }
   int code = 0;
   {
     runtime_state rt(opts, layout, net.get());

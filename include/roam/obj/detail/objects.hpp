@@ -113,6 +113,10 @@ const section_desc* find_section(std::uint32_t id) noexcept;
 /// Pups a section pointer with everything needed to rebuild it in another process.
 void pup_section(pup_er& p, const section_desc*& d);
 
+/// The id of this process's `seq`-th object of some kind (collection, section,
+/// completion detector), unique in the whole program: k * N + n + 1 for process n of N.
+std::uint32_t program_wide_id(std::uint32_t seq);
+
 /// Registers a new collection and returns its descriptor (lives until the process ends).
 collection_desc* new_collection(collection_kind kind, const class_ops* cls);
 /// The descriptor with this id, or nullptr (proxies read from messages).
