@@ -1,11 +1,12 @@
 # roam_program_test(NAME [RC <status|nonzero>] [REGEX <re>] [NOT_REGEX <re>]
-#                   [LABELS <label>...] [ENV <VAR=value>...] COMMAND <program> <args>...)
+#                   [EACH_REGEX <re>...] [LABELS <label>...] [ENV <VAR=value>...] COMMAND <program> <args>...)
 # Runs a whole program (directly, under roamrun or under mpirun) and checks its
 # exit status and output through integration/run_expect.cmake (CTest's own
 # PASS_REGULAR_EXPRESSION would ignore the exit status). RC defaults to 0,
-# LABELS to "integration".
+# LABELS to "integration". Every EACH_REGEX must match on its own: use it for
+# lines printed by different processes, whose relative order is not promised.
 function(roam_program_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 A "" "RC;REGEX;NOT_REGEX" "LABELS;ENV;COMMAND")
+  cmake_parse_arguments(PARSE_ARGV 1 A "" "RC;REGEX;NOT_REGEX" "EACH_REGEX;LABELS;ENV;COMMAND")
   if(NOT DEFINED A_RC)
     set(A_RC 0)
   endif()
@@ -19,6 +20,12 @@ function(roam_program_test name)
   if(DEFINED A_NOT_REGEX)
     list(APPEND defs "-DNOT_REGEX=${A_NOT_REGEX}")
   endif()
+  set(i 0)
+  foreach(re IN LISTS A_EACH_REGEX)
+    list(APPEND defs "-DEACH_REGEX_${i}=${re}")
+    math(EXPR i "${i} + 1")
+  endforeach()
+  list(APPEND defs -DEACH_REGEX_COUNT=${i})
   add_test(NAME ${name}
            COMMAND ${CMAKE_COMMAND} ${defs} -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/integration/run_expect.cmake -- ${A_COMMAND})
   set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS "${A_LABELS}")

@@ -1,5 +1,6 @@
 # Runs a program and checks its exit status and output (stdout and stderr together).
-#   cmake -DEXPECT_RC=<code> [-DREGEX=<re>] [-DNOT_REGEX=<re>] -P run_expect.cmake -- PROGRAM ARGS...
+#   cmake -DEXPECT_RC=<code> [-DREGEX=<re>] [-DNOT_REGEX=<re>]
+#         [-DEACH_REGEX_COUNT=<n> -DEACH_REGEX_0=<re> ...] -P run_expect.cmake -- PROGRAM ARGS...
 # EXPECT_RC is an exact exit status (0, 1, 7, ...) or `nonzero`. CTest's
 # PASS_REGULAR_EXPRESSION ignores the exit status, hence this driver.
 set(cmd)
@@ -34,6 +35,14 @@ endif()
 set(all "${out}${err}")
 if(DEFINED REGEX AND NOT all MATCHES "${REGEX}")
   list(APPEND problems "output does not match '${REGEX}'")
+endif()
+if(DEFINED EACH_REGEX_COUNT AND EACH_REGEX_COUNT GREATER 0)
+  math(EXPR last_each "${EACH_REGEX_COUNT} - 1")
+  foreach(i RANGE 0 ${last_each})
+    if(NOT all MATCHES "${EACH_REGEX_${i}}")
+      list(APPEND problems "output does not match '${EACH_REGEX_${i}}'")
+    endif()
+  endforeach()
 endif()
 if(DEFINED NOT_REGEX AND NOT_REGEX AND all MATCHES "${NOT_REGEX}")
   list(APPEND problems "output matches the forbidden '${NOT_REGEX}'")

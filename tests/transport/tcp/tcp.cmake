@@ -7,30 +7,33 @@ target_link_libraries(tcp_probe PRIVATE roam_machine roam_warnings)
 set(_roamrun $<TARGET_FILE:roamrun>)
 set(_probe $<TARGET_FILE:tcp_probe>)
 
-# roam_tcp_test(NAME RC <status|nonzero> [REGEX <re>] [NOT_REGEX <re>] [ENV <k=v>...] COMMAND <program> <args>...)
+# roam_tcp_test(NAME RC <status|nonzero> [REGEX <re>] [NOT_REGEX <re>] [EACH_REGEX <re>...] [ENV <k=v>...] COMMAND <program> <args>...)
 # (Values are passed on quoted: a list element such as "\\[node" would open a
 # CMake bracket and swallow the separators after it.)
 function(roam_tcp_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 A "" "RC;REGEX;NOT_REGEX" "ENV;COMMAND")
-  roam_program_test(${name} RC "${A_RC}" REGEX "${A_REGEX}" NOT_REGEX "${A_NOT_REGEX}" LABELS transport
+  cmake_parse_arguments(PARSE_ARGV 1 A "" "RC;REGEX;NOT_REGEX" "EACH_REGEX;ENV;COMMAND")
+  roam_program_test(${name} RC "${A_RC}" REGEX "${A_REGEX}" NOT_REGEX "${A_NOT_REGEX}"
+                    EACH_REGEX ${A_EACH_REGEX} LABELS transport
                     ENV ${A_ENV} COMMAND ${A_COMMAND})
 endfunction()
 
 # ---- the transport --------------------------------------------------------------
 foreach(n 2 3)
   roam_tcp_test(transport.tcp.order_n${n} RC 0
-    REGEX "tcp_probe order: node 0 OK.*\\[node 1\\] tcp_probe order: node 1 OK|\\[node 1\\] tcp_probe order: node 1 OK.*tcp_probe order: node 0 OK"
+    EACH_REGEX "tcp_probe order: node 0 OK" "\\[node 1\\] tcp_probe order: node 1 OK"
     NOT_REGEX "FAILED|saw node"
     COMMAND ${_roamrun} -n ${n} ${_probe} order 2000 3)
 endforeach()
 roam_tcp_test(transport.tcp.pingpong_n2 RC 0 REGEX "one-way latency median"
   COMMAND ${_roamrun} -n 2 ${_probe} pingpong 2000 8)
 roam_tcp_test(transport.tcp.stranger_refused RC 0
-  REGEX "roam tcp \\[node 1\\]: refused a connection from 127\\.0\\.0\\.1:[0-9]+: wrong job secret.*refused a connection from 127\\.0\\.0\\.1:[0-9]+: malformed handshake.*roamrun: refused a connection from 127\\.0\\.0\\.1:[0-9]+: wrong job secret"
+  EACH_REGEX "roam tcp \\[node 1\\]: refused a connection from 127\\.0\\.0\\.1:[0-9]+: wrong job secret.*refused a connection from 127\\.0\\.0\\.1:[0-9]+: malformed handshake"
+             "roamrun: refused a connection from 127\\.0\\.0\\.1:[0-9]+: wrong job secret"
   NOT_REGEX "FAILED|saw node"
   COMMAND ${_roamrun} -n 2 ${_probe} rogue)
 roam_tcp_test(transport.tcp.sigkill_reported_by_survivors RC 137
-  REGEX "tcp_probe: node 0 saw node 2 fail: node 2 \\(127\\.0\\.0\\.1:[0-9]+\\) closed the connection without finishing.*roamrun: node 2 \\(pid [0-9]+\\) killed by signal 9"
+  EACH_REGEX "tcp_probe: node 0 saw node 2 fail: node 2 \\(127\\.0\\.0\\.1:[0-9]+\\) closed the connection without finishing"
+             "roamrun: node 2 \\(pid [0-9]+\\) killed by signal 9"
   NOT_REGEX "FAILED|saw node [01] fail"
   COMMAND ${_roamrun} -n 3 ${_probe} die)
 roam_tcp_test(transport.tcp.sigkill_reported_by_node1 RC 137
@@ -42,18 +45,18 @@ roam_tcp_test(transport.tcp.hung_peer_found_by_heartbeat RC nonzero
   ENV ROAM_TCP_HEARTBEAT_INTERVAL_MS=100 ROAM_TCP_HEARTBEAT_TIMEOUT_MS=1000
   COMMAND ${_roamrun} -n 3 --grace 0 ${_probe} hang)
 roam_tcp_test(transport.tcp.exit_code_of_a_node RC 3
-  REGEX "saw node 1 fail.*roamrun: node 1 \\(pid [0-9]+\\) exited with code 3|roamrun: node 1 \\(pid [0-9]+\\) exited with code 3.*saw node 1 fail"
+  EACH_REGEX "saw node 1 fail" "roamrun: node 1 \\(pid [0-9]+\\) exited with code 3"
   COMMAND ${_roamrun} -n 2 ${_probe} exit)
 # --hosts through a stand-in for ssh: round-robin hosts, secret over stdin, cd + env on the "remote" side.
 roam_tcp_test(transport.tcp.hosts_over_fake_ssh RC 0
-  REGEX "tcp_probe order: node 0 OK.*\\[node 1\\] fake ssh to beta"
+  EACH_REGEX "tcp_probe order: node 0 OK" "\\[node 1\\] fake ssh to beta"
   NOT_REGEX "FAILED|saw node"
   ENV ROAMRUN_SSH=${CMAKE_CURRENT_LIST_DIR}/fake_ssh.sh ROAMRUN_HOST=127.0.0.1
   COMMAND ${_roamrun} -n 3 --hosts ${CMAKE_CURRENT_LIST_DIR}/two_hosts.txt ${_probe} order 200 2)
 
 # ---- roamrun alone ----------------------------------------------------------------
 roam_tcp_test(roamrun.prefixes_every_node_but_0 RC 0
-  REGEX "(^|\n)hello from 0 of 3\n.*\\[node 1\\] hello from 1 of 3"
+  EACH_REGEX "(^|\n)hello from 0 of 3\n" "\\[node 1\\] hello from 1 of 3" "\\[node 2\\] hello from 2 of 3"
   NOT_REGEX "\\[node 0\\]"
   COMMAND ${_roamrun} -n 3 sh -c "echo hello from $ROAM_TCP_NODE of $ROAM_TCP_NODES")
 roam_tcp_test(roamrun.no_prefix RC 0 REGEX "(^|\n)hello 1\n" NOT_REGEX "\\[node"
