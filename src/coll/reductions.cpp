@@ -146,7 +146,7 @@ coll_state& local_coll_state() noexcept { return *static_cast<coll_state*>(tls_p
 
 void submit_contribution(const contributor& who, const pending_contribution& c) {
   (void)registered;
-  if (who.desc->kind == collection_kind::nodegroup) {
+  if (who.desc->kind != collection_kind::group) {
     submit_contribution(who, c.box(c.self));
     return;
   }
@@ -176,6 +176,10 @@ void submit_contribution(const contributor& who, const pending_contribution& c) 
 
 void submit_contribution(const contributor& who, std::unique_ptr<partial_base> p) {
   (void)registered;
+  if (who.desc->kind == collection_kind::array) {
+    submit_array_contribution(who, std::move(p));
+    return;
+  }
   std::uint64_t key = reduction_key(reduction_scope::collection, who.desc->id);
   std::uint32_t seq = who.take_number();
   if (who.desc->kind == collection_kind::nodegroup) {
@@ -189,9 +193,22 @@ void submit_contribution(const contributor& who, std::unique_ptr<partial_base> p
 }
 
 void submit_section_contribution(const contributor& who, const section_desc* section, std::unique_ptr<partial_base> p) {
-  coll_state& st = local_coll_state();
-  std::uint32_t seq = st.section_counts[{section->id, who.key}]++;
-  add_local(reduction_key(reduction_scope::section, section->id), seq, std::move(p));
+  std::uint64_t key = reduction_key(reduction_scope::section, section->id);
+  if (!who.element) {  // a group member
+    coll_state& st = local_coll_state();
+    std::uint32_t seq = st.section_counts[{section->id, who.key}]++;
+    add_local(key, seq, std::move(p));
+    return;
+  }
+  // An element numbers its own section contributions (the count moves with
+  // it); they are combined on the PE the section placed it on, its home.
+  std::uint32_t seq = (*element_access::section_counter(*who.element, section->id))++;
+  std::uint32_t pe = home_of(section->array, who.element->stored_index());
+  if (pe != tls_pe->id()) {
+    post_control<&add_local_from>(pe, 0, key, seq, partial_handle{std::move(p)});
+    return;
+  }
+  add_local(key, seq, std::move(p));
 }
 
 }  // namespace roam::detail

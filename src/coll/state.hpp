@@ -33,6 +33,38 @@ struct collection_reductions {
   std::map<std::uint32_t, std::unique_ptr<partial_base>> finished;  ///< root: complete, waiting for earlier ones
 };
 
+/// One reduction of an array being combined on this PE (see reductions.cpp:
+/// arrays count contributions, because their elements move, appear and die).
+struct array_slot {
+  std::unique_ptr<partial_base> value;
+  std::uint64_t count = 0;     ///< contributions folded in (this PE and its subtree)
+  std::int64_t delta = 0;      ///< elements born minus died with this first/next number (same scope)
+  std::uint32_t children = 0;  ///< tree children that flushed it
+  bool started = false;        ///< this PE knows the reduction exists
+};
+/// The root's view of one array reduction.
+struct array_root_slot {
+  std::unique_ptr<partial_base> value;
+  std::uint64_t count = 0;
+  std::int64_t delta = 0;
+  bool flushed = false;  ///< the whole tree passed it up
+};
+/// This PE's part in the reductions of one array (tree over all PEs).
+struct array_reductions {
+  std::string name;
+  std::uint32_t parent = 0;
+  std::vector<std::uint32_t> children;
+  bool root = false;
+  bool constructed = false;            ///< the array's initial members are built here
+  std::uint32_t next_flush = 0;        ///< the lowest reduction this PE has not passed up
+  std::map<std::uint32_t, std::int64_t> here;  ///< local elements by their next reduction number
+  std::map<std::uint32_t, array_slot> slots;
+  // Root only:
+  std::int64_t population = 0;         ///< elements that take part in reduction next_result, before its own delta
+  std::uint32_t next_result = 0;
+  std::map<std::uint32_t, array_root_slot> at_root;
+};
+
 /// A counting wave in progress on this PE (waves.cpp).
 struct wave_state {
   std::uint32_t pending_children = 0;
@@ -81,6 +113,7 @@ constexpr std::uint64_t reduction_key(reduction_scope s, std::uint32_t id) noexc
 
 struct coll_state {
   std::unordered_map<std::uint64_t, collection_reductions> reductions;
+  std::unordered_map<std::uint32_t, array_reductions> arrays;  ///< by array id
   /// Section reductions are numbered per (section, member): the member's count so far.
   std::map<std::pair<std::uint32_t, std::uint64_t>, std::uint32_t> section_counts;
   quiescence_state qd;

@@ -24,6 +24,7 @@ struct wire_header {
   std::uint32_t src_pe;
   std::uint32_t payload_bytes;
   std::int32_t index[6];
+  std::uint32_t seq;
 };
 static_assert(std::is_trivially_copyable_v<wire_header>);
 
@@ -64,6 +65,7 @@ std::vector<std::byte> pack_message(const message& m) {
   h.src_pe = m.src_pe;
   h.payload_bytes = static_cast<std::uint32_t>(payload);
   for (int i = 0; i < 6; ++i) h.index[i] = m.index.v[i];
+  h.seq = m.seq;
   m.ops->pack(&m, out.data() + sizeof(wire_header), payload);
   h.crc = frame_crc(h, std::span(out).subspan(sizeof(wire_header)));
   std::memcpy(out.data(), &h, sizeof(h));
@@ -108,6 +110,7 @@ message* build_envelope(void* at, const wire_header& h) {
   m->src_pe = h.src_pe;
   m->payload_bytes = h.payload_bytes;
   for (int i = 0; i < 6; ++i) m->index.v[i] = h.index[i];
+  m->seq = h.seq;
   return m;
 }
 

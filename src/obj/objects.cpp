@@ -15,7 +15,7 @@
 #include <roam/sched/detail/startup.hpp>
 #include <roam/sched/detail/tree.hpp>
 
-#include "obj/flat_map.hpp"
+#include "obj/pe_objects.hpp"
 
 namespace roam::detail {
 
@@ -56,6 +56,7 @@ struct name_registries {
   std::mutex mutex;
   std::unordered_map<std::uint64_t, const class_ops*> classes;
   std::unordered_map<std::uint64_t, std::pair<map_fn, std::string>> maps;
+  std::unordered_map<std::uint64_t, const element_ops*> elements;
 };
 name_registries& registries() {
   static name_registries r;
@@ -73,51 +74,7 @@ node_member_waits& node_waits() {
 }
 
 
-// ---- per-PE objects -----------------------------------------------------
-
-struct local_collection {
-  const collection_desc* desc = nullptr;
-  bool constructed = false;
-  std::vector<message*> pending;  // arrived before the members were built here
-  struct member {
-    void* obj;
-    index_storage index;
-  };
-  flat_map_u64 elements;          // linear index -> object
-  std::vector<member> order;      // local members in construction order (broadcast order)
-};
-
-struct chare_record {
-  void* obj;
-  chare_base* base;
-  const class_ops* cls;
-};
-
-struct pe_objects {
-  std::vector<std::unique_ptr<local_collection>> collections;  // by collection id
-  std::unordered_map<std::uint64_t, chare_record> chares;
-  std::unordered_map<std::uint64_t, std::vector<message*>> chare_pending;
-  std::vector<std::uint64_t> chare_seq_seen;  // per creating PE: highest creation sequence built here
-  std::uint64_t next_chare_seq = 0;
-  std::uint32_t placement = 0;
-
-  local_collection* find(std::uint32_t id) noexcept {
-    return id < collections.size() ? collections[id].get() : nullptr;
-  }
-  local_collection& get(std::uint32_t id) {
-    if (id >= collections.size()) collections.resize(id + 1);
-    auto& lc = collections[id];
-    if (!lc) lc = std::make_unique<local_collection>();
-    return *lc;
-  }
-};
-
-pe_objects& objects() noexcept { return *static_cast<pe_objects*>(tls_pe->slot(layer_slot::objects)); }
-
-void discard_message(message* m) noexcept {
-  m->ops->destroy(m);
-  free_message(m);
-}
+// ---- per-PE objects (obj/pe_objects.hpp) ----------------------------------
 
 void teardown_objects(pe_state& pe) noexcept {
   auto* objs = static_cast<pe_objects*>(pe.slot(layer_slot::objects));
@@ -125,7 +82,9 @@ void teardown_objects(pe_state& pe) noexcept {
   for (auto& lc : objs->collections) {
     if (!lc) continue;
     for (message* m : lc->pending) discard_message(m);
-    for (auto& mem : lc->order) lc->desc->cls->destroy(mem.obj);
+    teardown_locations(*lc);
+    if (lc->desc)
+      for (auto& mem : lc->order) lc->desc->cls->destroy(mem.obj);
   }
   for (auto& [id, rec] : objs->chares) rec.cls->destroy(rec.obj);
   for (auto& [id, list] : objs->chare_pending)
@@ -174,6 +133,7 @@ const bool registered = [] {
   install_remote_hooks();
   register_map("block", &block_map_fn);
   register_map("round_robin", &round_robin_map_fn);
+  register_map("hash", &hash_map_fn);
   return true;
 }();
 
@@ -181,12 +141,12 @@ std::uint64_t chare_id_of(const message& m) noexcept {
   return static_cast<std::uint32_t>(m.index.v[0]) | (std::uint64_t{static_cast<std::uint32_t>(m.index.v[1])} << 32);
 }
 
-[[gnu::cold]] void report_delivery_failure(const message& m, const char* what) noexcept {
+}  // namespace
+
+void report_delivery_failure(const message& m, const char* what) noexcept {
   report_fatal(describe_context(context_of(m)) + ": " + what);
 }
 
-// Runs the entry, turning an escaping exception into a fatal report that names
-// the PE, the object and the entry.
 void invoke_guarded(message* m, void* obj) noexcept {
   try {
     m->ops->invoke(m, obj);
@@ -199,9 +159,7 @@ void invoke_guarded(message* m, void* obj) noexcept {
   }
 }
 
-// Sends a copy of a fan-out message to PE `to`. A shared payload gains one
-// reference per copy; a packed one (+serialize) is copied.
-void forward_copy(const message* m, std::uint32_t to) noexcept {
+message* clone_message(const message* m) noexcept {
   std::size_t payload = m->payload == payload_kind::packed ? m->payload_bytes : sizeof(void*);
   message* copy = allocate_message(payload);
   copy->run = m->run;
@@ -215,9 +173,18 @@ void forward_copy(const message* m, std::uint32_t to) noexcept {
   copy->dims = m->dims;
   copy->is_call = m->is_call;
   copy->index = m->index;
+  copy->seq = m->seq;
   std::memcpy(copy->payload_ptr(), m->payload_ptr(), payload);
   if (m->payload == payload_kind::shared_args)
     (*static_cast<shared_payload_base* const*>(m->payload_ptr()))->refs.fetch_add(1, std::memory_order_relaxed);
+  return copy;
+}
+
+namespace {
+
+// Sends a copy of a fan-out message to PE `to`.
+void forward_copy(const message* m, std::uint32_t to) noexcept {
+  message* copy = clone_message(m);
   copy->dst_pe = to;
   copy->src_pe = tls_pe->id();
   post(to, copy);
@@ -265,16 +232,30 @@ void deliver_section(pe_objects& objs, message* m) noexcept {
     m->flags |= work_forwarded;
   }
   const collection_desc* d = lc->desc;
-  m->target = target_kind::element;
   for (std::uint64_t key : sec->keys_by_rank[rank]) {
     if (tls_pe->runtime().stopping()) break;
-    void* obj = lc->elements.find(key);
-    if (d->kind == collection_kind::array) m->index = delinearize(key, d->shape, d->dims);
-    if (!obj) {
-      report_delivery_failure(*m, "section member missing on its PE");
-      break;
+    index_storage idx;
+    if (d->kind == collection_kind::array) idx = delinearize(key, d->shape, d->dims);
+    else idx.v[0] = static_cast<std::int32_t>(key);
+    if (d->kind != collection_kind::array) {
+      void* obj = lc->elements.find(idx);
+      m->target = target_kind::element;
+      m->index = idx;
+      if (!obj) {
+        report_delivery_failure(*m, "section member missing on its PE");
+        break;
+      }
+      invoke_guarded(m, obj);
+      continue;
     }
-    invoke_guarded(m, obj);
+    // One copy per member, addressed to it: one that moved away is followed
+    // by location management, still exactly once.
+    message* one = clone_message(m);
+    one->target = target_kind::element;
+    one->index = idx;
+    one->flags &= ~static_cast<std::uint32_t>(work_forwarded);
+    one->src_pe = tls_pe->id();
+    deliver_to_element(*lc, one);
   }
   discard_message(m);
 }
@@ -348,6 +329,13 @@ bool register_class(const class_ops* cls) {
   return true;
 }
 
+bool register_element_ops(const element_ops* ops) {
+  auto& r = registries();
+  std::lock_guard lock(r.mutex);
+  r.elements.emplace(ops->cls_id, ops);
+  return true;
+}
+
 bool register_map(std::string_view name, map_fn fn) {
   auto& r = registries();
   std::lock_guard lock(r.mutex);
@@ -374,6 +362,8 @@ collection_wire to_wire(const collection_desc* d) {
   w.map = d->map ? stable_hash(d->map_name) : 0;
   w.volume = d->volume;
   w.shape = d->shape;
+  w.array_flags = static_cast<std::uint8_t>((d->sparse ? 1 : 0) | (d->user_index ? 2 : 0) | (d->demand_creation ? 4 : 0));
+  w.bound_to = d->bound_to;
   return w;
 }
 
@@ -387,6 +377,11 @@ const collection_desc* ensure_collection(const collection_wire& w) {
   d->dims = w.dims;
   d->shape = w.shape;
   d->volume = w.volume;
+  d->sparse = w.array_flags & 1;
+  d->user_index = w.array_flags & 2;
+  d->demand_creation = w.array_flags & 4;
+  d->bound_to = w.bound_to;
+  if (d->sparse || d->user_index || d->demand_creation) d->dynamic.store(true, std::memory_order_relaxed);
   {
     auto& r = registries();
     std::lock_guard lock(r.mutex);
@@ -401,11 +396,19 @@ const collection_desc* ensure_collection(const collection_wire& w) {
       d->map = m->second.first;
       d->map_name = m->second.second;
     }
+    if (d->kind == collection_kind::array) {
+      auto e = r.elements.find(w.cls);
+      if (e == r.elements.end())
+        throw pup_error("array " + std::string(d->cls->name) + " names an element type this process does not know");
+      d->elem = e->second;
+    }
   }
   auto& t = descriptors();
   std::lock_guard lock(t.mutex);
   if (const collection_desc* raced = find_collection(w.id)) return raced;  // another PE was first
-  return publish(t, std::move(d));
+  collection_desc* made = publish(t, std::move(d));
+  register_binding(made);
+  return made;
 }
 
 namespace {
@@ -592,12 +595,13 @@ void construct_local_members(const collection_desc* desc, void* (*make)(const vo
   construction_context ctx;
   ctx.desc = desc;
   ctx.pe = me;
-  auto build = [&](std::uint64_t key) {
+  auto build = [&]() {
     tls_constructing = &ctx;
     try {
       void* obj = make(args, ctx);
-      lc.elements.insert(key, obj);
+      lc.elements.insert(ctx.index, obj);
       lc.order.push_back({obj, ctx.index});
+      if (desc->elem && g_element_hooks.here) g_element_hooks.here(desc, 0);
     } catch (const std::exception& e) {
       report_fatal(describe_target(desc->kind == collection_kind::array ? target_kind::element : target_kind::group_member,
                                    desc, ctx.index, desc->dims, "constructor") +
@@ -607,8 +611,8 @@ void construct_local_members(const collection_desc* desc, void* (*make)(const vo
   };
   if (desc->kind == collection_kind::group) {
     ctx.index.v[0] = static_cast<std::int32_t>(me);
-    build(me);
-  } else {
+    build();
+  } else if (!desc->sparse) {
     // Walk the index space in row-major order and build what maps here.
     for (std::uint64_t l = 0; l < desc->volume; ++l) {
       index_storage idx = delinearize(l, desc->shape, desc->dims);
@@ -620,10 +624,11 @@ void construct_local_members(const collection_desc* desc, void* (*make)(const vo
       }
       if (pe != me) continue;
       ctx.index = idx;
-      build(l);
+      build();
     }
   }
   lc.constructed = true;
+  if (desc->elem && g_element_hooks.constructed) g_element_hooks.constructed(desc);
   auto pending = std::move(lc.pending);
   lc.pending.clear();
   for (message* m : pending) deliver(m, work_action::run);
@@ -698,22 +703,16 @@ void deliver(work_item* w, work_action a) noexcept {
         return;
       }
       const collection_desc* d = lc->desc;
-      if (m->dims != d->dims || !inside(m->index, d->shape, d->dims)) {
+      if (m->dims != d->dims || (!d->sparse && !d->user_index && !inside(m->index, d->shape, d->dims))) {
         report_delivery_failure(*m, "index outside the array's extents");
         break;
       }
-      void* obj = lc->elements.find(linearize(m->index, d->shape, d->dims));
-      if (!obj) [[unlikely]] {
-        std::uint32_t home = d->map(m->index, d->shape, d->dims, tls_pe->runtime().num_pes);
-        if (home != tls_pe->id()) {
-          send_message(m, home);  // not ours: pass it on to where the map puts it
-          return;
-        }
-        report_delivery_failure(*m, "no such element (never created or destroyed)");
+      if (d->kind != collection_kind::array) {
+        report_delivery_failure(*m, "element message for a collection that is not an array");
         break;
       }
-      invoke_guarded(m, obj);
-      break;
+      deliver_to_element(*lc, m);
+      return;
     }
     case target_kind::array_all:
     case target_kind::group_all:
@@ -724,17 +723,14 @@ void deliver(work_item* w, work_action a) noexcept {
         return;
       }
       if (m->target != target_kind::group_member && !(m->flags & work_forwarded)) {
+        // The root numbers array broadcasts: every PE delivers them in that order.
+        if (m->target == target_kind::array_all && tls_pe->id() == broadcast_root && m->seq == 0) m->seq = ++lc->bcast_stamped;
         forward_broadcast(m);
         m->flags |= work_forwarded;  // a buffered broadcast replayed later must not forward twice
       }
       if (m->target == target_kind::array_all) {
-        // Address each delivery to its element, so errors and tasks name it.
-        m->target = target_kind::element;
-        for (auto& mem : lc->order) {
-          if (tls_pe->runtime().stopping()) break;
-          m->index = mem.index;
-          invoke_guarded(m, mem.obj);
-        }
+        deliver_array_broadcast(*lc, m);
+        return;
       } else {
         for (auto& mem : lc->order) invoke_guarded(m, mem.obj);
       }
@@ -786,7 +782,7 @@ std::string describe_target(target_kind t, const collection_desc* desc, const in
   };
   switch (t) {
     case target_kind::element:
-      s = "array " + type + coords();
+      s = "array " + type + (desc && desc->user_index && desc->elem ? desc->elem->format_index(idx) : coords());
       break;
     case target_kind::array_all:
       s = "array " + type + "[*]";

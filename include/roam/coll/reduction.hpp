@@ -140,6 +140,7 @@ void submit_contribution(const contributor& who, std::unique_ptr<partial_base> p
 /// The same without boxing the value unless this PE has no partial for that reduction yet.
 void submit_contribution(const contributor& who, const pending_contribution& c);
 /// The same for a reduction over a section `who` belongs to.
+void submit_array_contribution(const contributor& who, std::unique_ptr<partial_base> p);
 void submit_section_contribution(const contributor& who, const section_desc* section, std::unique_ptr<partial_base> p);
 
 template <class V, class R, class Result>

@@ -14,6 +14,10 @@ namespace roam::detail {
 struct index_storage {
   std::int32_t v[6] = {};
   friend bool operator==(const index_storage&, const index_storage&) = default;
+  template <class P>
+  void pup(P& p) {
+    for (auto& x : v) p | x;
+  }
 };
 
 /// What a message is addressed to.
@@ -50,6 +54,7 @@ struct alignas(16) message : work_item {
   std::uint8_t dims = 0;          ///< number of meaningful index coordinates
   bool is_call = false;           ///< payload also carries a promise for the result
   index_storage index;
+  std::uint32_t seq = 0;          ///< array broadcasts: number given by the root (delivery in that order)
 
   void* payload_ptr() noexcept { return this + 1; }
   const void* payload_ptr() const noexcept { return this + 1; }

@@ -19,7 +19,7 @@ class wire_error : public std::runtime_error {
 namespace detail {
 
 inline constexpr std::uint32_t wire_magic = 0x4d414f52;  // "ROAM"
-inline constexpr std::uint16_t wire_version = 1;
+inline constexpr std::uint16_t wire_version = 2;
 
 /// Serializes a message (typed, shared or packed payload) into one frame.
 std::vector<std::byte> pack_message(const message& m);

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <string_view>
 #include <atomic>
@@ -23,6 +24,7 @@
 #include <roam/msg/detail/control.hpp>
 #include <roam/msg/detail/entry.hpp>
 #include <roam/msg/detail/wire.hpp>
+#include <roam/obj/detail/element_base.hpp>
 #include <roam/obj/send_options.hpp>
 
 namespace roam {
@@ -55,6 +57,25 @@ using map_fn = std::uint32_t (*)(const index_storage& idx, const index_storage& 
 /// Registers a map under its name (block, round_robin and every custom_map<&fn> do).
 bool register_map(std::string_view name, map_fn fn);
 
+/// What the runtime does with an array element of a type it does not know:
+/// find its base, print its index, and move it (null when T cannot move).
+struct element_ops {
+  std::uint64_t cls_id = 0;
+  element_base* (*base)(void* obj) noexcept = nullptr;
+  std::string (*format_index)(const index_storage&) = nullptr;
+  /// The element's state, through its pup (null: T is not migratable).
+  std::vector<std::byte> (*pack_state)(void* obj) = nullptr;
+  /// Builds a T from packed state; runs under a construction context.
+  void* (*unpack_state)(std::span<const std::byte> state) = nullptr;
+  void (*before_migration)(void* obj) = nullptr;
+  void (*after_migration)(void* obj) = nullptr;
+  /// Demand creation: a default-built T (null: T has no default constructor).
+  void* (*make_default)() = nullptr;
+  const char* not_migratable_why = nullptr;
+};
+/// Registers an element type so descriptors naming it can be rebuilt from the wire.
+bool register_element_ops(const element_ops* ops);
+
 /// Immutable after creation, except the nodegroup member, which is set once when it is built.
 struct collection_desc {
   std::uint32_t id = 0;
@@ -67,6 +88,15 @@ struct collection_desc {
   std::string map_name;
   std::atomic<void*> node_member{nullptr};  ///< nodegroup: this process's member
   mutable std::mutex exclusive;    ///< nodegroup: held while an exclusive entry runs
+  // Arrays:
+  bool sparse = false;           ///< created empty: elements exist once inserted
+  bool user_index = false;       ///< indexed by a user type (24 bytes compared whole), no extents
+  bool demand_creation = false;  ///< a message for a missing element creates it at its home
+  std::uint32_t bound_to = 0;    ///< the array this one is bound to (its elements move together), 0: none
+  const element_ops* elem = nullptr;
+  /// Set once an element of it has moved, been inserted or destroyed in this
+  /// process (or news of that arrived): senders then consult location caches.
+  mutable std::atomic<bool> dynamic{false};
 };
 
 /// A collection descriptor as it travels between processes.
@@ -78,9 +108,12 @@ struct collection_wire {
   std::uint64_t map = 0;
   std::uint64_t volume = 0;
   index_storage shape;
+  std::uint8_t array_flags = 0;  ///< bit 0 sparse, 1 user index, 2 demand creation
+  std::uint32_t bound_to = 0;
   void pup(pup_er& p) {
     p | id | kind | dims | cls | map | volume;
     for (auto& v : shape.v) p | v;
+    p | array_flags | bound_to;
   }
 };
 collection_wire to_wire(const collection_desc* d);
@@ -116,6 +149,11 @@ void pup_section(pup_er& p, const section_desc*& d);
 /// The id of this process's `seq`-th object of some kind (collection, section,
 /// completion detector), unique in the whole program: k * N + n + 1 for process n of N.
 std::uint32_t program_wide_id(std::uint32_t seq);
+
+/// Records which arrays are bound together (their elements migrate together).
+void register_binding(const collection_desc* d);
+/// The arrays bound with `d` (including d), known in this process.
+std::vector<const collection_desc*> bound_group(const collection_desc* d);
 
 /// Registers a new collection and returns its descriptor (lives until the process ends).
 collection_desc* new_collection(collection_kind kind, const class_ops* cls);
@@ -261,10 +299,53 @@ struct contributor {
   std::uint64_t key = 0;
   std::uint32_t* next_reduction = nullptr;  ///< the member's own counter (arrays, groups)
   std::atomic<std::uint32_t>* shared_next = nullptr;  ///< nodegroups: any PE of the node may contribute
+  element_base* element = nullptr;  ///< array elements: their section counters travel with them
   std::uint32_t take_number() const noexcept {
     return next_reduction ? (*next_reduction)++ : shared_next->fetch_add(1, std::memory_order_relaxed);
   }
 };
+
+// ---- location management and migration (obj/elements.cpp) ----
+
+/// The home PE of an element: where its location is always known.
+std::uint32_t home_of(const collection_desc* desc, const index_storage& idx) noexcept;
+/// Where the calling PE should send a message for an element: here if it is
+/// here, else the cached location, else its home.
+std::uint32_t locate_element(const collection_desc* desc, const index_storage& idx) noexcept;
+/// Moves the element, which must be on the calling PE, to `pe` (the load
+/// balancer's call). False, with nothing done, if it is not here.
+bool migrate_local_element(const collection_desc* desc, const index_storage& idx, std::uint32_t pe);
+/// Number of elements of the array on the calling PE now.
+std::uint32_t local_element_count(const collection_desc* desc) noexcept;
+/// Calls fn(obj, element_base&) for every element of the array on the calling PE.
+void for_each_local_element(const collection_desc* desc, void (*fn)(void* ctx, void* obj, element_base& e), void* ctx);
+
+/// How the collectives layer follows the population of an array on each PE
+/// (reductions count the elements that must contribute). Set at start-up.
+struct element_hooks {
+  /// An element with this next reduction number is now on this PE (built or arrived).
+  void (*here)(const collection_desc*, std::uint32_t next_reduction) = nullptr;
+  /// One left this PE (migrated away).
+  void (*gone)(const collection_desc*, std::uint32_t next_reduction) = nullptr;
+  /// One was inserted here: returns its first reduction number and counts it as here.
+  std::uint32_t (*born)(const collection_desc*) = nullptr;
+  /// One was destroyed here.
+  void (*died)(const collection_desc*, std::uint32_t next_reduction) = nullptr;
+  /// The array's initial members on this PE are built.
+  void (*constructed)(const collection_desc*) = nullptr;
+};
+inline element_hooks g_element_hooks;
+
+/// Builds an element from typed arguments; runs under a construction context.
+using make_fn = void* (*)(const void* args, const construction_context&);
+/// Insertion, step 1, on the element's home: records where it will live and
+/// returns its epoch, or ~0u if it exists already (reported).
+std::uint32_t register_insertion(const collection_desc* desc, const index_storage& idx, std::uint32_t pe);
+/// Insertion, step 2, on the chosen PE: builds it and delivers what waited for it.
+void install_inserted(const collection_desc* desc, const index_storage& idx, std::uint32_t epoch, make_fn make,
+                      const void* args);
+/// Initial population finished (sparse arrays): see array_proxy::done_inserting.
+void mark_done_inserting(const collection_desc* desc);
 
 /// Runs on every PE (or one) to construct the local members of a collection.
 void construct_local_members(const collection_desc* desc, void* (*make)(const void* args, const construction_context&),

@@ -1,0 +1,232 @@
+// Reductions over arrays, whose elements migrate, are inserted and die.
+// Each PE passes reduction r up a tree of all PEs once none of its local
+// elements still owes r and its children have passed r up; the partial
+// carries the number of contributions and the population change (births
+// minus deaths) that takes effect at r. The root completes r when the count
+// equals the population. Contributions and deaths that happen on a PE after
+// it passed r up (an element that arrived late) go straight to the root.
+// PEs with no element learn that r exists from a "start" sent down the tree
+// by any PE that touches r first. See docs/design/migration.md.
+#include <string>
+
+#include <roam/msg/detail/control.hpp>
+#include <roam/sched/detail/startup.hpp>
+#include <roam/sched/detail/tree.hpp>
+
+#include "coll/state.hpp"
+
+namespace roam::detail {
+
+namespace {
+
+constexpr std::uint32_t tree_root = 0;
+
+pe_tree all_pes() {
+  runtime_state& rt = tls_pe->runtime();
+  return pe_tree{rt.num_pes, rt.ppn, rt.opts.bfactor};
+}
+
+array_reductions& state_of(const collection_desc* d) {
+  coll_state& st = local_coll_state();
+  auto [it, fresh] = st.arrays.try_emplace(d->id);
+  array_reductions& r = it->second;
+  if (fresh) {
+    std::uint32_t me = tls_pe->id();
+    r.name = "array " + std::string(d->cls->name);
+    r.root = me == tree_root;
+    pe_tree tree = all_pes();
+    r.parent = r.root ? me : tree.parent(me);
+    tree.for_each_child(me, [&](std::uint32_t c) { r.children.push_back(c); });
+    if (r.root) r.population = static_cast<std::int64_t>(d->volume);
+  }
+  return r;
+}
+
+std::string describe(const array_reductions& r, std::uint32_t seq) { return r.name + " reduction #" + std::to_string(seq); }
+
+void fold_into(std::unique_ptr<partial_base>& into, std::unique_ptr<partial_base> p, const array_reductions& r, std::uint32_t seq) {
+  if (!p) return;
+  if (!into) {
+    into = std::move(p);
+    return;
+  }
+  if (*into->type != *p->type) {
+    report_fatal(describe(r, seq) + ": contributions disagree on the reducer or the value type");
+    return;
+  }
+  try {
+    into->merge(*p);
+  } catch (const std::exception& e) {
+    report_fatal(describe(r, seq) + ": " + e.what());
+  }
+}
+
+void start_here(collection_wire w, std::uint32_t seq);
+void child_partial(collection_wire w, std::uint32_t seq, partial_handle p, std::uint64_t count, std::int64_t delta);
+void root_partial(collection_wire w, std::uint32_t seq, partial_handle p, std::uint64_t count, std::int64_t delta);
+
+void mark_started(const collection_desc* d, array_reductions& r, array_slot& slot, std::uint32_t seq) {
+  if (slot.started) return;
+  slot.started = true;
+  for (std::uint32_t c : r.children) post_control_uncounted<&start_here>(c, to_wire(d), seq);
+}
+
+std::int64_t owing(const array_reductions& r, std::uint32_t seq) {
+  std::int64_t n = 0;
+  for (auto it = r.here.begin(); it != r.here.end() && it->first <= seq; ++it) n += it->second;
+  return n;
+}
+
+void try_complete_root(const collection_desc* d, array_reductions& r) {
+  for (;;) {
+    auto it = r.at_root.find(r.next_result);
+    if (it == r.at_root.end() || !it->second.flushed) return;
+    array_root_slot& s = it->second;
+    std::int64_t expected = r.population + s.delta;
+    if (static_cast<std::int64_t>(s.count) < expected) return;
+    if (static_cast<std::int64_t>(s.count) > expected) {
+      report_fatal(describe(r, r.next_result) + ": " + std::to_string(s.count) + " contributions for " +
+                   std::to_string(expected) + " elements");
+      return;
+    }
+    std::unique_ptr<partial_base> done = std::move(s.value);
+    r.population = expected;
+    r.at_root.erase(it);
+    std::uint32_t seq = r.next_result++;
+    if (!done) continue;  // nobody contributed (an empty array)
+    try {
+      done->finish();
+    } catch (const std::exception& e) {
+      report_fatal(describe(r, seq) + ": delivering the result: " + e.what());
+    }
+  }
+  (void)d;
+}
+
+void add_at_root(const collection_desc* d, array_reductions& r, std::uint32_t seq, std::unique_ptr<partial_base> p,
+                 std::uint64_t count, std::int64_t delta, bool flush) {
+  array_root_slot& s = r.at_root[seq];
+  fold_into(s.value, std::move(p), r, seq);
+  s.count += count;
+  s.delta += delta;
+  if (flush) s.flushed = true;
+  try_complete_root(d, r);
+}
+
+// Passes up every reduction this PE is done with, in order.
+void try_flush(const collection_desc* d, array_reductions& r) {
+  for (;;) {
+    auto it = r.slots.find(r.next_flush);
+    if (it == r.slots.end() || !it->second.started || !r.constructed) return;
+    array_slot& slot = it->second;
+    if (slot.children < r.children.size() || owing(r, r.next_flush) > 0) return;
+    std::uint32_t seq = r.next_flush++;
+    std::unique_ptr<partial_base> value = std::move(slot.value);
+    std::uint64_t count = slot.count;
+    std::int64_t delta = slot.delta;
+    r.slots.erase(it);
+    if (r.root) add_at_root(d, r, seq, std::move(value), count, delta, true);
+    else post_control<&child_partial>(r.parent, 0, to_wire(d), seq, partial_handle{std::move(value)}, count, delta);
+  }
+}
+
+void start_here(collection_wire w, std::uint32_t seq) {
+  const collection_desc* d = ensure_collection(w);
+  array_reductions& r = state_of(d);
+  if (seq < r.next_flush) return;
+  mark_started(d, r, r.slots[seq], seq);
+  try_flush(d, r);
+}
+
+void child_partial(collection_wire w, std::uint32_t seq, partial_handle p, std::uint64_t count, std::int64_t delta) {
+  const collection_desc* d = ensure_collection(w);
+  array_reductions& r = state_of(d);
+  array_slot& slot = r.slots[seq];
+  fold_into(slot.value, std::move(p.p), r, seq);
+  slot.count += count;
+  slot.delta += delta;
+  ++slot.children;
+  mark_started(d, r, slot, seq);
+  try_flush(d, r);
+}
+
+void root_partial(collection_wire w, std::uint32_t seq, partial_handle p, std::uint64_t count, std::int64_t delta) {
+  const collection_desc* d = ensure_collection(w);
+  array_reductions& r = state_of(d);
+  if (seq >= r.next_flush) mark_started(d, r, r.slots[seq], seq);
+  add_at_root(d, r, seq, std::move(p.p), count, delta, false);
+  try_flush(d, r);
+}
+
+// Something that belongs to reduction `seq`, which this PE may already have passed up.
+void add_here(const collection_desc* d, array_reductions& r, std::uint32_t seq, std::unique_ptr<partial_base> p,
+              std::uint64_t count, std::int64_t delta) {
+  if (seq < r.next_flush) {
+    if (r.root) {
+      add_at_root(d, r, seq, std::move(p), count, delta, false);
+      return;
+    }
+    post_control<&root_partial>(tree_root, 0, to_wire(d), seq, partial_handle{std::move(p)}, count, delta);
+    return;
+  }
+  array_slot& slot = r.slots[seq];
+  fold_into(slot.value, std::move(p), r, seq);
+  slot.count += count;
+  slot.delta += delta;
+  if (count) mark_started(d, r, slot, seq);
+  try_flush(d, r);
+}
+
+void move_here(array_reductions& r, std::uint32_t from, std::int64_t n) {
+  auto& v = r.here[from];
+  v += n;
+  if (v == 0) r.here.erase(from);
+}
+
+// ---- population hooks (called by the objects layer) ----
+
+void element_here(const collection_desc* d, std::uint32_t next) { move_here(state_of(d), next, 1); }
+void element_gone(const collection_desc* d, std::uint32_t next) {
+  array_reductions& r = state_of(d);
+  move_here(r, next, -1);
+  try_flush(d, r);
+}
+std::uint32_t element_born(const collection_desc* d) {
+  array_reductions& r = state_of(d);
+  std::uint32_t first = r.next_flush;
+  move_here(r, first, 1);
+  r.slots[first].delta += 1;
+  return first;
+}
+void element_died(const collection_desc* d, std::uint32_t next) {
+  array_reductions& r = state_of(d);
+  move_here(r, next, -1);
+  add_here(d, r, next, nullptr, 0, -1);
+}
+void array_constructed(const collection_desc* d) {
+  array_reductions& r = state_of(d);
+  r.constructed = true;
+  try_flush(d, r);
+}
+
+const bool hooks_installed = [] {
+  g_element_hooks.here = &element_here;
+  g_element_hooks.gone = &element_gone;
+  g_element_hooks.born = &element_born;
+  g_element_hooks.died = &element_died;
+  g_element_hooks.constructed = &array_constructed;
+  return true;
+}();
+
+}  // namespace
+
+void submit_array_contribution(const contributor& who, std::unique_ptr<partial_base> p) {
+  (void)hooks_installed;
+  array_reductions& r = state_of(who.desc);
+  std::uint32_t seq = who.take_number();
+  move_here(r, seq, -1);
+  move_here(r, seq + 1, 1);
+  add_here(who.desc, r, seq, std::move(p), 1, 0);
+}
+
+}  // namespace roam::detail

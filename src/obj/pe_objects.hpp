@@ -1,0 +1,109 @@
+#pragma once
+// The per-PE object table, shared by objects.cpp (collections, chares,
+// groups, nodegroups, sections) and elements.cpp (array elements: location
+// management, migration, insertion, numbered broadcasts). Only the owning
+// PE's thread touches it.
+#include <deque>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include <roam/obj/chare.hpp>
+#include <roam/obj/detail/objects.hpp>
+
+#include "obj/flat_map.hpp"
+
+namespace roam::detail {
+
+/// Where an element is (or went), and how recent that news is.
+struct location {
+  std::uint32_t pe = no_pe;  ///< no_pe: destroyed
+  std::uint32_t epoch = 0;
+};
+
+template <class V>
+using index_table = std::unordered_map<index_storage, V, index_hash>;
+
+/// Location management for one array on one PE.
+struct location_state {
+  index_table<location> known;     ///< cache of other elements' locations; authoritative on their home
+  index_table<location> departed;  ///< elements that left this PE (or were destroyed here)
+  index_table<std::vector<message*>> arriving;  ///< messages for elements on their way here
+  index_table<std::vector<message*>> unknown;   ///< home: messages for elements not inserted yet
+};
+
+struct local_collection {
+  const collection_desc* desc = nullptr;
+  bool constructed = false;
+  bool done_inserting = false;
+  std::vector<message*> pending;  // arrived before the collection was set up here
+  struct member {
+    void* obj;
+    index_storage index;
+  };
+  flat_map_index elements;     // index -> object
+  std::vector<member> order;   // local members, oldest first (broadcast order)
+  std::unique_ptr<location_state> loc;  // arrays, once something moved
+  // Array broadcasts are numbered by the root and delivered here in order;
+  // recent ones are kept for elements that arrive having missed them.
+  std::uint32_t bcast_seen = 0;
+  std::uint32_t bcast_stamped = 0;  // the root: numbers given so far
+  std::map<std::uint32_t, message*> bcast_early;
+  std::deque<message*> bcast_history;  // numbers bcast_seen - size + 1 .. bcast_seen
+
+  location_state& locations() {
+    if (!loc) loc = std::make_unique<location_state>();
+    return *loc;
+  }
+};
+
+struct chare_record {
+  void* obj;
+  chare_base* base;
+  const class_ops* cls;
+};
+
+struct pe_objects {
+  std::vector<std::unique_ptr<local_collection>> collections;  // by collection id
+  std::unordered_map<std::uint64_t, chare_record> chares;
+  std::unordered_map<std::uint64_t, std::vector<message*>> chare_pending;
+  std::vector<std::uint64_t> chare_seq_seen;  // per creating PE: highest creation sequence built here
+  std::uint64_t next_chare_seq = 0;
+  std::uint32_t placement = 0;
+
+  local_collection* find(std::uint32_t id) noexcept {
+    return id < collections.size() ? collections[id].get() : nullptr;
+  }
+  local_collection& get(std::uint32_t id) {
+    if (id >= collections.size()) collections.resize(id + 1);
+    auto& lc = collections[id];
+    if (!lc) lc = std::make_unique<local_collection>();
+    return *lc;
+  }
+};
+
+inline pe_objects& objects() noexcept { return *static_cast<pe_objects*>(tls_pe->slot(layer_slot::objects)); }
+
+inline void discard_message(message* m) noexcept {
+  m->ops->destroy(m);
+  free_message(m);
+}
+
+/// Runs the entry, turning an escaping exception into a fatal report that
+/// names the PE, the object and the entry (objects.cpp).
+void invoke_guarded(message* m, void* obj) noexcept;
+[[gnu::cold]] void report_delivery_failure(const message& m, const char* what) noexcept;
+/// A copy of a message (a shared payload gains a reference; a packed one is copied).
+message* clone_message(const message* m) noexcept;
+
+// elements.cpp
+/// Delivers a message addressed to one element: runs it if the element is
+/// here, else forwards or buffers it (location management).
+void deliver_to_element(local_collection& lc, message* m) noexcept;
+/// Delivers an array broadcast on this PE, in the root's numbering.
+void deliver_array_broadcast(local_collection& lc, message* m) noexcept;
+/// Releases what location management holds at shutdown (reports messages that never found their element).
+void teardown_locations(local_collection& lc) noexcept;
+
+}  // namespace roam::detail
