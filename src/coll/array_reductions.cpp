@@ -7,6 +7,7 @@
 // it passed r up (an element that arrived late) go straight to the root.
 // PEs with no element learn that r exists from a "start" sent down the tree
 // by any PE that touches r first. See docs/design/migration.md.
+#include <algorithm>
 #include <string>
 
 #include <roam/msg/detail/control.hpp>
@@ -191,10 +192,9 @@ void element_gone(const collection_desc* d, std::uint32_t next) {
   move_here(r, next, -1);
   try_flush(d, r);
 }
-std::uint32_t element_born(const collection_desc* d) {
+std::uint32_t element_born(const collection_desc* d, std::uint32_t at_least) {
   array_reductions& r = state_of(d);
-  std::uint32_t first = r.next_flush;
-  move_here(r, first, 1);
+  std::uint32_t first = std::max(r.next_flush, at_least);
   r.slots[first].delta += 1;
   return first;
 }

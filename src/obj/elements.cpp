@@ -61,6 +61,7 @@ void send_news(const collection_desc* d, const index_storage& idx, std::uint32_t
 element_base& base_of(const local_collection& lc, void* obj) noexcept { return *lc.desc->elem->base(obj); }
 
 void run_entry(local_collection& lc, message* m, void* obj) noexcept;
+void invoke_on(local_collection& lc, message* m, void* obj) noexcept;
 
 // Takes the element out of this PE's tables (it migrates or dies here).
 void unlink(local_collection& lc, const index_storage& idx) {
@@ -105,7 +106,7 @@ void replay_broadcasts(local_collection& lc, const index_storage& idx, void* obj
     element_access::fields(base_of(lc, obj)).broadcasts = n;
     m->target = target_kind::element;
     m->index = idx;
-    invoke_guarded(m, obj);
+    invoke_on(lc, m, obj);
     m->target = target_kind::array_all;
     run_entry(lc, nullptr, obj);
   }
@@ -171,9 +172,17 @@ void migrate_with_partners(local_collection& lc, const index_storage& idx, void*
 // After an entry (or a constructor, or a replayed broadcast) ran on `obj`:
 // carries out what it asked for, and corrects the sender's cache when the
 // message had to be passed on to get here.
+// Runs one entry on an element, which can ask for things meanwhile.
+void invoke_on(local_collection& lc, message* m, void* obj) noexcept {
+  element_base* outer = tls_running_element;
+  tls_running_element = &base_of(lc, obj);
+  invoke_guarded(m, obj);
+  tls_running_element = outer;
+}
+
 void run_entry(local_collection& lc, message* m, void* obj) noexcept {
   if (m) {
-    invoke_guarded(m, obj);
+    invoke_on(lc, m, obj);
     if (hops_of(*m) > 0 && m->src_pe != me() && m->src_pe < pe_count() && lc.elements.find(m->index) == obj)
       send_news(lc.desc, m->index, m->src_pe, {me(), element_access::fields(base_of(lc, obj)).epoch});
   }
@@ -283,9 +292,10 @@ void* create_on_demand(local_collection& lc, const index_storage& idx) {
   auto prev = lc.locations().known.find(idx);
   f.epoch = prev == lc.loc->known.end() ? 0 : prev->second.epoch + 1;
   f.broadcasts = lc.bcast_seen;
-  f.reductions = g_element_hooks.born ? g_element_hooks.born(d) : 0;
+  f.reductions = g_element_hooks.born ? g_element_hooks.born(d, 0) : 0;
   d->dynamic.store(true, std::memory_order_relaxed);
   link(lc, idx, obj);
+  if (g_element_hooks.here) g_element_hooks.here(d, f.reductions);
   return obj;
 }
 
@@ -295,11 +305,21 @@ void route_missing(local_collection& lc, message* m) noexcept {
   const index_storage idx = m->index;
   const std::uint32_t home = home_of(d, idx);
   location_state& loc = lc.locations();
+  // The newest news of the element here: where it went from here, or where
+  // it was last seen (a PE it was on keeps a record of where it went next).
   auto dep = loc.departed.find(idx);
-  bool destroyed_here = dep != loc.departed.end() && dep->second.pe == no_pe;
-  if (dep != loc.departed.end() && !destroyed_here) {
+  auto k = loc.known.find(idx);
+  const location* newest = nullptr;
+  if (dep != loc.departed.end()) newest = &dep->second;
+  if (k != loc.known.end() && (!newest || k->second.epoch > newest->epoch)) newest = &k->second;
+  bool destroyed_here = newest && newest->pe == no_pe;
+  if (newest && newest->pe != no_pe && newest->pe != me()) {
     if (hops_of(*m) >= max_pointer_hops && home != me() && !(m->flags & work_via_home)) pass_on(m, home, 0);
-    else pass_on(m, dep->second.pe, work_via_pointer);
+    else pass_on(m, newest->pe, work_via_pointer | (home == me() ? work_via_home : 0));
+    return;
+  }
+  if (newest && newest->pe == me()) {
+    loc.arriving[idx].push_back(m);  // inserted here, not built yet
     return;
   }
   if ((m->flags & work_via_pointer) && !destroyed_here) {
@@ -310,13 +330,7 @@ void route_missing(local_collection& lc, message* m) noexcept {
     pass_on(m, home, 0);
     return;
   }
-  auto k = loc.known.find(idx);
-  if (k != loc.known.end() && k->second.pe != no_pe) {
-    if (k->second.pe == me()) loc.arriving[idx].push_back(m);  // inserted here, not built yet
-    else pass_on(m, k->second.pe, work_via_home | work_via_pointer);
-    return;
-  }
-  bool destroyed = k != loc.known.end() || destroyed_here;
+  bool destroyed = destroyed_here;
   if (d->demand_creation) {
     if (void* obj = create_on_demand(lc, idx)) {
       run_entry(lc, m, obj);
@@ -342,6 +356,8 @@ void route_missing(local_collection& lc, message* m) noexcept {
   loc.unknown[idx].push_back(m);  // its insertion may still be on the way
 }
 
+void insert_acked_check(local_collection& lc);
+
 void done_inserting_here(collection_wire w) {
   const collection_desc* d = ensure_collection(w);
   local_collection& lc = objects().get(d->id);
@@ -355,6 +371,28 @@ void done_inserting_here(collection_wire w) {
       report_delivery_failure(*m, "no such element: it was never inserted (and the array is done inserting)");
       discard_message(m);
     }
+}
+
+void hold_broadcasts(collection_wire w, std::int32_t change) {
+  const collection_desc* d = ensure_collection(w);
+  local_collection& lc = objects().get(d->id);
+  if (!lc.desc) lc.desc = d;
+  lc.bcast_holds = static_cast<std::uint32_t>(static_cast<std::int32_t>(lc.bcast_holds) + change);
+  if (lc.bcast_holds > 0 || lc.bcast_held.empty()) return;
+  std::vector<message*> held = std::move(lc.bcast_held);
+  lc.bcast_held.clear();
+  for (message* m : held) deliver(m, work_action::run);
+}
+
+// Ends the done_inserting calls whose insertions are all built: tells every
+// PE (no more waiting for never-inserted elements) and releases the root's hold.
+void insert_acked_check(local_collection& lc) {
+  while (!lc.done_waits.empty() && lc.done_waits.front() <= lc.inserts_acked) {
+    lc.done_waits.erase(lc.done_waits.begin());
+    collection_wire w = to_wire(lc.desc);
+    for (std::uint32_t pe = 0; pe < pe_count(); ++pe) post_control<&done_inserting_here>(pe, 0, w);
+    post_control<&hold_broadcasts>(broadcast_root, 0, w, -1);
+  }
 }
 
 // Bound arrays: groups by the id of the array they are bound to.
@@ -421,7 +459,7 @@ void deliver_array_broadcast(local_collection& lc, message* m) noexcept {
       f.broadcasts = n;
       m->target = target_kind::element;  // so errors and tasks name the element
       m->index = mem.index;
-      invoke_guarded(m, mem.obj);
+      invoke_on(lc, m, mem.obj);
       run_entry(lc, nullptr, mem.obj);
     }
     m->target = target_kind::array_all;
@@ -438,6 +476,8 @@ void deliver_array_broadcast(local_collection& lc, message* m) noexcept {
 }
 
 void teardown_locations(local_collection& lc) noexcept {
+  for (message* m : lc.bcast_held) discard_message(m);
+  lc.bcast_held.clear();
   for (message* m : lc.bcast_history) discard_message(m);
   lc.bcast_history.clear();
   for (auto& [n, m] : lc.bcast_early) discard_message(m);
@@ -453,6 +493,12 @@ void teardown_locations(local_collection& lc) noexcept {
     for (message* m : list) discard_message(m);
   }
   lc.loc.reset();
+}
+
+bool hold_array_broadcast(local_collection& lc, message* m) noexcept {
+  if (lc.bcast_holds == 0) return false;
+  lc.bcast_held.push_back(m);
+  return true;
 }
 
 bool migrate_local_element(const collection_desc* d, const index_storage& idx, std::uint32_t pe) {
@@ -507,7 +553,8 @@ std::uint32_t register_insertion(const collection_desc* d, const index_storage& 
   return epoch;
 }
 
-void install_inserted(const collection_desc* d, const index_storage& idx, std::uint32_t epoch, make_fn make, const void* args) {
+void install_inserted(const collection_desc* d, const index_storage& idx, std::uint32_t epoch, element_start start,
+                      make_fn make, const void* args) {
   local_collection& lc = objects().get(d->id);
   if (!lc.desc) lc.desc = d;
   d->dynamic.store(true, std::memory_order_relaxed);
@@ -526,19 +573,49 @@ void install_inserted(const collection_desc* d, const index_storage& idx, std::u
   if (!obj) return;
   element_fields& f = element_access::fields(*d->elem->base(obj));
   f.epoch = epoch;
-  f.broadcasts = lc.bcast_seen;
-  f.reductions = g_element_hooks.born ? g_element_hooks.born(d) : 0;
+  f.broadcasts = start.broadcasts;
+  f.reductions = start.reductions;
   link(lc, idx, obj);
+  if (g_element_hooks.here) g_element_hooks.here(d, f.reductions);
   std::uint32_t home = home_of(d, idx);
   if (home != me()) send_news(d, idx, home, {me(), epoch});
+  if (start.issuer < pe_count()) post_control<&insert_acked>(start.issuer, 0, to_wire(d));
   run_entry(lc, nullptr, obj);
+  if (lc.elements.find(idx) == obj && lc.constructed) replay_broadcasts(lc, idx, obj);
   if (lc.elements.find(idx) == obj) release_waiting(lc, idx);
 }
 
 void mark_done_inserting(const collection_desc* d) {
-  runtime_state& rt = this_pe("roam done_inserting").runtime();
-  collection_wire w = to_wire(d);
-  for (std::uint32_t pe = 0; pe < rt.num_pes; ++pe) post_control<&done_inserting_here>(pe, 0, w);
+  local_collection& lc = objects().get(d->id);
+  if (!lc.desc) lc.desc = d;
+  // The root holds broadcasts from now (this message reaches it before any
+  // broadcast this PE sends later) until the insertions are built.
+  post_control<&hold_broadcasts>(broadcast_root, 0, to_wire(d), 1);
+  lc.done_waits.push_back(lc.inserts_issued);
+  insert_acked_check(lc);
+}
+
+element_start note_insert_issued(const collection_desc* d, element_base* parent) {
+  local_collection& lc = objects().get(d->id);
+  if (!lc.desc) lc.desc = d;
+  ++lc.inserts_issued;
+  element_start start;
+  start.issuer = me();
+  if (parent) {
+    const element_fields& f = element_access::fields(*parent);
+    start.reductions = f.reductions;
+    start.broadcasts = f.broadcasts;
+  } else {
+    start.broadcasts = lc.bcast_seen;
+  }
+  if (g_element_hooks.born) start.reductions = g_element_hooks.born(d, start.reductions);
+  return start;
+}
+
+void insert_acked(collection_wire w) {
+  local_collection& lc = objects().get(ensure_collection(w)->id);
+  ++lc.inserts_acked;
+  insert_acked_check(lc);
 }
 
 void register_binding(const collection_desc* d) {

@@ -724,7 +724,10 @@ void deliver(work_item* w, work_action a) noexcept {
       }
       if (m->target != target_kind::group_member && !(m->flags & work_forwarded)) {
         // The root numbers array broadcasts: every PE delivers them in that order.
-        if (m->target == target_kind::array_all && tls_pe->id() == broadcast_root && m->seq == 0) m->seq = ++lc->bcast_stamped;
+        if (m->target == target_kind::array_all && tls_pe->id() == broadcast_root && m->seq == 0) {
+          if (hold_array_broadcast(*lc, m)) return;
+          m->seq = ++lc->bcast_stamped;
+        }
         forward_broadcast(m);
         m->flags |= work_forwarded;  // a buffered broadcast replayed later must not forward twice
       }

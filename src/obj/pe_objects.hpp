@@ -51,6 +51,12 @@ struct local_collection {
   std::uint32_t bcast_stamped = 0;  // the root: numbers given so far
   std::map<std::uint32_t, message*> bcast_early;
   std::deque<message*> bcast_history;  // numbers bcast_seen - size + 1 .. bcast_seen
+  // done_inserting: insertions this PE issued and saw built; done_inserting
+  // calls waiting for them; the root holds broadcasts while any is pending.
+  std::uint64_t inserts_issued = 0, inserts_acked = 0;
+  std::vector<std::uint64_t> done_waits;  // issued count each waiting call needs acked
+  std::uint32_t bcast_holds = 0;          // the root
+  std::vector<message*> bcast_held;       // the root
 
   location_state& locations() {
     if (!loc) loc = std::make_unique<location_state>();
@@ -103,6 +109,8 @@ message* clone_message(const message* m) noexcept;
 void deliver_to_element(local_collection& lc, message* m) noexcept;
 /// Delivers an array broadcast on this PE, in the root's numbering.
 void deliver_array_broadcast(local_collection& lc, message* m) noexcept;
+/// The root: keeps a new array broadcast while a done_inserting waits for its insertions.
+bool hold_array_broadcast(local_collection& lc, message* m) noexcept;
 /// Releases what location management holds at shutdown (reports messages that never found their element).
 void teardown_locations(local_collection& lc) noexcept;
 

@@ -188,19 +188,22 @@ void construct_elements(collection_wire collection, Args... args) {
 }
 /// Insertion, step 2: on the chosen PE.
 template <class T, class... Args>
-void insert_here(collection_wire collection, index_storage idx, std::uint32_t epoch, Args... args) {
+void insert_here(collection_wire collection, index_storage idx, std::uint32_t epoch, element_start start, Args... args) {
   std::tuple<Args...> a(std::move(args)...);
-  install_inserted(ensure_collection(collection), idx, epoch, &make_element<T, std::tuple<Args...>>, &a);
+  install_inserted(ensure_collection(collection), idx, epoch, start, &make_element<T, std::tuple<Args...>>, &a);
 }
 /// Insertion, step 1: on the element's home, which records where it will live
 /// before any message can ask (messages that reach the home afterwards follow it).
 template <class T, class... Args>
-void insert_at_home(collection_wire collection, index_storage idx, std::uint32_t pe, Args... args) {
+void insert_at_home(collection_wire collection, index_storage idx, std::uint32_t pe, element_start start, Args... args) {
   const collection_desc* d = ensure_collection(collection);
   if (pe == no_pe) pe = tls_pe->id();
   std::uint32_t epoch = register_insertion(d, idx, pe);
-  if (epoch == ~0u) return;
-  post_control<&insert_here<T, Args...>, T>(pe, 0, collection, idx, epoch, std::move(args)...);
+  if (epoch == ~0u) {
+    post_control<&insert_acked>(start.issuer, 0, collection);
+    return;
+  }
+  post_control<&insert_here<T, Args...>, T>(pe, 0, collection, idx, epoch, start, std::move(args)...);
 }
 
 template <class T, class... A>
@@ -238,7 +241,10 @@ class array_proxy : public detail::fan_out_sender<array_proxy<T>, T> {
 
   /// Inserts an element at `i`, built with copies of `args`, on its home PE.
   /// Messages sent to it after this call (from any PE) reach it. Inserting an
-  /// index that exists is a fatal error.
+  /// index that exists is a fatal error. Called from an element of this
+  /// array, the new one joins the reductions and broadcasts that element has
+  /// not reached yet (a block splitting into children hands its place over);
+  /// otherwise those its PE has not reached yet.
   template <class... A>
   void insert(const index_type& i, A&&... args) const {
     insert_at(detail::no_pe, i, std::forward<A>(args)...);
@@ -248,10 +254,12 @@ class array_proxy : public detail::fan_out_sender<array_proxy<T>, T> {
   void insert_on(pe_id pe, const index_type& i, A&&... args) const {
     insert_at(pe.value(), i, std::forward<A>(args)...);
   }
-  /// Ends the initial population: from now on a message that reaches the home
-  /// of an element that was never inserted is reported at once (without
-  /// demand creation), instead of waiting for an insertion. Later inserts
-  /// remain allowed.
+  /// Ends the initial population: broadcasts to the array sent after this
+  /// call (from any PE) wait until every insertion this PE issued before it
+  /// is built, so they reach those elements; and from then on a message that
+  /// reaches the home of an element never inserted is reported at once
+  /// (without demand creation) instead of waiting for an insertion. Later
+  /// inserts remain allowed.
   void done_inserting() const { detail::mark_done_inserting(desc_); }
 
   template <class P>
@@ -277,8 +285,10 @@ class array_proxy : public detail::fan_out_sender<array_proxy<T>, T> {
       return;
     }
     desc_->dynamic.store(true, std::memory_order_relaxed);
+    detail::element_base* parent = detail::tls_running_element;
+    detail::element_start start = detail::note_insert_issued(desc_, parent && parent->descriptor() == desc_ ? parent : nullptr);
     detail::post_control<&detail::insert_at_home<T, std::decay_t<A>...>, T>(
-        detail::home_of(desc_, idx), 0, detail::to_wire(desc_), idx, pe, std::forward<A>(args)...);
+        detail::home_of(desc_, idx), 0, detail::to_wire(desc_), idx, pe, start, std::forward<A>(args)...);
   }
   bool fan_out_root(std::uint32_t& pe) const noexcept {
     pe = detail::broadcast_root;

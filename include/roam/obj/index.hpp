@@ -83,7 +83,7 @@ index<N> from_storage(const index_storage& s) noexcept {
 template <user_index I>
 index_storage to_storage(const I& i) noexcept {
   index_storage s;
-  std::memcpy(&s, &i, sizeof(I));
+  std::memcpy(static_cast<void*>(&s), &i, sizeof(I));
   return s;
 }
 template <class I>
@@ -92,7 +92,7 @@ I index_from_storage(const index_storage& s) noexcept {
     return from_storage<I::dims>(s);
   } else {
     I i;
-    std::memcpy(&i, &s, sizeof(I));
+    std::memcpy(static_cast<void*>(&i), &s, sizeof(I));
     return i;
   }
 }

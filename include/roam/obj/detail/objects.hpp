@@ -327,8 +327,9 @@ struct element_hooks {
   void (*here)(const collection_desc*, std::uint32_t next_reduction) = nullptr;
   /// One left this PE (migrated away).
   void (*gone)(const collection_desc*, std::uint32_t next_reduction) = nullptr;
-  /// One was inserted here: returns its first reduction number and counts it as here.
-  std::uint32_t (*born)(const collection_desc*) = nullptr;
+  /// One is being inserted (on this PE or another), joining reductions from
+  /// `at_least` on: returns its first reduction number and counts the birth.
+  std::uint32_t (*born)(const collection_desc*, std::uint32_t at_least) = nullptr;
   /// One was destroyed here.
   void (*died)(const collection_desc*, std::uint32_t next_reduction) = nullptr;
   /// The array's initial members on this PE are built.
@@ -336,14 +337,33 @@ struct element_hooks {
 };
 inline element_hooks g_element_hooks;
 
+/// The array element whose entry method runs on this thread (null outside one).
+inline constinit thread_local element_base* tls_running_element = nullptr;
+/// Where a new element starts: the numbers of the first reduction it joins and
+/// of the last broadcast it counts as seen. Inserted from inside an element of
+/// the same array, it takes over from that element (it joins the reductions and
+/// broadcasts that element has not reached yet).
+struct element_start {
+  std::uint32_t reductions = 0;
+  std::uint32_t broadcasts = 0;
+  std::uint32_t issuer = 0;  ///< the PE that called insert: told when the element is built
+  void pup(pup_er& p) { p | reductions | broadcasts | issuer; }
+};
+/// The calling PE issues an insertion into `desc` (done_inserting waits for
+/// it) from inside element `parent` (or null): where the new element starts.
+/// Its birth is counted here and now, so no reduction can complete without it.
+element_start note_insert_issued(const collection_desc* desc, element_base* parent);
+/// An insertion issued by the calling PE is built (or failed).
+void insert_acked(collection_wire collection);
+
 /// Builds an element from typed arguments; runs under a construction context.
 using make_fn = void* (*)(const void* args, const construction_context&);
 /// Insertion, step 1, on the element's home: records where it will live and
 /// returns its epoch, or ~0u if it exists already (reported).
 std::uint32_t register_insertion(const collection_desc* desc, const index_storage& idx, std::uint32_t pe);
 /// Insertion, step 2, on the chosen PE: builds it and delivers what waited for it.
-void install_inserted(const collection_desc* desc, const index_storage& idx, std::uint32_t epoch, make_fn make,
-                      const void* args);
+void install_inserted(const collection_desc* desc, const index_storage& idx, std::uint32_t epoch, element_start start,
+                      make_fn make, const void* args);
 /// Initial population finished (sparse arrays): see array_proxy::done_inserting.
 void mark_done_inserting(const collection_desc* desc);
 

@@ -1,0 +1,239 @@
+// migration_check: exact accounting while array elements move, appear and
+// die, on one process, TCP nodes or MPI ranks alike.
+//   1. A storm: every element starts message chains that hop to random
+//      elements while a random subset migrates on every hop; every message is
+//      received exactly once (count and a checksum of message ids). Elements
+//      that never move exchange numbered messages that must arrive in order.
+//      Broadcasts and reductions run during the storm: every element sees
+//      every broadcast once and in order, every reduction sums exactly.
+//   2. Large state: an element carrying 1 MiB visits every PE and checks it.
+//   3. A sparse array with a user index: blocks split (insert two children,
+//      destroy themselves) and migrate while reductions conserve mass exactly.
+//   4. Demand creation: a message to a never-inserted index creates it.
+//   migration_check [elements=400] [chains=3] [hops=12]
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <roam/roam.hpp>
+
+namespace {
+
+roam::readonly<int> g_n;
+roam::readonly<int> g_hops;
+
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+std::uint64_t message_id(std::int64_t origin, std::int64_t chain, std::int64_t left) {
+  return mix((static_cast<std::uint64_t>(origin) << 32) ^ (static_cast<std::uint64_t>(chain) << 16) ^
+             static_cast<std::uint64_t>(left));
+}
+bool is_anchor(int i) { return i % 10 == 0; }  // never migrates
+constexpr std::uint64_t checksum_modulus = 2147483647;
+
+struct walker : roam::element<walker> {
+  walker() = default;
+  explicit walker(roam::migrating) {}
+
+  void start(int chains) {
+    for (int c = 0; c < chains; ++c) hop_on(this_index()[0], c, *g_hops);
+    // Anchors send numbered messages to the next anchors: order must hold.
+    if (is_anchor(this_index()[0]))
+      for (int k = 0; k < 20; ++k)
+        for (int step = 1; step <= 3; ++step)
+          if (int to = this_index()[0] + 10 * step; to < *g_n) this_array()[to].send<&walker::ordered>(this_index()[0], k);
+  }
+  void hop(std::int64_t origin, std::int64_t chain, std::int64_t left) {
+    ++received;
+    checksum += static_cast<long>(message_id(origin, chain, left) % checksum_modulus);
+    if (left > 0) hop_on(origin, chain, left - 1);
+    maybe_move(origin + chain + left);
+  }
+  void ordered(int from, int k) {
+    if (next_from.size() <= static_cast<std::size_t>(from)) next_from.resize(static_cast<std::size_t>(from) + 1, 0);
+    if (next_from[static_cast<std::size_t>(from)] != k) ++order_errors;
+    next_from[static_cast<std::size_t>(from)] = k + 1;
+    ++ordered_received;
+  }
+  void tick(int k, roam::callback<long> cb) {
+    if (k != last_tick + 1) ++tick_errors;
+    last_tick = k;
+    contribute(static_cast<long>(this_index()[0]) * k, roam::sum, cb);
+    maybe_move(static_cast<std::uint64_t>(k) * 7919);
+  }
+  void report(roam::callback<std::vector<long>> cb) {
+    contribute(std::vector<long>{received, checksum, ordered_received, order_errors,
+                                 tick_errors, last_tick},
+               roam::sum, cb);
+  }
+  void pup(roam::pup_er& p) {
+    p | received | checksum | ordered_received | order_errors | tick_errors | last_tick | next_from | rng;
+  }
+  void after_migration() { ++moves; }
+
+  long received = 0;
+  long checksum = 0;
+  long ordered_received = 0, order_errors = 0, tick_errors = 0;
+  int last_tick = 0;
+  std::vector<int> next_from;
+  std::uint64_t rng = 1;
+  int moves = 0;
+
+ private:
+  void hop_on(std::int64_t origin, std::int64_t chain, std::int64_t left) {
+    rng = mix(rng + static_cast<std::uint64_t>(this_index()[0]) * 31 + static_cast<std::uint64_t>(left));
+    this_array()[static_cast<int>(rng % static_cast<std::uint64_t>(*g_n))].send<&walker::hop>(origin, chain, left);
+  }
+  void maybe_move(std::uint64_t salt) {
+    if (is_anchor(this_index()[0])) return;
+    std::uint64_t r = mix(salt ^ static_cast<std::uint64_t>(this_index()[0]) ^ (rng << 1));
+    if (r % 4 == 0) migrate_to(roam::pe_id{static_cast<std::uint32_t>((r >> 8) % roam::num_pes())});
+  }
+};
+
+// An element carrying 1 MiB that visits every PE in turn.
+struct traveller : roam::element<traveller> {
+  traveller() = default;
+  explicit traveller(std::uint64_t seed) : data(1 << 17) {
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = mix(seed + i);
+  }
+  void visit(std::uint32_t next, roam::callback<long> done) {
+    bool ok = roam::my_pe().value() == (next == 0 ? 0 : next - 1) || next == 0;
+    for (std::size_t i = 0; i < data.size(); i += 4099) ok = ok && data[i] == mix(seed_of() + i);
+    if (!ok) ++errors;
+    if (next >= roam::num_pes()) {
+      done.send(errors * 1000 + static_cast<long>(visited));
+      return;
+    }
+    ++visited;
+    migrate_to(roam::pe_id{next});
+    this_proxy().send<&traveller::visit>(next + 1, done);
+  }
+  std::uint64_t seed_of() const { return 77; }
+  void pup(roam::pup_er& p) { p | data | errors | visited; }
+  std::vector<std::uint64_t> data;
+  long errors = 0;
+  std::uint32_t visited = 0;
+};
+
+// A quad-tree-like user index: a path of bits and a depth.
+struct block_id {
+  std::uint32_t path = 0;
+  std::uint32_t depth = 0;
+  friend bool operator==(const block_id&, const block_id&) = default;
+};
+
+struct block : roam::element<block, block_id> {
+  block() = default;
+  explicit block(long m) : mass(m) {}
+  void step(int k, roam::callback<std::vector<long>> cb) {
+    contribute(std::vector<long>{mass, 1}, roam::sum, cb);
+    const block_id me = this_index();
+    std::uint64_t r = mix(static_cast<std::uint64_t>(me.path) * 131 + me.depth * 7 + static_cast<std::uint64_t>(k));
+    if (me.depth < 8 && mass > 1 && r % 3 == 0) {  // split: children take over
+      this_array().insert(block_id{me.path * 2, me.depth + 1}, mass / 2);
+      this_array().insert_on(roam::pe_id{static_cast<std::uint32_t>(r % roam::num_pes())},
+                             block_id{me.path * 2 + 1, me.depth + 1}, mass - mass / 2);
+      destroy_self();
+      return;
+    }
+    if (r % 5 == 1) migrate_to(roam::pe_id{static_cast<std::uint32_t>((r >> 7) % roam::num_pes())});
+  }
+  void pup(roam::pup_er& p) { p | mass; }
+  long mass = 0;
+};
+
+struct lazy : roam::element<lazy, roam::index<2>> {
+  lazy() = default;
+  void poke(roam::callback<long> cb) { cb.send(static_cast<long>(this_index()[0] * 100 + this_index()[1])); }
+  void pup(roam::pup_er&) {}
+};
+
+int failures = 0;
+void expect(const std::string& what, long got, long want) {
+  std::printf("%-40s %ld%s\n", what.c_str(), got, got == want ? "" : ("  MISMATCH, expected " + std::to_string(want)).c_str());
+  if (got != want) ++failures;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // lines survive a hang or a crash
+  return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
+    g_n = static_cast<int>(a.int_or(1, 400));
+    const int chains = static_cast<int>(a.int_or(2, 3));
+    g_hops = static_cast<int>(a.int_or(3, 12));
+    const long n = *g_n;
+    std::printf("migration_check: %ld elements, %d chains of %d hops, %u pes in %u nodes\n", n, chains, *g_hops,
+                roam::num_pes(), roam::num_nodes());
+
+    // 1. The storm, with broadcasts and reductions running through it.
+    auto walkers = roam::create_array<walker>(roam::index<1>{static_cast<int>(n)});
+    walkers.send<&walker::start>(chains);
+    constexpr int ticks = 6;
+    std::vector<roam::future<long>> sums;
+    for (int k = 1; k <= ticks; ++k) {
+      auto [f, p] = roam::make_future<long>();
+      walkers.send<&walker::tick>(k, roam::callback<long>::to_future(p));
+      sums.push_back(f);
+    }
+    for (int k = 1; k <= ticks; ++k) expect("reduction during the storm #" + std::to_string(k), co_await sums[static_cast<std::size_t>(k - 1)], k * n * (n - 1) / 2);
+    {
+      auto [fq, pq] = roam::make_future<>();
+      roam::on_quiescence(roam::callback<>::to_future(pq));
+      co_await fq;
+    }
+    long want_sum = 0;
+    for (long o = 0; o < n; ++o)
+      for (int c = 0; c < chains; ++c)
+        for (int left = 0; left <= *g_hops; ++left) want_sum += static_cast<long>(message_id(o, c, left) % checksum_modulus);
+    long ordered_want = 0;
+    for (int i = 0; i < n; i += 10)
+      for (int step = 1; step <= 3; ++step)
+        if (i + 10 * step < n) ordered_want += 20;
+    auto [fr, pr] = roam::make_future<std::vector<long>>();
+    walkers.send<&walker::report>(roam::callback<std::vector<long>>::to_future(pr));
+    std::vector<long> got = co_await fr;
+    expect("storm messages received", got[0], n * chains * (*g_hops + 1));
+    expect("storm checksum of message ids", got[1], want_sum);
+    expect("ordered messages between anchors", got[2], ordered_want);
+    expect("ordered messages out of order", got[3], 0);
+    expect("broadcasts out of order or missed", got[4], 0);
+    expect("sum of last broadcast numbers", got[5], n * ticks);
+
+    // 2. 1 MiB of state visiting every PE.
+    auto trav = roam::create_array<traveller>(roam::array_options<1>({1}, roam::block_map()), std::uint64_t{77});
+    auto [ft, pt] = roam::make_future<long>();
+    trav[0].send<&traveller::visit>(1u, roam::callback<long>::to_future(pt));
+    expect("1 MiB element visits every pe intact", co_await ft, static_cast<long>(roam::num_pes()) - 1);
+
+    // 3. Splitting blocks: mass and count conserved through inserts, deaths and moves.
+    auto blocks = roam::create_sparse_array<block>();
+    constexpr long roots = 16, root_mass = 1 << 12;
+    for (std::uint32_t i = 0; i < roots; ++i) blocks.insert(block_id{i, 0}, root_mass);
+    blocks.done_inserting();
+    for (int k = 1; k <= 8; ++k) {
+      auto [fb, pb] = roam::make_future<std::vector<long>>();
+      blocks.send<&block::step>(k, roam::callback<std::vector<long>>::to_future(pb));
+      std::vector<long> mc = co_await fb;
+      expect("mass conserved, step " + std::to_string(k), mc[0], roots * root_mass);
+      if (mc[1] < roots) expect("blocks alive, step " + std::to_string(k), mc[1], roots);
+    }
+
+    // 4. Demand creation.
+    roam::sparse_options<roam::index<2>> lazy_options;
+    lazy_options.demand_creation();
+    auto lazies = roam::create_sparse_array<lazy>(lazy_options);
+    auto [fl, pl] = roam::make_future<long>();
+    lazies[roam::index<2>{3, 4}].send<&lazy::poke>(roam::callback<long>::to_future(pl));
+    expect("demand-created element answers", co_await fl, 304);
+
+    std::printf("migration_check: %s\n", failures == 0 ? "OK" : "FAILED");
+    roam::exit(failures == 0 ? 0 : 1);
+  });
+}
