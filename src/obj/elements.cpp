@@ -315,7 +315,7 @@ void route_missing(local_collection& lc, message* m) noexcept {
   bool destroyed_here = newest && newest->pe == no_pe;
   if (newest && newest->pe != no_pe && newest->pe != me()) {
     if (hops_of(*m) >= max_pointer_hops && home != me() && !(m->flags & work_via_home)) pass_on(m, home, 0);
-    else pass_on(m, newest->pe, work_via_pointer | (home == me() ? work_via_home : 0));
+    else pass_on(m, newest->pe, work_via_pointer | (home == me() ? std::uint32_t{work_via_home} : 0u));
     return;
   }
   if (newest && newest->pe == me()) {
@@ -338,40 +338,17 @@ void route_missing(local_collection& lc, message* m) noexcept {
       return;
     }
   }
-  if (destroyed) {
-    report_delivery_failure(*m, "no such element: it was destroyed");
-    discard_message(m);
-    return;
-  }
   if (!d->sparse) {
-    report_delivery_failure(*m, "no such element");
+    report_delivery_failure(*m, destroyed ? "no such element: it was destroyed" : "no such element");
     discard_message(m);
     return;
   }
-  if (lc.done_inserting) {
-    report_delivery_failure(*m, "no such element: it was never inserted (and the array is done inserting)");
-    discard_message(m);
-    return;
-  }
+  // A sparse array: its insertion (or re-insertion) may still be on the way.
+  // Never delivered, it is reported when the program ends.
   loc.unknown[idx].push_back(m);  // its insertion may still be on the way
 }
 
 void insert_acked_check(local_collection& lc);
-
-void done_inserting_here(collection_wire w) {
-  const collection_desc* d = ensure_collection(w);
-  local_collection& lc = objects().get(d->id);
-  if (!lc.desc) lc.desc = d;
-  lc.done_inserting = true;
-  if (!lc.loc || lc.loc->unknown.empty()) return;
-  auto parked = std::move(lc.loc->unknown);
-  lc.loc->unknown.clear();
-  for (auto& [idx, list] : parked)
-    for (message* m : list) {
-      report_delivery_failure(*m, "no such element: it was never inserted (and the array is done inserting)");
-      discard_message(m);
-    }
-}
 
 void hold_broadcasts(collection_wire w, std::int32_t change) {
   const collection_desc* d = ensure_collection(w);
@@ -384,13 +361,11 @@ void hold_broadcasts(collection_wire w, std::int32_t change) {
   for (message* m : held) deliver(m, work_action::run);
 }
 
-// Ends the done_inserting calls whose insertions are all built: tells every
-// PE (no more waiting for never-inserted elements) and releases the root's hold.
+// Ends the done_inserting calls whose insertions are all built: releases the root's hold.
 void insert_acked_check(local_collection& lc) {
   while (!lc.done_waits.empty() && lc.done_waits.front() <= lc.inserts_acked) {
     lc.done_waits.erase(lc.done_waits.begin());
     collection_wire w = to_wire(lc.desc);
-    for (std::uint32_t pe = 0; pe < pe_count(); ++pe) post_control<&done_inserting_here>(pe, 0, w);
     post_control<&hold_broadcasts>(broadcast_root, 0, w, -1);
   }
 }

@@ -36,7 +36,6 @@ struct location_state {
 struct local_collection {
   const collection_desc* desc = nullptr;
   bool constructed = false;
-  bool done_inserting = false;
   std::vector<message*> pending;  // arrived before the collection was set up here
   struct member {
     void* obj;

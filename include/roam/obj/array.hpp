@@ -186,6 +186,11 @@ void construct_elements(collection_wire collection, Args... args) {
   std::tuple<Args...> a(std::move(args)...);
   construct_local_members(ensure_collection(collection), &make_element<T, std::tuple<Args...>>, &a);
 }
+/// Runs on each other PE: sets up its part of sparse array `collection` (no elements yet).
+template <class T>
+void construct_sparse(collection_wire collection) {
+  construct_local_members(ensure_collection(collection), nullptr, nullptr);
+}
 /// Insertion, step 2: on the chosen PE.
 template <class T, class... Args>
 void insert_here(collection_wire collection, index_storage idx, std::uint32_t epoch, element_start start, Args... args) {
@@ -254,12 +259,12 @@ class array_proxy : public detail::fan_out_sender<array_proxy<T>, T> {
   void insert_on(pe_id pe, const index_type& i, A&&... args) const {
     insert_at(pe.value(), i, std::forward<A>(args)...);
   }
-  /// Ends the initial population: broadcasts to the array sent after this
-  /// call (from any PE) wait until every insertion this PE issued before it
-  /// is built, so they reach those elements; and from then on a message that
-  /// reaches the home of an element never inserted is reported at once
-  /// (without demand creation) instead of waiting for an insertion. Later
-  /// inserts remain allowed.
+  /// Ends a round of insertions: broadcasts to the array sent after this call
+  /// (from any PE) wait until every insertion this PE issued before it is
+  /// built, so they reach those elements. Later inserts remain allowed.
+  /// (A message to an element of a sparse array that does not exist waits at
+  /// its home for the element to be inserted; one still waiting when the
+  /// program ends is reported then. With demand creation it creates the element.)
   void done_inserting() const { detail::mark_done_inserting(desc_); }
 
   template <class P>
@@ -410,7 +415,7 @@ array_proxy<T> create_sparse_array(const sparse_options<typename T::index_type>&
   std::uint32_t me = detail::tls_pe->id();
   const detail::collection_wire wire = detail::to_wire(d);
   for (std::uint32_t pe = 0; pe < detail::tls_pe->runtime().num_pes; ++pe)
-    if (pe != me) detail::post_control<&detail::construct_elements<T>, T>(pe, 0, wire);
+    if (pe != me) detail::post_control<&detail::construct_sparse<T>, T>(pe, 0, wire);
   return array_proxy<T>(d);
 }
 
