@@ -40,12 +40,17 @@ bool register_partial_kind(std::uint64_t id, partial_factory make);
 partial_factory find_partial_kind(std::uint64_t id) noexcept;
 
 /// A partial in a message: moved as a pointer within a process, packed as
-/// (kind id, value, callback) on the wire.
+/// (kind id, value, callback) on the wire; kind 0 is "no partial" (a part of
+/// an array reduction where nobody contributed).
 struct partial_handle {
   std::unique_ptr<partial_base> p;
   void pup(pup_er& er) {
     std::uint64_t kind = p ? p->kind_id() : 0;
     er | kind;
+    if (kind == 0) {
+      if (er.is_unpacking()) p.reset();
+      return;
+    }
     if (er.is_unpacking()) {
       partial_factory make = find_partial_kind(kind);
       if (!make) throw pup_error("reduction partial of unknown kind " + std::to_string(kind));
