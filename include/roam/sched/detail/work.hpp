@@ -20,8 +20,8 @@ enum work_flags : std::uint32_t {
   work_closure = 1u << 3,    ///< a C++ closure: runs only in the process that made it
   work_segments = 1u << 4,   ///< message layer: the packed payload ends with a segment table (msg/detail/packed_payload.hpp)
   // Location management (obj/elements.cpp): how an element message got here.
-  work_via_pointer = 1u << 4,  ///< passed on by the element's previous host: the element is here or on its way
-  work_via_home = 1u << 5,     ///< passed on by the element's home PE
+  work_via_pointer = 1u << 5,  ///< passed on by the element's previous host: the element is here or on its way
+  work_via_home = 1u << 6,     ///< passed on by the element's home PE
   work_hop_shift = 8,          ///< bits 8..11: times the message was passed on (saturating)
   work_hop_mask = 0xfu << 8,
 };
