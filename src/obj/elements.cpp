@@ -272,9 +272,10 @@ void location_news(collection_wire w, index_storage idx, std::uint32_t pe, std::
   if (pe != no_pe && home_of(d, idx) == me()) forward_parked(lc, idx, pe);
 }
 
-// Demand creation: builds a default element at its home.
-void* create_on_demand(local_collection& lc, const index_storage& idx) {
-  const collection_desc* d = lc.desc;
+}  // namespace
+
+// Builds element `idx` here with `make`, reporting a constructor that throws (null then).
+void* build_element(const collection_desc* d, const index_storage& idx, make_fn make, const void* args) {
   construction_context ctx;
   ctx.desc = d;
   ctx.index = idx;
@@ -282,11 +283,20 @@ void* create_on_demand(local_collection& lc, const index_storage& idx) {
   tls_constructing = &ctx;
   void* obj = nullptr;
   try {
-    obj = d->elem->make_default();
+    obj = make ? make(args, ctx) : d->elem->make_default();
   } catch (const std::exception& e) {
-    report_fatal(describe_element(d, idx) + ": constructor (demand creation) threw: " + e.what());
+    report_fatal(describe_element(d, idx) + ": constructor threw: " + e.what());
   }
   tls_constructing = nullptr;
+  return obj;
+}
+
+namespace {
+
+// Demand creation: builds a default element at its home.
+void* create_on_demand(local_collection& lc, const index_storage& idx) {
+  const collection_desc* d = lc.desc;
+  void* obj = build_element(d, idx, nullptr, nullptr);
   if (!obj) return nullptr;
   element_fields& f = element_access::fields(*d->elem->base(obj));
   auto prev = lc.locations().known.find(idx);
@@ -533,18 +543,7 @@ void install_inserted(const collection_desc* d, const index_storage& idx, std::u
   local_collection& lc = objects().get(d->id);
   if (!lc.desc) lc.desc = d;
   d->dynamic.store(true, std::memory_order_relaxed);
-  construction_context ctx;
-  ctx.desc = d;
-  ctx.index = idx;
-  ctx.pe = me();
-  tls_constructing = &ctx;
-  void* obj = nullptr;
-  try {
-    obj = make(args, ctx);
-  } catch (const std::exception& e) {
-    report_fatal(describe_element(d, idx) + ": constructor threw: " + e.what());
-  }
-  tls_constructing = nullptr;
+  void* obj = build_element(d, idx, make, args);
   if (!obj) return;
   element_fields& f = element_access::fields(*d->elem->base(obj));
   f.epoch = epoch;
