@@ -12,13 +12,21 @@
 //                   lines dirty in the sender's cache (64 KiB: 16 us against
 //                   5 us clean, on this VM). The fair baseline for frames a
 //                   runtime has just built
+//   plain_echo      one buffer per rank, received into and sent back from
+//                   (each rank forwards what it received): the source lines
+//                   are dirty in the other core's cache, as in plain_fresh
 //   transport       send() from the progress thread with pre-built frames,
 //                   progress() until the reply: the non-SMP path; compare it
 //                   with plain_rotating for the transport's own overhead
 //   transport_wait  the same, calling wait() whenever progress() found
 //                   nothing, as an idle PE would
-//   transport_alloc each frame allocated (and zeroed) just before send(), as
-//                   a runtime builds them; compare with plain_fresh
+//   transport_alloc each frame allocated (and written) just before send(), as
+//                   a runtime packs them; compare with plain_fresh
+//   transport_segment the data as an out-of-line segment beside a 96-byte
+//                   inline part, each side sending its own clean block every
+//                   time (a roam::buffer sent again); compare with plain
+//   transport_segment_echo the same, each side sending back the block it
+//                   received (a roam::buffer forwarded); compare with plain_echo
 // One-way latency = round trip / 2, median of the reps; MB/s = bytes / one-way.
 #include <mpi.h>
 
@@ -84,8 +92,11 @@ config parse(int argc, char** argv) {
 
 // Returns one-way microseconds for `iters` round trips (rank 0's view).
 // Sends go from outs[i % outs.size()].
-double plain_round_trips(int rank, std::vector<std::vector<char>>& outs, std::vector<char>& in, int iters,
-                         bool rewrite) {
+double plain_round_trips(int rank, std::vector<std::vector<char>>& outs, std::vector<char>& in_buffer, int iters,
+                         bool rewrite, bool echo) {
+  // echo: each rank sends the buffer it received into (forwarding data, as a
+  // runtime passing a received buffer on does).
+  std::vector<char>& in = echo ? outs.front() : in_buffer;
   const int n = static_cast<int>(in.size()), peer = 1 - rank;
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime();
@@ -105,17 +116,17 @@ double plain_round_trips(int rank, std::vector<std::vector<char>>& outs, std::ve
   return (MPI_Wtime() - t0) * 1e6 / iters / 2;
 }
 
-enum class plain_buffers { reused, rotating, fresh };
+enum class plain_buffers { reused, rotating, fresh, echo };
 
 std::vector<double> plain_case(int rank, std::size_t bytes, int reps, plain_buffers kind) {
   int iters = iterations(bytes);
   std::size_t count = kind == plain_buffers::rotating ? static_cast<std::size_t>(iters) : 1;
   std::vector<std::vector<char>> outs(count, std::vector<char>(bytes, 'x'));
   std::vector<char> in(bytes);
-  bool rewrite = kind == plain_buffers::fresh;
-  plain_round_trips(rank, outs, in, std::max(2, iters / 10), rewrite);  // warm-up
+  bool rewrite = kind == plain_buffers::fresh, echo = kind == plain_buffers::echo;
+  plain_round_trips(rank, outs, in, std::max(2, iters / 10), rewrite, echo);  // warm-up
   std::vector<double> samples;
-  for (int r = 0; r < reps; ++r) samples.push_back(plain_round_trips(rank, outs, in, iters, rewrite));
+  for (int r = 0; r < reps; ++r) samples.push_back(plain_round_trips(rank, outs, in, iters, rewrite, echo));
   return samples;
 }
 
@@ -123,22 +134,59 @@ std::vector<double> plain_case(int rank, std::size_t bytes, int reps, plain_buff
 
 struct arrivals {
   std::uint64_t count = 0;
+  rd::block_ref last_segment;  // the block of the last frame's first segment
 };
 
-void count_frame(void* ctx, std::uint32_t, std::span<const std::byte>) { ++static_cast<arrivals*>(ctx)->count; }
+void count_frame(void* ctx, std::uint32_t, std::span<const std::byte>, std::span<rd::frame_segment> segments) {
+  auto& a = *static_cast<arrivals*>(ctx);
+  ++a.count;
+  if (!segments.empty()) a.last_segment = std::move(segments[0].block);
+}
 
-enum class frames_from { prebuilt, allocated };
+enum class frames_from { prebuilt, allocated, segment, segment_echo };
+
+// A small inline part (a message header and a few arguments) beside the data.
+constexpr std::size_t segment_frame_inline = 96;
 
 double transport_round_trips(rd::transport& t, arrivals& got, std::size_t bytes, int iters, bool use_wait,
                              frames_from source) {
   const std::uint32_t me = t.my_node(), peer = 1 - me;
   // Pre-built frames exist before the clock starts: send() consumes them, and
   // building one (allocation + fill) is the caller's cost, not the transport's.
-  std::vector<std::vector<std::byte>> frames(source == frames_from::prebuilt ? static_cast<std::size_t>(iters) : 0,
-                                             std::vector<std::byte>(bytes));
+  std::vector<rd::out_frame> frames;
+  if (source == frames_from::prebuilt)
+    for (int i = 0; i < iters; ++i) {
+      frames.emplace_back(bytes);
+      std::memset(frames.back().data(), 0, bytes);
+    }
+  // segment: the data travels as a segment, each side sending its own clean
+  // block every time (plain's pattern). segment_echo: each side sends back the
+  // block it received (a roam::buffer forwarded; plain_echo's pattern).
+  rd::block_ref own;
+  if (source == frames_from::segment) {
+    own = rd::block_ref::allocate(bytes);
+    std::memset(own.data(), 'x', bytes);
+  }
+  if (source == frames_from::segment_echo && me == 0 && got.last_segment.capacity() < bytes) {
+    got.last_segment = rd::block_ref::allocate(bytes);
+    std::memset(got.last_segment.data(), 'x', bytes);
+  }
   auto next_frame = [&](int i) {
-    return source == frames_from::prebuilt ? std::move(frames[static_cast<std::size_t>(i)])
-                                           : std::vector<std::byte>(bytes);
+    if (source == frames_from::prebuilt) return std::move(frames[static_cast<std::size_t>(i)]);
+    if (source == frames_from::segment || source == frames_from::segment_echo) {
+      rd::out_frame f(segment_frame_inline);
+      std::memset(f.data(), 0, segment_frame_inline);
+      if (source == frames_from::segment) {
+        f.add_segment(own, bytes);
+        got.last_segment.reset();
+      } else {
+        f.add_segment(std::move(got.last_segment), bytes);
+      }
+      return f;
+    }
+    rd::out_frame f(bytes);  // built just before the send, as the runtime packs one
+    std::memset(f.data(), 0, bytes);
+    return f;
   };
   auto await_one = [&](std::uint64_t target) {
     while (got.count < target)
@@ -205,7 +253,7 @@ int main(int argc, char** argv) {
 
   if (cfg.mode == "plain" || cfg.mode == "all")
     for (auto [kind, name] : {std::pair{plain_buffers::reused, "plain"}, std::pair{plain_buffers::rotating, "plain_rotating"},
-                              std::pair{plain_buffers::fresh, "plain_fresh"}})
+                              std::pair{plain_buffers::fresh, "plain_fresh"}, std::pair{plain_buffers::echo, "plain_echo"}})
       for (std::size_t bytes : cfg.sizes) {
         auto samples = plain_case(rank, bytes, cfg.reps, kind);
         if (print) report(name, bytes, samples, json, medians);
@@ -227,7 +275,9 @@ int main(int argc, char** argv) {
     };
     for (variant v : {variant{"transport", false, frames_from::prebuilt},
                       variant{"transport_wait", true, frames_from::prebuilt},
-                      variant{"transport_alloc", false, frames_from::allocated}})
+                      variant{"transport_alloc", false, frames_from::allocated},
+                      variant{"transport_segment", false, frames_from::segment},
+                      variant{"transport_segment_echo", false, frames_from::segment_echo}})
       for (std::size_t bytes : cfg.sizes) {
         auto samples = transport_case(*t, got, bytes, cfg.reps, v.use_wait, v.source);
         if (print) report(v.name, bytes, samples, json, medians);
@@ -239,14 +289,17 @@ int main(int argc, char** argv) {
     // Medians of one-way us, like against like: transport (pre-built frames)
     // over plain_rotating, transport_alloc (frames built just before sending)
     // over plain_fresh; MB/s of plain_fresh and transport_alloc.
-    std::printf("\none-way us (median)\n%8s %8s %8s %8s %8s %8s %8s %7s %7s %9s %9s\n", "bytes", "plain", "p_rot",
-                "p_fresh", "transp", "t_wait", "t_alloc", "t/p_rot", "a/p_fr", "p_fr MB/s", "t_al MB/s");
+    std::printf("\none-way us (median)\n%8s %8s %8s %8s %8s %8s %8s %8s %8s %8s %7s %7s %7s %7s\n", "bytes",
+                "plain", "p_rot", "p_fresh", "p_echo", "transp", "t_wait", "t_alloc", "t_seg", "t_segec", "t/p_rot",
+                "a/p_fr", "p/t_seg", "pe/tse");
     for (std::size_t bytes : cfg.sizes) {
       double p = medians[{"plain", bytes}], pr = medians[{"plain_rotating", bytes}];
       double pf = medians[{"plain_fresh", bytes}], tr = medians[{"transport", bytes}];
       double tw = medians[{"transport_wait", bytes}], ta = medians[{"transport_alloc", bytes}];
-      std::printf("%8zu %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %7.2f %7.2f %9.0f %9.0f\n", bytes, p, pr, pf, tr, tw, ta,
-                  tr / pr, ta / pf, static_cast<double>(bytes) / pf, static_cast<double>(bytes) / ta);
+      double ts = medians[{"transport_segment", bytes}];
+      double pe = medians[{"plain_echo", bytes}], te = medians[{"transport_segment_echo", bytes}];
+      std::printf("%8zu %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %7.2f %7.2f %7.2f %7.2f\n", bytes, p, pr,
+                  pf, pe, tr, tw, ta, ts, te, tr / pr, ta / pf, p / ts, pe / te);
     }
   }
   MPI_Finalize();

@@ -6,6 +6,7 @@
 #include <roam/coll/reducers.hpp>
 #include <roam/coll/reduction.hpp>
 #include <roam/machine/ids.hpp>
+#include <roam/msg/buffer.hpp>
 #include <roam/msg/pup.hpp>
 #include <roam/obj/array.hpp>
 #include <roam/obj/chare.hpp>

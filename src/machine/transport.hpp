@@ -22,14 +22,19 @@
 #include <string>
 #include <vector>
 
+#include <roam/machine/detail/frame.hpp>
+
 namespace roam::detail {
 
 /// What a transport calls back into the runtime with.
 struct transport_handlers {
   void* ctx = nullptr;
-  /// One complete frame from node `src`, exactly the bytes given to send() there.
-  /// The span is valid only during the call.
-  void (*on_frame)(void* ctx, std::uint32_t src, std::span<const std::byte> frame) = nullptr;
+  /// One complete frame from node `src`: exactly the inline bytes and the
+  /// segments (same count, same lengths, same contents) given to send() there.
+  /// The span is valid only during the call; the segments' block references
+  /// may be moved out (the runtime keeps the blocks without copying them).
+  void (*on_frame)(void* ctx, std::uint32_t src, std::span<const std::byte> frame,
+                   std::span<frame_segment> segments) = nullptr;
   /// Node `node` is gone (connection closed without an orderly finish, missed
   /// heartbeats, or a malformed frame); `why` says which, for the error message.
   /// Called at most once per node, never for a node that finished in order.
@@ -39,7 +44,8 @@ struct transport_handlers {
   /// on_frame with a span starting exactly there, and the runtime owns the
   /// memory from then on; memory handed out but never delivered (a failed
   /// receive) is reclaimed by the runtime on the next call. It may return
-  /// nullptr (the transport then uses its own buffer).
+  /// nullptr (the transport then uses its own buffer). Only for frames without
+  /// segments (the runtime needs room beside a segmented frame's bytes).
   std::byte* (*frame_memory)(void* ctx, std::size_t bytes) = nullptr;
 };
 
@@ -57,9 +63,11 @@ class transport {
   /// are kept and delivered by the first progress() after it.
   virtual void set_handlers(transport_handlers h) = 0;
 
-  /// Queues `frame` for node `dst` (never my_node()). Takes ownership; large
-  /// frames go out without further copies. Any thread.
-  virtual void send(std::uint32_t dst, std::vector<std::byte> frame) = 0;
+  /// Queues `frame` for node `dst` (never my_node()). Takes ownership; the
+  /// inline bytes and the segments go out without further copies (each
+  /// segment from its block's memory), and the frame is released once they
+  /// are on their way. At most max_frame_segments segments. Any thread.
+  virtual void send(std::uint32_t dst, out_frame frame) = 0;
 
   /// Non-blocking: pushes queued sends, takes arrived frames and calls
   /// on_frame for each, within the burst caps. True if it did any work.

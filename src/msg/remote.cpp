@@ -76,7 +76,7 @@ void remote_exit(int code) {
 
 void send_frame(runtime_state& rt, std::uint32_t dst_pe, message* m) {
   m->dst_pe = dst_pe;
-  std::vector<std::byte> frame = pack_message(*m);
+  out_frame frame = pack_message(*m);  // shares the blocks of large buffers with the arguments
   m->ops->destroy(m);
   free_message(m);
   rt.net->send(rt.node_of(dst_pe), std::move(frame));
@@ -120,7 +120,11 @@ void send_remote(runtime_state& rt, std::uint32_t dst, work_item* w) noexcept {
   }
 }
 
-constexpr std::size_t in_place_limit = 1u << 20;
+// Large message memory comes from the block cache (byte_block.hpp), whose
+// blocks keep their pages mapped; beyond its largest class a block would be
+// faulted in page by page during the receive, no faster than copying out of
+// the transport's warm buffer.
+constexpr std::size_t in_place_limit = std::size_t{64} << 20;
 
 // Frames held on nodes other than 0 until the readonlies arrive, and the block
 // a large frame is being received into (progress thread only).
@@ -136,8 +140,6 @@ arrival_state g_arrivals;
 std::byte* frame_memory(runtime_state&, std::size_t bytes) noexcept {
   if (g_arrivals.block) free_frame_block(g_arrivals.block);  // a receive that failed
   g_arrivals.block = nullptr;
-  // Up to a limit: a block of many MiB is faulted in page by page during the
-  // receive, no faster than copying out of the transport's warm buffer.
   if (bytes > in_place_limit) return nullptr;
   std::byte* at = nullptr;
   g_arrivals.block = allocate_frame_block(bytes, at);
@@ -158,19 +160,20 @@ void dispatch(runtime_state& rt, message* m) {
   }
 }
 
-void on_frame(runtime_state& rt, std::uint32_t src, std::span<const std::byte> frame) noexcept {
+void on_frame(runtime_state& rt, std::uint32_t src, std::span<const std::byte> frame,
+              std::span<frame_segment> segments) noexcept {
   void* block = nullptr;
   if (g_arrivals.block && frame.data() == g_arrivals.block_frame) {
     block = g_arrivals.block;  // received in place: this frame's memory is ours now
     g_arrivals.block = nullptr;
   }
-  if (rt.stopping()) {  // the program is ending: late traffic is dropped
+  if (rt.stopping()) {  // the program is ending: late traffic is dropped (the transport frees the segments)
     if (block) free_frame_block(block);
     return;
   }
   message* m = nullptr;
   try {
-    m = block ? unpack_message_in_place(block, frame.size()) : unpack_message(frame);
+    m = block ? unpack_message_in_place(block, frame.size()) : unpack_message(frame, segments);
   } catch (const wire_error& e) {
     if (block) free_frame_block(block);
     report_fatal(node_prefix(rt) + "corrupt message from node " + std::to_string(src) + ": " + e.what());

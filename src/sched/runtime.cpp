@@ -242,9 +242,9 @@ std::string check_peers(transport& net, std::uint32_t ppn) {
 transport_handlers handlers_for(runtime_state& rt) {
   transport_handlers h;
   h.ctx = &rt;
-  h.on_frame = [](void* ctx, std::uint32_t src, std::span<const std::byte> frame) {
+  h.on_frame = [](void* ctx, std::uint32_t src, std::span<const std::byte> frame, std::span<frame_segment> segments) {
     auto& r = *static_cast<runtime_state*>(ctx);
-    g_remote.on_frame(r, src, frame);  // also while stopping: it owns frame memory it handed out
+    g_remote.on_frame(r, src, frame, segments);  // also while stopping: it owns frame memory it handed out
   };
   h.frame_memory = [](void* ctx, std::size_t bytes) {
     return g_remote.frame_memory(*static_cast<runtime_state*>(ctx), bytes);

@@ -67,6 +67,8 @@ template <class T>
 struct pup_traits;
 /// Shared container algorithms; a friend of pup_er.
 struct pup_impl;
+/// Out-of-line segments of a message frame (detail/segments.hpp).
+class segment_table;
 
 /// roam::type_name<T>() forced to compile time, for error messages that cost
 /// nothing until they are thrown.
@@ -338,6 +340,9 @@ class pup_er {
   std::size_t off_ = 0;
   std::uint32_t depth_ = 0;
   mode mode_;
+  // Set only while packing or unpacking a message frame: where roam::buffer
+  // contents travel out of line. Null elsewhere (buffers are then inline).
+  detail::segment_table* segments_ = nullptr;
 };
 
 /// The number of bytes pack(values...) produces (a sizing pass). Compile

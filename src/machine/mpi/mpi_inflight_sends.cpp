@@ -4,10 +4,11 @@
 
 namespace roam::detail {
 
-void mpi_inflight_sends::add(MPI_Request request, std::uint32_t dst, std::vector<std::byte> frame) {
+void mpi_inflight_sends::add(MPI_Request request, std::uint32_t dst, out_frame frame, block_ref block) {
   requests_.push_back(request);
   dsts_.push_back(dst);
   frames_.push_back(std::move(frame));
+  blocks_.push_back(std::move(block));
 }
 
 long mpi_inflight_sends::test_range(std::size_t first, std::size_t n, std::vector<failure>& failures,
@@ -67,12 +68,14 @@ void mpi_inflight_sends::release_completed() {
       requests_[out] = requests_[i];
       dsts_[out] = dsts_[i];
       frames_[out] = std::move(frames_[i]);
+      blocks_[out] = std::move(blocks_[i]);
     }
     ++out;
   }
   requests_.resize(out);
   dsts_.resize(out);
   frames_.resize(out);  // destroys the completed frames
+  blocks_.resize(out);  // and drops their blocks
   cursor_ -= std::min(cursor_, removed_before_cursor);
 }
 

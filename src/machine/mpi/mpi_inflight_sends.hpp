@@ -1,6 +1,7 @@
 #pragma once
-// Sends that MPI has started but not completed. Each keeps the frame whose
-// bytes MPI_Isend reads (no copy), until its request completes.
+// Sends that MPI has started but not completed. Each keeps what its
+// MPI_Isend reads (no copy) until the request completes: the frame whose
+// inline bytes it sends, or the block of the segment it sends.
 //
 // Completion is tested in a rotating window of at most `cap` requests per
 // call (the burst cap on tests): a window stuck on big rendezvous sends to a
@@ -12,12 +13,14 @@
 #include <cstdint>
 #include <vector>
 
+#include <roam/machine/detail/frame.hpp>
+
 namespace roam::detail {
 
 class mpi_inflight_sends {
  public:
-  /// Keeps `frame` alive until `request` completes.
-  void add(MPI_Request request, std::uint32_t dst, std::vector<std::byte> frame);
+  /// Keeps `frame` and `block` alive until `request` completes.
+  void add(MPI_Request request, std::uint32_t dst, out_frame frame, block_ref block = {});
 
   std::size_t size() const noexcept { return requests_.size(); }
   bool empty() const noexcept { return requests_.empty(); }
@@ -42,7 +45,8 @@ class mpi_inflight_sends {
   // Parallel arrays: MPI_Testsome wants contiguous requests.
   std::vector<MPI_Request> requests_;
   std::vector<std::uint32_t> dsts_;
-  std::vector<std::vector<std::byte>> frames_;
+  std::vector<out_frame> frames_;
+  std::vector<block_ref> blocks_;
   std::size_t cursor_ = 0;
   // Scratch for MPI_Testsome, kept to avoid allocating per call.
   std::vector<int> indices_;

@@ -13,18 +13,20 @@
 #include <mutex>
 #include <vector>
 
+#include <roam/machine/detail/frame.hpp>
+
 namespace roam::detail {
 
 /// One frame waiting to be started.
 struct mpi_outgoing {
   std::uint32_t dst = 0;
-  std::vector<std::byte> frame;
+  out_frame frame;
 };
 
 class mpi_outbox {
  public:
   /// Appends a frame; any thread. Frames pushed by one thread keep their order.
-  void push(std::uint32_t dst, std::vector<std::byte> frame) {
+  void push(std::uint32_t dst, out_frame frame) {
     std::lock_guard lock(mutex_);
     items_.push_back(mpi_outgoing{dst, std::move(frame)});
     nonempty_.store(true, std::memory_order_release);

@@ -43,6 +43,7 @@ std::size_t mpi_transport::receive_frames(std::size_t cap) noexcept {
       MPI_Get_count(&status, MPI_BYTE, &count);
       auto bytes = ring_.head_bytes(static_cast<std::size_t>(count));
       if (status.MPI_TAG == mpi_header_tag) receive_big_frame(src, bytes);
+      else if (status.MPI_TAG == mpi_segmented_tag) receive_segmented_frame(src, bytes);
       else deliver(src, bytes);
     }
     // Only now: the slot's bytes were in use until on_frame returned.
@@ -71,18 +72,85 @@ void mpi_transport::receive_big_frame(std::uint32_t src, std::span<const std::by
   std::byte* buf = nullptr;
   if (handlers_.frame_memory != nullptr) buf = handlers_.frame_memory(handlers_.ctx, static_cast<std::size_t>(size));
   if (buf == nullptr) buf = recv_buffer(static_cast<std::size_t>(size));
-  int rc = MPI_Recv(buf, static_cast<int>(size), MPI_BYTE, static_cast<int>(src), mpi_payload_tag, comms_.bulk,
-                    MPI_STATUS_IGNORE);
-  if (rc != MPI_SUCCESS) {
-    peer_failed(src, "receiving a frame from node " + std::to_string(src) + " failed: " + mpi_error_text(rc));
-    return;
-  }
+  if (!receive_bulk(src, buf, static_cast<std::size_t>(size), "a frame")) return;
   deliver(src, std::span<const std::byte>(buf, static_cast<std::size_t>(size)));
 }
 
-void mpi_transport::deliver(std::uint32_t src, std::span<const std::byte> frame) noexcept {
+void mpi_transport::receive_segmented_frame(std::uint32_t src, std::span<const std::byte> header) noexcept {
+  // Everything in the header is validated before anything is sized by it.
+  auto malformed = [&](const std::string& why) {
+    peer_failed(src, "node " + std::to_string(src) + " sent a malformed segmented frame header (" + why + ")");
+  };
+  mpi_segmented_header fixed{};
+  if (header.size() < sizeof fixed) return malformed(std::to_string(header.size()) + " bytes");
+  std::memcpy(&fixed, header.data(), sizeof fixed);
+  if (fixed.segments == 0 || fixed.segments > max_frame_segments)
+    return malformed(std::to_string(fixed.segments) + " segments, must be 1.." + std::to_string(max_frame_segments));
+  if (fixed.embedded > 1) return malformed("embedded flag " + std::to_string(fixed.embedded));
+  if (fixed.inline_bytes > static_cast<std::uint64_t>(INT_MAX))
+    return malformed(std::to_string(fixed.inline_bytes) + " inline bytes");
+  const std::size_t table = mpi_segmented_header_bytes(fixed.segments);
+  const std::size_t expected = table + (fixed.embedded ? static_cast<std::size_t>(fixed.inline_bytes) : 0);
+  if (header.size() != expected)
+    return malformed(std::to_string(header.size()) + " bytes where its fields need " + std::to_string(expected));
+  recv_segments_.clear();
+  for (std::uint32_t i = 0; i < fixed.segments; ++i) {
+    std::uint64_t len = 0;
+    std::memcpy(&len, header.data() + sizeof fixed + 8 * i, 8);
+    if (len > static_cast<std::uint64_t>(INT_MAX))
+      return malformed("segment " + std::to_string(i) + " of " + std::to_string(len) + " bytes");
+    recv_segments_.push_back({block_ref{}, static_cast<std::size_t>(len)});
+  }
+  // Then the bytes, in the order they were sent on bulk.
+  const auto inline_bytes = static_cast<std::size_t>(fixed.inline_bytes);
+  std::span<const std::byte> frame;
+  if (fixed.embedded) {
+    frame = header.subspan(table);
+  } else {
+    std::byte* buf = recv_buffer(inline_bytes);
+    if (!receive_bulk(src, buf, inline_bytes, "a frame")) return;
+    frame = std::span<const std::byte>(buf, inline_bytes);
+  }
+  for (auto& s : recv_segments_) {
+    // Each segment lands in a block of its own, which the runtime keeps as
+    // is (a roam::buffer adopts it): the only copy is MPI's.
+    try {
+      s.block = block_ref::allocate(s.bytes);
+    } catch (const std::bad_alloc&) {
+      mpi_fatal(my_node_, ("allocating a segment of " + std::to_string(s.bytes) + " bytes").c_str(), MPI_ERR_NO_MEM);
+    }
+    if (!receive_bulk(src, s.block.data(), s.bytes, "a segment")) {
+      recv_segments_.clear();
+      return;
+    }
+  }
+  deliver(src, frame, recv_segments_);
+  recv_segments_.clear();  // drops whatever the handler did not take
+}
+
+bool mpi_transport::receive_bulk(std::uint32_t src, std::byte* into, std::size_t bytes, const char* what) noexcept {
+  MPI_Status status;
+  int rc = MPI_Recv(into, static_cast<int>(bytes), MPI_BYTE, static_cast<int>(src), mpi_payload_tag, comms_.bulk,
+                    &status);
+  if (rc != MPI_SUCCESS) {
+    peer_failed(src, std::string("receiving ") + what + " from node " + std::to_string(src) +
+                         " failed: " + mpi_error_text(rc));
+    return false;
+  }
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  if (static_cast<std::size_t>(count) != bytes) {
+    peer_failed(src, "node " + std::to_string(src) + " sent " + std::to_string(count) + " bytes of " + what +
+                         " announced as " + std::to_string(bytes));
+    return false;
+  }
+  return true;
+}
+
+void mpi_transport::deliver(std::uint32_t src, std::span<const std::byte> frame,
+                            std::span<frame_segment> segments) noexcept {
   ++received_from_[src];
-  if (handlers_.on_frame != nullptr) handlers_.on_frame(handlers_.ctx, src, frame);
+  if (handlers_.on_frame != nullptr) handlers_.on_frame(handlers_.ctx, src, frame, segments);
 }
 
 bool mpi_transport::frame_waiting() noexcept {

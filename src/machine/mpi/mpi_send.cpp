@@ -1,5 +1,6 @@
 // The sending side: send() from any thread, the direct path on the progress
 // thread, and the capped start/test tasks of progress().
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <cstdio>
@@ -12,16 +13,23 @@
 
 namespace roam::detail {
 
-void mpi_transport::send(std::uint32_t dst, std::vector<std::byte> frame) {
+void mpi_transport::send(std::uint32_t dst, out_frame frame) {
   if (dst >= num_nodes_ || dst == my_node_) {
     std::fprintf(stderr, "roam mpi transport (node %u): send() to node %u, outside the other nodes [0,%u) \\ {%u}\n",
                  my_node_, dst, num_nodes_, my_node_);
     std::abort();
   }
-  if (frame.size() > static_cast<std::size_t>(INT_MAX)) {
+  std::size_t largest = frame.size();
+  for (const auto& s : frame.segments()) largest = std::max(largest, s.bytes);
+  if (largest > static_cast<std::size_t>(INT_MAX)) {
     // MPI-3 counts are int; splitting would need a second frame format.
-    std::fprintf(stderr, "roam mpi transport (node %u): a frame of %zu bytes to node %u exceeds the largest MPI "
-                 "message (%d bytes); split the data\n", my_node_, frame.size(), dst, INT_MAX);
+    std::fprintf(stderr, "roam mpi transport (node %u): a frame (or segment) of %zu bytes to node %u exceeds the "
+                 "largest MPI message (%d bytes); split the data\n", my_node_, largest, dst, INT_MAX);
+    std::abort();
+  }
+  if (frame.segments().size() > max_frame_segments) {
+    std::fprintf(stderr, "roam mpi transport (node %u): a frame to node %u has %zu segments, more than %zu\n",
+                 my_node_, dst, frame.segments().size(), max_frame_segments);
     std::abort();
   }
   if (closing_.load(std::memory_order_relaxed)) {
@@ -44,26 +52,64 @@ void mpi_transport::send(std::uint32_t dst, std::vector<std::byte> frame) {
   wake_.wake();
 }
 
-void mpi_transport::start_send(std::uint32_t dst, std::vector<std::byte> frame) noexcept {
+void mpi_transport::start_send(std::uint32_t dst, out_frame frame) noexcept {
   if (failed_[dst]) return;  // already reported; nobody will receive it
-  if (frame.size() <= limits_.small_frame) {
-    if (isend(dst, std::move(frame), mpi_frame_tag, comms_.frames)) ++sent_to_[dst];
+  if (frame.has_segments()) {
+    start_segmented_send(dst, std::move(frame));
+    return;
+  }
+  const std::byte* data = frame.data();
+  const std::size_t size = frame.size();
+  if (size <= limits_.small_frame) {
+    if (isend(dst, data, size, mpi_frame_tag, comms_.frames, std::move(frame))) ++sent_to_[dst];
     return;
   }
   // A big frame: its header joins the ordered stream of small frames, its
-  // bytes go out on the bulk communicator straight from the vector.
-  std::vector<std::byte> header(sizeof(mpi_frame_header));
-  mpi_frame_header size = frame.size();
-  std::memcpy(header.data(), &size, sizeof size);
-  if (isend(dst, std::move(header), mpi_header_tag, comms_.frames) &&
-      isend(dst, std::move(frame), mpi_payload_tag, comms_.bulk))
+  // bytes go out on the bulk communicator straight from the frame.
+  mpi_frame_header announced = size;
+  out_frame header = out_frame::copy_of(std::as_bytes(std::span(&announced, 1)));
+  const std::byte* header_data = header.data();
+  if (isend(dst, header_data, sizeof announced, mpi_header_tag, comms_.frames, std::move(header)) &&
+      isend(dst, data, size, mpi_payload_tag, comms_.bulk, std::move(frame)))
     ++sent_to_[dst];
 }
 
-bool mpi_transport::isend(std::uint32_t dst, std::vector<std::byte> bytes, int tag, MPI_Comm comm) noexcept {
+void mpi_transport::start_segmented_send(std::uint32_t dst, out_frame frame) noexcept {
+  std::vector<frame_segment> segments = frame.take_segments();
+  const std::size_t table = mpi_segmented_header_bytes(segments.size());
+  // The inline bytes ride in the header message when both fit a ring slot:
+  // the usual case (a message header and a few arguments beside a big
+  // buffer), one small message and one bulk message per segment.
+  const bool embedded = table + frame.size() <= limits_.small_frame;
+  out_frame header(table + (embedded ? frame.size() : 0));
+  mpi_segmented_header fixed{frame.size(), static_cast<std::uint32_t>(segments.size()), embedded ? 1u : 0u};
+  std::memcpy(header.data(), &fixed, sizeof fixed);
+  for (std::size_t i = 0; i < segments.size(); ++i) {
+    std::uint64_t len = segments[i].bytes;
+    std::memcpy(header.data() + sizeof fixed + 8 * i, &len, 8);
+  }
+  if (embedded && frame.size() != 0) std::memcpy(header.data() + table, frame.data(), frame.size());
+  const std::byte* header_data = header.data();
+  const std::size_t header_size = header.size();
+  if (!isend(dst, header_data, header_size, mpi_segmented_tag, comms_.frames, std::move(header))) return;
+  if (!embedded) {
+    const std::byte* data = frame.data();
+    const std::size_t size = frame.size();
+    if (!isend(dst, data, size, mpi_payload_tag, comms_.bulk, std::move(frame))) return;
+  }
+  // Each segment straight from its block, which the in-flight table keeps
+  // alive until MPI is done reading it.
+  for (auto& s : segments) {
+    const std::byte* data = s.block.data();
+    if (!isend(dst, data, s.bytes, mpi_payload_tag, comms_.bulk, out_frame{}, std::move(s.block))) return;
+  }
+  ++sent_to_[dst];
+}
+
+bool mpi_transport::isend(std::uint32_t dst, const std::byte* data, std::size_t bytes, int tag, MPI_Comm comm,
+                          out_frame frame, block_ref block) noexcept {
   MPI_Request request = MPI_REQUEST_NULL;
-  int rc = MPI_Isend(bytes.data(), static_cast<int>(bytes.size()), MPI_BYTE, static_cast<int>(dst), tag, comm,
-                     &request);
+  int rc = MPI_Isend(data, static_cast<int>(bytes), MPI_BYTE, static_cast<int>(dst), tag, comm, &request);
   if (rc != MPI_SUCCESS) {
     peer_failed(dst, "MPI_Isend to node " + std::to_string(dst) + " failed: " + mpi_error_text(rc));
     return false;
@@ -76,7 +122,7 @@ bool mpi_transport::isend(std::uint32_t dst, std::vector<std::byte> bytes, int t
     peer_failed(dst, "a send to node " + std::to_string(dst) + " failed: " + mpi_error_text(rc));
     return true;  // it was started; the peer is gone either way
   }
-  if (!done) inflight_.add(request, dst, std::move(bytes));
+  if (!done) inflight_.add(request, dst, std::move(frame), std::move(block));
   return true;
 }
 

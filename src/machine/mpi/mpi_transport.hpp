@@ -53,7 +53,7 @@ class mpi_transport final : public transport {
   std::uint32_t num_nodes() const noexcept override { return num_nodes_; }
 
   void set_handlers(transport_handlers h) override;
-  void send(std::uint32_t dst, std::vector<std::byte> frame) override;
+  void send(std::uint32_t dst, out_frame frame) override;
   bool progress() override;
   void wait(std::chrono::microseconds timeout) override;
   void wake() noexcept override { wake_.wake(); }
@@ -64,12 +64,20 @@ class mpi_transport final : public transport {
   bool on_progress_thread() const noexcept;
   // Starts one send now (progress thread). Small frames usually complete at
   // once and are freed here; others join inflight_.
-  void start_send(std::uint32_t dst, std::vector<std::byte> frame) noexcept;
-  // One MPI_Isend + MPI_Test; keeps `bytes` in inflight_ if not complete. False if MPI_Isend failed.
-  bool isend(std::uint32_t dst, std::vector<std::byte> bytes, int tag, MPI_Comm comm) noexcept;
+  void start_send(std::uint32_t dst, out_frame frame) noexcept;
+  // A frame with segments: its header, its inline bytes, each segment.
+  void start_segmented_send(std::uint32_t dst, out_frame frame) noexcept;
+  // One MPI_Isend of [data, data + bytes) + MPI_Test; if not complete, keeps
+  // `frame` and `block` (which own the bytes) in inflight_. False if MPI_Isend failed.
+  bool isend(std::uint32_t dst, const std::byte* data, std::size_t bytes, int tag, MPI_Comm comm, out_frame frame,
+             block_ref block = {}) noexcept;
   // Receives the bytes of a big frame announced from `src` and hands them on.
   void receive_big_frame(std::uint32_t src, std::span<const std::byte> header) noexcept;
-  void deliver(std::uint32_t src, std::span<const std::byte> frame) noexcept;
+  // Receives the inline bytes (unless embedded) and the segments of a segmented frame.
+  void receive_segmented_frame(std::uint32_t src, std::span<const std::byte> header) noexcept;
+  // MPI_Recv of exactly `bytes` from `src` on bulk; false (peer reported) otherwise.
+  bool receive_bulk(std::uint32_t src, std::byte* into, std::size_t bytes, const char* what) noexcept;
+  void deliver(std::uint32_t src, std::span<const std::byte> frame, std::span<frame_segment> segments = {}) noexcept;
   // The three capped tasks of one progress() call (NAMD's progress engine).
   std::size_t start_queued_sends(std::size_t cap) noexcept;
   std::size_t test_sends(std::size_t cap) noexcept;
@@ -123,6 +131,7 @@ class mpi_transport final : public transport {
   mpi_recv_ring ring_;
   std::unique_ptr<std::byte[]> recv_buf_;
   std::size_t recv_capacity_ = 0;
+  std::vector<frame_segment> recv_segments_;  // a segmented frame's blocks, reused between frames
 
   mpi_wake_signal wake_;
   // The current idle backoff step: zero after progress() did work (the next

@@ -22,6 +22,7 @@ std::string_view kind_name(frame_kind k) noexcept {
   switch (k) {
     case frame_kind::hello: return "hello";
     case frame_kind::user: return "user";
+    case frame_kind::user_segmented: return "segmented user";
     case frame_kind::heartbeat: return "heartbeat";
     case frame_kind::finish: return "finish";
     case frame_kind::register_node: return "register";

@@ -12,6 +12,17 @@
 // depend on the host's byte order or on struct layout. A fixed header (rather
 // than a varint) keeps the receive path a single bounds check and lets send()
 // hand the kernel one iovec for the header and one for the untouched payload.
+//
+// A user_segmented frame (a runtime frame with out-of-line segments,
+// docs/design/zero-copy.md) carries in its payload:
+//
+//   offset 0  u32 segments      1..max_frame_segments
+//   offset 4  u32 reserved      must be 0
+//   offset 8  u64 inline bytes
+//   offset 16 u64 length of each segment
+//   then the inline bytes, then each segment's bytes, in order
+//
+// so the sender hands the kernel the segments' own memory (one iovec each).
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -28,6 +39,7 @@ inline constexpr std::size_t frame_header_size = 16;
 enum class frame_kind : std::uint8_t {
   hello = 1,            ///< handshake: job secret + who is talking to whom (first frame of every connection)
   user = 2,             ///< runtime bytes, handed to on_frame
+  user_segmented = 5,   ///< runtime bytes with out-of-line segments (layout above), handed to on_frame
   heartbeat = 3,        ///< empty; keeps an idle connection provably alive
   finish = 4,           ///< empty; the sender is ending in order and sends nothing after it
   register_node = 16,   ///< process -> roamrun: the host:port its peers should connect to
@@ -38,7 +50,7 @@ enum class frame_kind : std::uint8_t {
 
 /// True for the kinds this version understands.
 constexpr bool is_known_kind(std::uint8_t k) noexcept {
-  return (k >= 1 && k <= 4) || (k >= 16 && k <= 19);
+  return (k >= 1 && k <= 5) || (k >= 16 && k <= 19);
 }
 
 /// The exact payload size a kind requires, or -1 when it is variable.
@@ -83,6 +95,9 @@ inline frame_header_bytes encode_header(frame_kind kind, std::uint64_t length) n
   store_le(h.data() + 8, length, 8);
   return h;
 }
+
+/// Bytes of a user_segmented frame's table with `segments` lengths.
+constexpr std::size_t segment_table_size(std::size_t segments) noexcept { return 16 + 8 * segments; }
 
 inline frame_header parse_header(const std::byte* p) noexcept {
   frame_header h;

@@ -5,6 +5,8 @@
 
 #include <cerrno>
 
+#include "machine/tcp/segmented_frame.hpp"
+
 namespace roam::detail::tcp {
 
 namespace {
@@ -52,25 +54,56 @@ void peer_connection::mark_broken(int err) noexcept {
   set_want_out(false);
 }
 
-bool peer_connection::send(frame_kind kind, std::vector<std::byte> payload) noexcept {
-  const frame_header_bytes header = encode_header(kind, payload.size());
+std::size_t peer_connection::queued_frame::add_iovecs(iovec* iov, std::size_t& n, std::size_t room) const noexcept {
+  std::size_t skip = written, covered = 0;
+  auto piece = [&](const std::byte* p, std::size_t len) {
+    if (skip >= len) {  // written already (or empty)
+      skip -= len;
+      return true;
+    }
+    if (n == room) return false;
+    iov[n++] = {const_cast<std::byte*>(p) + skip, len - skip};
+    covered += len - skip;
+    skip = 0;
+    return true;
+  };
+  if (!piece(header.data(), header.size()) || !piece(table.data(), table.size()) ||
+      !piece(frame.data(), frame.size()))
+    return covered;
+  for (const auto& s : frame.segments())
+    if (!piece(s.block.data(), s.bytes)) break;
+  return covered;
+}
+
+bool peer_connection::send(frame_kind kind, out_frame frame) noexcept {
+  queued_frame q;
+  try {
+    if (kind == frame_kind::user_segmented) q.table = encode_segment_table(frame);
+  } catch (...) {
+    std::lock_guard lock(send_mu_);
+    mark_broken(ENOMEM);
+    return false;
+  }
+  q.frame = std::move(frame);
+  q.header = encode_header(kind, q.size() - frame_header_size);
   std::lock_guard lock(send_mu_);
   if (!fd_ || broken_) return true;
   sent_recently_.store(true, std::memory_order_relaxed);
-  std::size_t written = 0;
   if (queue_.empty()) {
-    // Fast path: straight from the caller's thread, header and payload in one syscall.
-    iovec iov[2] = {{const_cast<std::byte*>(header.data()), header.size()}, {payload.data(), payload.size()}};
-    const ssize_t n = send_iov(fd_.get(), iov, payload.empty() ? 1 : 2);
-    if (n >= 0 && static_cast<std::size_t>(n) == frame_header_size + payload.size()) return true;
+    // Fast path: straight from the caller's thread, every part in one syscall.
+    iovec iov[flush_iovecs];
+    std::size_t n_iov = 0;
+    const std::size_t total = q.add_iovecs(iov, n_iov, flush_iovecs);
+    const ssize_t n = send_iov(fd_.get(), iov, n_iov);
+    if (n >= 0 && static_cast<std::size_t>(n) == total && total == q.size()) return true;
     if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
       mark_broken(errno);
       return false;
     }
-    written = n > 0 ? static_cast<std::size_t>(n) : 0;
+    q.written = n > 0 ? static_cast<std::size_t>(n) : 0;
   }
   try {
-    queue_.push_back(queued_frame{header, std::move(payload), written});
+    queue_.push_back(std::move(q));
   } catch (...) {
     // Out of memory with a partly written frame: the stream cannot continue.
     mark_broken(ENOMEM);
@@ -84,20 +117,8 @@ bool peer_connection::flush_locked() noexcept {
   while (!queue_.empty()) {
     iovec iov[flush_iovecs];
     std::size_t n_iov = 0, total = 0;
-    for (auto it = queue_.begin(); it != queue_.end() && n_iov + 2 <= flush_iovecs; ++it) {
-      std::size_t skip = it->written;
-      if (skip < frame_header_size) {
-        iov[n_iov++] = {const_cast<std::byte*>(it->header.data()) + skip, frame_header_size - skip};
-        total += frame_header_size - skip;
-        skip = 0;
-      } else {
-        skip -= frame_header_size;
-      }
-      if (it->payload.size() > skip) {
-        iov[n_iov++] = {it->payload.data() + skip, it->payload.size() - skip};
-        total += it->payload.size() - skip;
-      }
-    }
+    for (auto it = queue_.begin(); it != queue_.end() && n_iov < flush_iovecs; ++it)
+      total += it->add_iovecs(iov, n_iov, flush_iovecs);
     const ssize_t rc = send_iov(fd_.get(), iov, n_iov);
     if (rc < 0) {
       if (errno == EAGAIN || errno == EWOULDBLOCK) return true;

@@ -24,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include <roam/machine/detail/frame.hpp>
+
 #include "machine/tcp/frame_decoder.hpp"
 #include "machine/tcp/frame_format.hpp"
 #include "machine/tcp/socket_io.hpp"
@@ -44,10 +46,13 @@ class peer_connection {
   const std::string& address() const noexcept { return address_; }
 
   // ---- send side: any thread ------------------------------------------------
-  /// Writes (or queues) one frame. Returns false only when this call found the
-  /// connection broken (the error is kept for send_error()); the caller then
-  /// tells the progress thread. Frames sent after close or breakage are dropped.
-  bool send(frame_kind kind, std::vector<std::byte> payload) noexcept;
+  /// Writes (or queues) one frame: `frame`'s inline bytes as the payload, or
+  /// for user_segmented the segment table, the inline bytes and each
+  /// segment, every part straight from its own memory (one sendmsg). Returns
+  /// false only when this call found the connection broken (the error is kept
+  /// for send_error()); the caller then tells the progress thread. Frames sent
+  /// after close or breakage are dropped.
+  bool send(frame_kind kind, out_frame frame) noexcept;
   /// Pushes queued frames as far as the socket takes them (progress thread, on
   /// EPOLLOUT). False when the connection broke.
   bool flush() noexcept;
@@ -75,9 +80,12 @@ class peer_connection {
  private:
   struct queued_frame {
     frame_header_bytes header;
-    std::vector<std::byte> payload;
-    std::size_t written = 0;  // bytes of header + payload already taken by the socket
-    std::size_t size() const noexcept { return frame_header_size + payload.size(); }
+    std::vector<std::byte> table;  // user_segmented only: the segment table
+    out_frame frame;
+    std::size_t written = 0;  // bytes already taken by the socket
+    std::size_t size() const noexcept { return frame_header_size + table.size() + frame.total_bytes(); }
+    // Appends iovecs for the bytes not yet written, while n < room; returns the bytes they cover.
+    std::size_t add_iovecs(iovec* iov, std::size_t& n, std::size_t room) const noexcept;
   };
   void set_want_out(bool on) noexcept;
   bool flush_locked() noexcept;

@@ -8,12 +8,14 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <stdexcept>
 
 #include "machine/tcp/control_messages.hpp"
 #include "machine/tcp/handshake.hpp"
 #include "machine/tcp/incoming_hello.hpp"
+#include "machine/tcp/segmented_frame.hpp"
 #include "machine/tcp/tcp_log.hpp"
 
 namespace roam::detail {
@@ -117,13 +119,20 @@ void tcp_transport::set_handlers(transport_handlers h) {
   handlers_set_ = true;
 }
 
-void tcp_transport::send(std::uint32_t dst, std::vector<std::byte> frame) {
+void tcp_transport::send(std::uint32_t dst, out_frame frame) {
   if (dst >= cfg_.nodes || dst == cfg_.node) {
     log_line(cfg_.node, "send to node " + std::to_string(dst) + ": no such peer (nodes are 0.." +
                             std::to_string(cfg_.nodes - 1) + ", and never this node); aborting");
     std::abort();
   }
-  if (!peers_[dst]->send(frame_kind::user, std::move(frame))) {
+  if (frame.segments().size() > max_frame_segments) {
+    log_line(cfg_.node, "send to node " + std::to_string(dst) + ": a frame with " +
+                            std::to_string(frame.segments().size()) + " segments, more than " +
+                            std::to_string(max_frame_segments) + "; aborting");
+    std::abort();
+  }
+  const frame_kind kind = frame.has_segments() ? frame_kind::user_segmented : frame_kind::user;
+  if (!peers_[dst]->send(kind, std::move(frame))) {
     send_breaks_.store(true);
     wake();
   }
@@ -254,7 +263,11 @@ void tcp_transport::deliver(std::uint32_t node, std::size_t& budget) {
     switch (f.kind) {
       case frame_kind::user:
         --budget;
-        if (handlers_.on_frame) handlers_.on_frame(handlers_.ctx, node, f.payload);
+        if (handlers_.on_frame) handlers_.on_frame(handlers_.ctx, node, f.payload, {});
+        break;
+      case frame_kind::user_segmented:
+        --budget;
+        if (!deliver_segmented(node, f.payload)) return;
         break;
       case frame_kind::heartbeat: break;
       case frame_kind::finish: st.finish_received = true; break;
@@ -263,6 +276,32 @@ void tcp_transport::deliver(std::uint32_t node, std::size_t& budget) {
         return;
     }
   }
+}
+
+bool tcp_transport::deliver_segmented(std::uint32_t node, std::span<const std::byte> payload) {
+  std::string error;
+  if (!parse_segmented(payload, segmented_, error)) {
+    peer_gone(node, "malformed frame from " + who(node) + ": " + error);
+    return false;
+  }
+  // The segments arrived in the decoder's buffer; each is copied into a block
+  // of its own, which the runtime keeps (docs/design/zero-copy.md: the TCP
+  // receive side keeps this one copy).
+  received_segments_.clear();
+  try {
+    for (auto bytes : segmented_.segments) {
+      block_ref b = block_ref::allocate(bytes.size());
+      if (!bytes.empty()) std::memcpy(b.data(), bytes.data(), bytes.size());
+      received_segments_.push_back({std::move(b), bytes.size()});
+    }
+  } catch (const std::bad_alloc&) {
+    received_segments_.clear();
+    peer_gone(node, "out of memory for the segments of a frame from " + who(node));
+    return false;
+  }
+  if (handlers_.on_frame) handlers_.on_frame(handlers_.ctx, node, segmented_.inline_bytes, received_segments_);
+  received_segments_.clear();
+  return true;
 }
 
 void tcp_transport::peer_gone(std::uint32_t node, const std::string& why) {

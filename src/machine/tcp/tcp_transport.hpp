@@ -25,6 +25,7 @@
 
 #include "machine/tcp/bootstrap.hpp"
 #include "machine/tcp/peer_connection.hpp"
+#include "machine/tcp/segmented_frame.hpp"
 #include "machine/tcp/tcp_config.hpp"
 #include "machine/transport.hpp"
 
@@ -41,7 +42,7 @@ class tcp_transport final : public transport {
   std::uint32_t my_node() const noexcept override { return cfg_.node; }
   std::uint32_t num_nodes() const noexcept override { return cfg_.nodes; }
   void set_handlers(transport_handlers h) override;
-  void send(std::uint32_t dst, std::vector<std::byte> frame) override;
+  void send(std::uint32_t dst, out_frame frame) override;
   bool progress() override;
   void wait(std::chrono::microseconds timeout) override;
   void wake() noexcept override;
@@ -85,6 +86,8 @@ class tcp_transport final : public transport {
   void handle_event(const epoll_event& ev, std::size_t& budget);
   void read_peer(std::uint32_t node, std::size_t& budget);
   void deliver(std::uint32_t node, std::size_t& budget);
+  // Hands a user_segmented frame to on_frame; false (peer reported) if it is malformed.
+  bool deliver_segmented(std::uint32_t node, std::span<const std::byte> payload);
   void end_socket(std::uint32_t node, std::string reason);
   void peer_gone(std::uint32_t node, const std::string& why);
   void report_failure(std::uint32_t node, const std::string& why);
@@ -111,6 +114,8 @@ class tcp_transport final : public transport {
   std::vector<std::pair<std::uint32_t, std::string>> unreported_;  // failures seen before handlers existed
   std::vector<std::uint32_t> backlog_;  // peers with frames decoded but not yet delivered (burst cap)
   std::vector<stray> strays_;
+  segmented_payload segmented_;                 // scratch for deliver_segmented
+  std::vector<frame_segment> received_segments_;
   std::uint64_t next_stray_id_ = 0;
 
   std::array<epoll_event, 64> events_{};

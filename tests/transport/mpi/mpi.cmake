@@ -89,3 +89,17 @@ roam_mpi_test(transport.mpi.bad_limit_is_reported.n2 RANKS 2 RC nonzero
 # mpirun kills the survivors itself.
 roam_mpi_test(transport.mpi.peer_dies.n2 RANKS 2 RC nonzero REGEX "rank 1: exiting abruptly" NOT_REGEX "OK \\(|ThreadSanitizer"
               ARGS --die)
+
+# Out-of-line segments (docs/design/zero-copy.md): a third of the frames carry
+# some (empty, 1 B, 16 KiB + a few, now and then 1 MiB), checked for count,
+# size, content and order with the frames. With the small-frame limit at
+# 128 B the inline bytes no longer fit the segmented header and take the
+# bulk path too; with minimal caps every queueing path is exercised.
+roam_mpi_test(transport.mpi.segments.n2 RANKS 2 REGEX "rank 1 of 2: OK.*a third with segments" NOT_REGEX "FAIL"
+              ARGS --threads 2 --frames 1500 --segments)
+roam_mpi_test(transport.mpi.segments_inline_on_bulk.n3 RANKS 3 REGEX "rank 2 of 3: OK.*a third with segments"
+              NOT_REGEX "FAIL" ENV ROAM_MPI_SMALL_FRAME=128 ROAM_MPI_RECV_SLOTS=2
+              ARGS --threads 2 --frames 600 --segments)
+roam_mpi_test(transport.mpi.segments_burst_caps_minimal.n3 RANKS 3 REGEX "rank 0 of 3: OK.*a third with segments"
+              NOT_REGEX "FAIL" ENV ROAM_MPI_MAX_SENDS=1 ROAM_MPI_MAX_RECVS=1 ROAM_MPI_MAX_TESTS=1 ROAM_MPI_MAX_INFLIGHT=2
+              ARGS --threads 2 --frames 300 --segments)

@@ -1,11 +1,13 @@
 // Drives the mpi transport directly (no runtime) under mpirun:
-//   mpirun -n 2|3 mpi-transport-probe [--threads K] [--frames N] [--big BYTES] [--drain D] [--die]
+//   mpirun -n 2|3 mpi-transport-probe [--threads K] [--frames N] [--big BYTES] [--drain D] [--segments] [--die]
 // Checks, on every rank: the bootstrap allgather; wake() interrupting wait();
 // that an idle wait() does not burn the CPU; per-pair FIFO and content of
 // frames sent by K PE-like threads (SMP: queue + wake) and by the progress
 // thread itself (non-SMP: direct MPI_Isend), mixed small and 64 KiB frames;
 // a big frame followed by small ones on one stream; frames sent right before
 // finish() arriving inside it. Prints "rank R of N: OK ..." or "FAIL: ...".
+// --segments: a third of all frames carry out-of-line segments (empty, 1 B,
+// 16 KiB + a few, now and then 1 MiB), checked for count, size and content.
 // --die: rank 1 exits abruptly after the bootstrap (what happens then is
 // OpenMPI's business: see docs/design/mpi-transport.md).
 #include <atomic>
@@ -21,7 +23,7 @@
 #include <unistd.h>
 
 #include "machine/transport.hpp"
-#include "probe_frames.hpp"
+#include "../probe_frames.hpp"
 
 namespace {
 
@@ -34,8 +36,10 @@ struct options {
   std::uint64_t frames = 2000;
   std::size_t big = std::size_t{4} << 20;
   std::uint64_t drain = 500;
+  bool segments = false;
   bool die = false;
 };
+bool g_segments = false;
 
 struct state {
   std::uint32_t me = 0;
@@ -50,9 +54,9 @@ struct state {
   std::_Exit(1);
 }
 
-void on_frame(void* ctx, std::uint32_t src, std::span<const std::byte> frame) {
+void on_frame(void* ctx, std::uint32_t src, std::span<const std::byte> frame, std::span<rd::frame_segment> segments) {
   auto& s = *static_cast<state*>(ctx);
-  std::string err = s.check.accept(src, frame);
+  std::string err = s.check.accept(src, frame, segments);
   if (!err.empty() && s.first_error.empty()) s.first_error = err;
 }
 
@@ -88,6 +92,7 @@ options parse(int argc, char** argv) {
     else if (a == "--frames") o.frames = value();
     else if (a == "--big") o.big = value();
     else if (a == "--drain") o.drain = value();
+    else if (a == "--segments") o.segments = true;
     else if (a == "--die") o.die = true;
     else {
       std::fprintf(stderr, "probe: unknown argument '%s'\n", a.c_str());
@@ -145,6 +150,7 @@ void check_idle_wait_is_cheap(rd::transport& t) {
 
 int main(int argc, char** argv) {
   options opt = parse(argc, argv);
+  g_segments = opt.segments;
   std::string kind = rd::detect_transport();
   if (kind != "mpi") {
     std::fprintf(stderr, "probe: start me with mpirun (detected transport '%s')\n", kind.c_str());
@@ -195,7 +201,7 @@ int main(int argc, char** argv) {
     senders.emplace_back([&, k] {
       for (std::uint64_t seq = 0; seq < opt.frames; ++seq)
         for (std::uint32_t dst = 0; dst < n; ++dst)
-          if (dst != me) t->send(dst, probe::make_frame(me, k, seq, payload_size(seq)));
+          if (dst != me) t->send(dst, probe::make_frame(me, k, seq, payload_size(seq), g_segments));
       senders_done.fetch_add(1);
     });
 
@@ -220,7 +226,7 @@ int main(int argc, char** argv) {
     bool busy = t->progress();
     for (int burst = 0; burst < 8 && own_seq < opt.frames; ++burst, ++own_seq)
       for (std::uint32_t dst = 0; dst < n; ++dst)
-        if (dst != me) t->send(dst, probe::make_frame(me, own_stream, own_seq, payload_size(own_seq)));
+        if (dst != me) t->send(dst, probe::make_frame(me, own_stream, own_seq, payload_size(own_seq), g_segments));
     if (!s.first_error.empty()) fail(me, s.first_error);
     if (probe_clock::now() > deadline)
       fail(me, "timed out: " + std::to_string(s.check.total()) + " frames received so far");
@@ -231,7 +237,7 @@ int main(int argc, char** argv) {
   // Frames sent right before finish() must still arrive, inside it.
   for (std::uint64_t seq = 0; seq < opt.drain; ++seq)
     for (std::uint32_t dst = 0; dst < n; ++dst)
-      if (dst != me) t->send(dst, probe::make_frame(me, drain_stream, seq, payload_size(seq)));
+      if (dst != me) t->send(dst, probe::make_frame(me, drain_stream, seq, payload_size(seq), g_segments));
   t->finish();
   if (!s.first_error.empty()) fail(me, s.first_error);
   for (std::uint32_t src = 0; src < n; ++src)
@@ -240,8 +246,9 @@ int main(int argc, char** argv) {
                    std::to_string(opt.drain) + " last frames from node " + std::to_string(src));
   if (!s.failures.empty()) fail(me, "unexpected peer failure: " + s.failures.front());
   std::printf("rank %u of %u: OK (%llu frames in order and intact: %u sender threads + progress thread x %llu "
-              "frames per peer, a %zu-byte frame, %llu frames drained by finish)\n",
+              "frames per peer, a %zu-byte frame, %llu frames drained by finish%s)\n",
               me, n, static_cast<unsigned long long>(s.check.total()), opt.threads,
-              static_cast<unsigned long long>(opt.frames), opt.big, static_cast<unsigned long long>(opt.drain));
+              static_cast<unsigned long long>(opt.frames), opt.big, static_cast<unsigned long long>(opt.drain),
+              opt.segments ? ", a third with segments" : "");
   return 0;
 }

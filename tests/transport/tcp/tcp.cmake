@@ -24,6 +24,14 @@ foreach(n 2 3)
     NOT_REGEX "FAILED|saw node"
     COMMAND ${_roamrun} -n ${n} ${_probe} order 2000 3)
 endforeach()
+# Out-of-line segments (docs/design/zero-copy.md): count, sizes and contents
+# arrive exactly, in order with the frames, from threads and the progress thread.
+foreach(n 2 3)
+  roam_tcp_test(transport.tcp.segments_n${n} RC 0
+    EACH_REGEX "tcp_probe segments: node 0 OK" "\\[node 1\\] tcp_probe segments: node 1 OK"
+    NOT_REGEX "FAILED|saw node"
+    COMMAND ${_roamrun} -n ${n} ${_probe} segments 600 2)
+endforeach()
 roam_tcp_test(transport.tcp.pingpong_n2 RC 0 REGEX "one-way latency median"
   COMMAND ${_roamrun} -n 2 ${_probe} pingpong 2000 8)
 roam_tcp_test(transport.tcp.stranger_refused RC 0

@@ -14,6 +14,10 @@
 //                             must report it through the heartbeat timeout,
 //                             and must not report each other
 //   exit                      the last node exits with code 3 without finish()
+//   segments [FRAMES] [THREADS] like order, but a third of the frames carry
+//                             out-of-line segments (empty, 1 B, 16 KiB + a
+//                             few, now and then 1 MiB), checked for count,
+//                             size and content (../probe_frames.hpp)
 // Every node prints "tcp_probe <mode>: node N OK" when its checks pass.
 #include <signal.h>
 #include <sys/socket.h>
@@ -35,6 +39,7 @@
 #include "machine/tcp/tcp_config.hpp"
 #include "machine/tcp/tcp_transport.hpp"
 #include "machine/transport.hpp"
+#include "../probe_frames.hpp"
 
 namespace {
 
@@ -56,10 +61,16 @@ std::byte pattern(std::uint64_t seed, std::size_t i) {
   return static_cast<std::byte>((seed * 131 + i * 7 + (i >> 8)) & 0xFF);
 }
 
+roam::detail::out_frame frame_of(const std::vector<std::byte>& bytes) {
+  return roam::detail::out_frame::copy_of(bytes);
+}
+
 struct probe {
   std::unique_ptr<transport> t;
   std::uint32_t me = 0, n = 0;
   std::function<void(std::uint32_t, std::span<const std::byte>)> on_frame;
+  std::function<void(std::uint32_t, std::span<const std::byte>, std::span<roam::detail::frame_segment>)>
+      on_segmented_frame;
   std::vector<std::pair<std::uint32_t, std::string>> failures;
 
   probe() {
@@ -70,9 +81,11 @@ struct probe {
     n = t->num_nodes();
     transport_handlers h;
     h.ctx = this;
-    h.on_frame = [](void* ctx, std::uint32_t src, std::span<const std::byte> f) {
+    h.on_frame = [](void* ctx, std::uint32_t src, std::span<const std::byte> f,
+                    std::span<roam::detail::frame_segment> segs) {
       auto* p = static_cast<probe*>(ctx);
-      if (p->on_frame) p->on_frame(src, f);
+      if (p->on_segmented_frame) p->on_segmented_frame(src, f, segs);
+      else if (p->on_frame) p->on_frame(src, f);
     };
     h.on_peer_failure = [](void* ctx, std::uint32_t node, const std::string& why) {
       auto* p = static_cast<probe*>(ctx);
@@ -159,7 +172,7 @@ int mode_order(int argc, char** argv) {
     senders.emplace_back([&, th] {
       for (std::uint64_t s = 0; s < frames; ++s)
         for (std::uint32_t d = 0; d < p.n; ++d)
-          if (d != p.me) p.t->send(d, small_frame(th, s));
+          if (d != p.me) p.t->send(d, frame_of(small_frame(th, s)));
     });
   // The big frames go from the progress thread while the senders run.
   for (std::uint32_t d = 0; d < p.n; ++d) {
@@ -167,7 +180,7 @@ int mode_order(int argc, char** argv) {
     std::vector<std::byte> f(big_frame_bytes);
     f[0] = std::byte{msg_big};
     for (std::size_t i = 1; i < f.size(); ++i) f[i] = pattern(p.me, i);
-    p.t->send(d, std::move(f));
+    p.t->send(d, frame_of(f));
   }
   const std::uint64_t want_small = std::uint64_t{p.n - 1} * threads * frames;
   p.run_until([&] { return small == want_small && big == p.n - 1; }, 45, "all frames");
@@ -176,6 +189,40 @@ int mode_order(int argc, char** argv) {
   std::printf("tcp_probe order: node %u received %llu frames from %u threads per peer and %llu x 4 MiB\n", p.me,
               static_cast<unsigned long long>(small), threads, static_cast<unsigned long long>(big));
   p.finish_ok("order");
+  return 0;
+}
+
+int mode_segments(int argc, char** argv) {
+  const std::uint64_t frames = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 1000;
+  const std::uint32_t threads = argc > 3 ? static_cast<std::uint32_t>(std::strtoul(argv[3], nullptr, 10)) : 2;
+  probe p;
+  p.check_allgather();
+  // Streams [0, threads) come from sender threads, stream `threads` from the progress thread.
+  ::probe::checker check(p.n, threads + 1);
+  p.on_segmented_frame = [&](std::uint32_t src, std::span<const std::byte> f,
+                             std::span<roam::detail::frame_segment> segs) {
+    if (std::string err = check.accept(src, f, segs); !err.empty()) fail(err);
+  };
+  auto payload = [](std::uint64_t seq) { return static_cast<std::size_t>((seq * 37) % 300); };
+  std::vector<std::thread> senders;
+  for (std::uint32_t th = 0; th < threads; ++th)
+    senders.emplace_back([&, th] {
+      for (std::uint64_t s = 0; s < frames; ++s)
+        for (std::uint32_t d = 0; d < p.n; ++d)
+          if (d != p.me) p.t->send(d, ::probe::make_frame(p.me, th, s, payload(s), true));
+    });
+  for (std::uint64_t s = 0; s < frames; ++s) {
+    for (std::uint32_t d = 0; d < p.n; ++d)
+      if (d != p.me) p.t->send(d, ::probe::make_frame(p.me, threads, s, payload(s), true));
+    p.t->progress();
+  }
+  const std::uint64_t want = std::uint64_t{p.n - 1} * (threads + 1) * frames;
+  p.run_until([&] { return check.total() == want; }, 60, "all segmented frames");
+  for (auto& s : senders) s.join();
+  if (!p.failures.empty()) fail("a peer was reported failed");
+  std::printf("tcp_probe segments: node %u received %llu frames in order and intact, a third with segments\n",
+              p.me, static_cast<unsigned long long>(check.total()));
+  p.finish_ok("segments");
   return 0;
 }
 
@@ -190,7 +237,7 @@ int mode_pingpong(int argc, char** argv) {
     if (f[0] == std::byte{msg_done}) {
       done = true;
     } else if (p.me == 1) {
-      p.t->send(src, std::vector<std::byte>(f.begin(), f.end()));  // echo
+      p.t->send(src, roam::detail::out_frame::copy_of(f));  // echo
     } else {
       got = true;
     }
@@ -203,12 +250,12 @@ int mode_pingpong(int argc, char** argv) {
       std::vector<std::byte> f(std::max<std::size_t>(bytes, 1), std::byte{msg_ping});
       got = false;
       const auto t0 = clk::now();
-      p.t->send(1, std::move(f));
+      p.t->send(1, frame_of(f));
       while (!got) p.t->progress();  // busy polling: this measures the transport, not the scheduler
       const auto t1 = clk::now();
       if (i >= warmup) rtt.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
     }
-    for (std::uint32_t d = 1; d < p.n; ++d) p.t->send(d, {std::byte{msg_done}});
+    for (std::uint32_t d = 1; d < p.n; ++d) p.t->send(d, frame_of({std::byte{msg_done}}));
     std::sort(rtt.begin(), rtt.end());
     auto at = [&](double q) { return rtt[static_cast<std::size_t>(q * static_cast<double>(rtt.size() - 1))] / 2; };
     std::printf("tcp_probe pingpong: %zu-byte frames, %d round trips: one-way latency median %.2f us "
@@ -257,7 +304,7 @@ int mode_rogue() {
     play_stranger(*node1, std::as_bytes(std::span(garbage)), "garbage to node 1");
     play_stranger(*launcher, tcp::encode_hello(*wrong, 0, tcp::launcher_id), "wrong secret to roamrun");
     // The real peers still work after the strangers were turned away.
-    p.t->send(1, {std::byte{msg_done}});
+    p.t->send(1, frame_of({std::byte{msg_done}}));
     done = true;
   }
   p.run_until([&] { return done; }, 30, "the rogue test to end");
@@ -276,7 +323,7 @@ int mode_victim(const std::string& mode) {
   std::uint32_t heard = 0;
   p.on_frame = [&](std::uint32_t, std::span<const std::byte>) { ++heard; };
   for (std::uint32_t d = 0; d < p.n; ++d)
-    if (d != p.me) p.t->send(d, {std::byte{msg_small}});
+    if (d != p.me) p.t->send(d, frame_of({std::byte{msg_small}}));
   p.run_until([&] { return heard == p.n - 1; }, 30, "a frame from every peer");
   if (p.me == victim) {
     std::printf("tcp_probe %s: node %u misbehaves now\n", mode.c_str(), p.me);
@@ -299,6 +346,7 @@ int mode_victim(const std::string& mode) {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "order") return mode_order(argc, argv);
+  if (mode == "segments") return mode_segments(argc, argv);
   if (mode == "pingpong") return mode_pingpong(argc, argv);
   if (mode == "rogue") return mode_rogue();
   if (mode == "die" || mode == "hang" || mode == "exit") return mode_victim(mode);

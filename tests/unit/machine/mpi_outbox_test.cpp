@@ -11,12 +11,13 @@
 using namespace roam::detail;
 
 namespace {
-std::vector<std::byte> frame_of(std::uint32_t producer, std::uint32_t seq) {
-  std::vector<std::byte> f(8);
+out_frame frame_of(std::uint32_t producer, std::uint32_t seq) {
+  out_frame f(8);
   std::memcpy(f.data(), &producer, 4);
   std::memcpy(f.data() + 4, &seq, 4);
   return f;
 }
+std::vector<std::byte> bytes_of(const out_frame& f) { return {f.bytes().begin(), f.bytes().end()}; }
 }  // namespace
 
 TEST(mpi_outbox, an_empty_outbox_gives_nothing) {
@@ -37,7 +38,7 @@ TEST(mpi_outbox, frames_come_out_oldest_first_with_their_destination) {
   ASSERT_EQ(batch.size(), 2u);
   EXPECT_EQ(batch[0].dst, 2u);
   EXPECT_EQ(batch[1].dst, 1u);
-  EXPECT_EQ(batch[1].frame, frame_of(0, 1));
+  EXPECT_EQ(bytes_of(batch[1].frame), bytes_of(frame_of(0, 1)));
   EXPECT_FALSE(box.maybe_nonempty());
 }
 

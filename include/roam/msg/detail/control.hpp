@@ -12,6 +12,7 @@
 #include <utility>
 
 #include <roam/msg/detail/entry_ops.hpp>
+#include <roam/msg/detail/packed_payload.hpp>
 #include <roam/msg/names.hpp>
 #include <roam/msg/pup.hpp>
 #include <roam/msg/detail/wire.hpp>
@@ -49,10 +50,8 @@ struct control_impl {
 
   static void invoke(message* m, void*) {
     if (m->payload == payload_kind::packed) {
-      auto p = pup_er::unpacker(static_cast<const std::byte*>(m->payload_ptr()), m->payload_bytes);
       args_tuple args{};
-      p | args;
-      if (p.remaining() != 0) throw pup_error("trailing bytes after the arguments");
+      unpack_packed(m, args);
       std::apply(Fn, std::move(args));
     } else {
       std::apply(Fn, std::move(*static_cast<args_tuple*>(m->payload_ptr())));
@@ -60,10 +59,11 @@ struct control_impl {
   }
   static void destroy(message* m) noexcept {
     if (m->payload == payload_kind::inline_args) std::destroy_at(static_cast<args_tuple*>(m->payload_ptr()));
+    else if (m->payload == payload_kind::packed) release_packed_segments(m);
   }
   template <class P>
   static void pup_payload(P& p, const message* m) {
-    if (m->payload == payload_kind::packed) p.bytes(const_cast<void*>(m->payload_ptr()), m->payload_bytes);
+    if (m->payload == payload_kind::packed) pup_packed_payload(p, m);
     else p | *static_cast<const args_tuple*>(m->payload_ptr());
   }
   static constexpr std::uint64_t id = stable_hash(

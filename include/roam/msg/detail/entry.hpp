@@ -15,6 +15,7 @@
 
 #include <roam/msg/detail/entry_ops.hpp>
 #include <roam/msg/detail/message.hpp>
+#include <roam/msg/detail/packed_payload.hpp>
 #include <roam/msg/names.hpp>
 #include <roam/msg/pup.hpp>
 #include <roam/msg/future.hpp>
@@ -158,16 +159,13 @@ struct entry_impl {
         return;
       }
       case payload_kind::packed: {
-        auto p = pup_er::unpacker(static_cast<const std::byte*>(m->payload_ptr()), m->payload_bytes);
         args_tuple args{};
-        p | args;
         if (m->is_call) {
           promise<V> reply;
-          p | reply;
-          if (p.remaining() != 0) throw pup_error("trailing bytes after the arguments");
+          unpack_packed(m, args, reply);
           run_call(self, std::move(args), reply);
         } else {
-          if (p.remaining() != 0) throw pup_error("trailing bytes after the arguments");
+          unpack_packed(m, args);
           run_send(self, std::move(args), *m);
         }
         return;
@@ -190,6 +188,7 @@ struct entry_impl {
         return;
       }
       case payload_kind::packed:
+        release_packed_segments(m);
         return;
     }
   }
@@ -209,7 +208,7 @@ struct entry_impl {
         p | (*static_cast<shared* const*>(m->payload_ptr()))->args;
         return;
       case payload_kind::packed:
-        p.bytes(const_cast<void*>(m->payload_ptr()), m->payload_bytes);
+        pup_packed_payload(p, m);
         return;
     }
   }

@@ -47,23 +47,32 @@ struct entry_ops {
   void (*invoke)(message* m, void* obj);
   /// Destroys the typed payload (or releases the shared one); packed payloads need nothing.
   void (*destroy)(message* m) noexcept;
-  /// Serialized size of the payload and its packing (wire path).
-  std::size_t (*packed_size)(const message* m);
-  void (*pack)(const message* m, std::byte* out, std::size_t n);
+  /// Serialized size of the payload and its packing (wire path). With a
+  /// segment table, large roam::buffers go out of line (segments.hpp); the
+  /// sizing and packing tables must both be given, or neither.
+  std::size_t (*packed_size)(const message* m, segment_table* segments);
+  void (*pack)(const message* m, std::byte* out, std::size_t n, segment_table* segments);
 };
 
 /// The serialized size and the packing of a payload, for any `Impl` with a
 /// `pup_payload(pup_er&, const message*)` that walks it.
 template <class Impl>
-std::size_t packed_size_via(const message* m) {
+std::size_t packed_size_via(const message* m, segment_table* segments) {
   auto p = pup_er::sizer();
+  pup_impl::attach_segments(p, segments);
   Impl::pup_payload(p, m);
   return p.offset();
 }
 template <class Impl>
-void pack_via(const message* m, std::byte* out, std::size_t n) {
+void pack_via(const message* m, std::byte* out, std::size_t n, segment_table* segments) {
   auto p = pup_er::packer(out, n);
+  pup_impl::attach_segments(p, segments);
   Impl::pup_payload(p, m);
+  // The frame is not zero-filled: a pup that packs fewer bytes than it sized
+  // would send stale memory.
+  if (p.offset() != n)
+    throw pup_error("roam::pup: packing wrote " + std::to_string(p.offset()) + " bytes of the " + std::to_string(n) +
+                    " the sizing pass counted (a pup function that behaves differently when sizing?)");
 }
 
 /// Registers an entry at static-initialisation time; collisions are reported at start-up.

@@ -141,6 +141,24 @@ struct pup_impl {
     pup_er& p_;
   };
 
+  /// The out-of-line segment table of a message pass, or nullptr.
+  static segment_table* segments(pup_er& p) noexcept { return p.segments_; }
+  /// Lets a message pass place large buffers out of line (detail/segments.hpp).
+  static void attach_segments(pup_er& p, segment_table* t) noexcept { p.segments_ = t; }
+  /// Raw bytes with error text naming `what` of `of` (see pup_er::bytes).
+  static void raw(pup_er& p, void* data, std::size_t n, std::string_view what, std::string_view of) {
+    p.raw_(data, n, what, of);
+  }
+  /// A length without the plausibility check of count() (the caller checks it).
+  static std::uint64_t length(pup_er& p, std::uint64_t n, std::string_view of) { return p.length_(n, "length", of); }
+  /// Reports corrupt input at byte offset `at`.
+  [[noreturn]] static void corrupt(pup_er& p, std::size_t at, std::string_view what, std::string_view of,
+                                   const std::string& why) {
+    p.fail_corrupt_(at, what, of, why);
+  }
+  /// The current byte offset (for corrupt()).
+  static std::size_t offset(const pup_er& p) noexcept { return p.off_; }
+
   /// Pups a scalar or bitwise value as its object bytes (bools validated).
   template <class T>
   static void scalar(pup_er& p, T& v) {

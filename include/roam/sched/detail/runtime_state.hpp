@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include <roam/machine/detail/frame.hpp>
 #include <roam/sched/detail/pe_state.hpp>
 
 namespace roam::detail {
@@ -89,8 +90,10 @@ struct remote_hooks {
   void (*send)(runtime_state& rt, std::uint32_t dst, work_item* w) noexcept = nullptr;
   /// Memory a transport may receive a large frame into (progress thread).
   std::byte* (*frame_memory)(runtime_state& rt, std::size_t bytes) noexcept = nullptr;
-  /// Handles one frame received from node `src` (progress thread).
-  void (*on_frame)(runtime_state& rt, std::uint32_t src, std::span<const std::byte> frame) noexcept = nullptr;
+  /// Handles one frame received from node `src` and its out-of-line segments,
+  /// whose block references it takes over (progress thread).
+  void (*on_frame)(runtime_state& rt, std::uint32_t src, std::span<const std::byte> frame,
+                   std::span<frame_segment> segments) noexcept = nullptr;
   /// Tells every other node to exit with `code`.
   void (*broadcast_exit)(runtime_state& rt, int code) noexcept = nullptr;
   /// Node 0, after main's synchronous part: sends the readonly globals if nothing sent them yet.

@@ -1,0 +1,141 @@
+// Block allocation and the cache of large blocks (include/roam/machine/detail/byte_block.hpp).
+//
+// Why a cache: a freshly allocated MiB block comes from mmap and page-faults
+// on every first touch (256 faults per MiB, each a kernel entry and a zeroed
+// page): in the 1 MiB ping-pong that was ~5 % of the time, paid on every hop,
+// because every message allocated a new block and freed the last one. Freed
+// large blocks are therefore kept, in size classes of a quarter power of two
+// (at most 25 % slack), and reused: a steady stream of same-sized messages
+// runs on two or three blocks whose pages stay mapped. The cache is bounded
+// (per class and in total) so an occasional huge message is returned to the
+// system. docs/design/zero-copy.md discusses the alternative (mallopt).
+#include <roam/machine/detail/byte_block.hpp>
+
+#include <bit>
+#include <mutex>
+#include <new>
+#include <vector>
+
+namespace roam::detail {
+
+namespace {
+
+constexpr std::size_t cache_min = std::size_t{32} << 10;    // smaller blocks: malloc is fast and warm already
+constexpr std::size_t cache_max = std::size_t{256} << 20;   // larger: rare, and too big to keep
+constexpr std::size_t per_class_limit = 4;                  // a ping-pong needs two or three
+constexpr std::size_t total_limit = std::size_t{128} << 20; // bytes kept, over all classes
+constexpr std::uint32_t class_count = 56;                   // (32 KiB, 256 MiB] in quarter powers of two
+
+struct size_class {
+  std::uint32_t index;
+  std::size_t bytes;
+};
+
+// The class of a request of `bytes` (cache_min <= bytes <= cache_max): 2^e < bytes <= 2^(e+1) is split into
+// four steps of 2^(e-2).
+size_class class_of(std::size_t bytes) noexcept {
+  const auto e = static_cast<std::uint32_t>(std::bit_width(bytes - 1) - 1);  // 2^e <= bytes-1 < 2^(e+1)
+  const std::size_t step = std::size_t{1} << (e - 2);
+  const std::size_t q = (bytes + step - 1) / step;  // 5..8
+  return {(e - 14) * 4 + static_cast<std::uint32_t>(q - 5), q * step};
+}
+
+struct block_cache {
+  std::mutex mutex;
+  std::vector<shared_block*> free[class_count];
+  std::size_t cached_bytes = 0;
+  std::size_t cached_blocks = 0;
+  std::uint64_t hits = 0;
+  std::uint64_t misses = 0;
+};
+
+// Never destroyed: blocks may be released by other static destructors.
+block_cache& cache() {
+  static block_cache* c = new block_cache;
+  return *c;
+}
+
+shared_block* new_block(std::size_t capacity, std::uint32_t cls) {
+  void* p = ::operator new(sizeof(shared_block) + capacity, std::align_val_t{64});
+  auto* b = ::new (p) shared_block;
+  b->refs.store(1, std::memory_order_relaxed);
+  b->size_class = cls;
+  b->capacity = capacity;
+  return b;
+}
+
+void delete_block(shared_block* b) noexcept {
+  b->~shared_block();
+  ::operator delete(static_cast<void*>(b), std::align_val_t{64});
+}
+
+}  // namespace
+
+shared_block* allocate_block(std::size_t bytes) {
+  if (bytes < cache_min || bytes > cache_max) return new_block(bytes, block_uncached);
+  const size_class c = class_of(bytes);
+  auto& k = cache();
+  {
+    std::lock_guard lock(k.mutex);
+    auto& list = k.free[c.index];
+    if (!list.empty()) {
+      shared_block* b = list.back();  // most recently freed: its lines may still be in cache
+      list.pop_back();
+      k.cached_bytes -= b->capacity;
+      --k.cached_blocks;
+      ++k.hits;
+      b->refs.store(1, std::memory_order_relaxed);
+      return b;
+    }
+    ++k.misses;
+  }
+  return new_block(c.bytes, c.index);
+}
+
+void free_block(shared_block* b) noexcept {
+  if (b->size_class != block_uncached) {
+    auto& k = cache();
+    std::lock_guard lock(k.mutex);
+    auto& list = k.free[b->size_class];
+    if (list.size() < per_class_limit && k.cached_bytes + b->capacity <= total_limit) {
+      try {
+        list.push_back(b);
+        k.cached_bytes += b->capacity;
+        ++k.cached_blocks;
+        return;
+      } catch (...) {
+        // No memory for the list entry: free the block instead.
+      }
+    }
+  }
+  delete_block(b);
+}
+
+block_cache_stats block_cache_snapshot() noexcept {
+  auto& k = cache();
+  std::lock_guard lock(k.mutex);
+  return {k.cached_blocks, k.cached_bytes, k.hits, k.misses};
+}
+
+void block_cache_clear() noexcept {
+  std::vector<shared_block*> all;
+  {
+    auto& k = cache();
+    std::lock_guard lock(k.mutex);
+    for (auto& list : k.free) {
+      for (shared_block* b : list) {
+        try {
+          all.push_back(b);
+        } catch (...) {
+          delete_block(b);  // freeing under the lock is fine, just slower
+        }
+      }
+      list.clear();
+    }
+    k.cached_bytes = 0;
+    k.cached_blocks = 0;
+  }
+  for (shared_block* b : all) delete_block(b);
+}
+
+}  // namespace roam::detail

@@ -1,0 +1,29 @@
+#pragma once
+// The payload of a user_segmented tcp frame (layout: frame_format.hpp): a
+// table of lengths, the runtime frame's inline bytes, then each segment.
+// Pure functions, so the parser can be tested and fuzzed without sockets.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include <roam/machine/detail/frame.hpp>
+
+namespace roam::detail::tcp {
+
+/// The table that starts a user_segmented payload for `frame` (which has segments).
+std::vector<std::byte> encode_segment_table(const out_frame& frame);
+
+/// A validated user_segmented payload: views into it.
+struct segmented_payload {
+  std::span<const std::byte> inline_bytes;
+  std::vector<std::span<const std::byte>> segments;
+};
+
+/// Splits `payload` into its parts, checking every field (segment count in
+/// 1..max_frame_segments, reserved bits zero, lengths that add up exactly to
+/// the payload, without overflow). False with `error` set otherwise.
+bool parse_segmented(std::span<const std::byte> payload, segmented_payload& out, std::string& error);
+
+}  // namespace roam::detail::tcp
