@@ -3,12 +3,36 @@
 #include <cstdlib>
 #include <string_view>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 namespace roam::detail {
 
 namespace {
 bool env_set(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0';
+}
+
+// Messages between processes allocate and free large buffers all the time:
+// a std::vector argument is copied into the message and unpacked into a new
+// vector on every delivery. glibc serves blocks above its mmap threshold
+// (128 KiB at first) with mmap and unmaps them on free, and trims the heap
+// top beyond its trim threshold, so such a buffer is page-faulted in anew on
+// every use: 10 % of the time of a 1 MiB std::vector ping-pong, 2.3x its
+// one-way time overall (docs/perf.md, 2026-11-22). Keeping them in the heap
+// makes them reuse mapped memory, as MPI libraries' own start-up tuning does.
+// The user's own MALLOC_* / GLIBC_TUNABLES settings win; ROAM_MALLOC_TUNING=0
+// turns this off. (roam::buffer memory and large message blocks do not
+// depend on it: they come from the block cache, byte_block.hpp.)
+void tune_malloc_for_messages() noexcept {
+#ifdef __GLIBC__
+  if (const char* v = std::getenv("ROAM_MALLOC_TUNING"); v && std::string_view(v) == "0") return;
+  if (env_set("MALLOC_MMAP_THRESHOLD_") || env_set("MALLOC_TRIM_THRESHOLD_") || env_set("GLIBC_TUNABLES")) return;
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest accepted value on 64-bit
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
 }
 }  // namespace
 
@@ -20,6 +44,7 @@ std::string detect_transport() {
 }
 
 std::unique_ptr<transport> make_transport(const std::string& kind, std::string& error) {
+  if (kind == "tcp" || kind == "mpi") tune_malloc_for_messages();
   if (kind == "tcp") return make_tcp_transport(error);
   if (kind == "mpi") {
 #ifdef ROAM_HAVE_MPI

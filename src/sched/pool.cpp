@@ -1,6 +1,7 @@
 #include <cstdlib>
 #include <new>
 
+#include <roam/machine/detail/byte_block.hpp>
 #include <roam/sched/detail/runtime_state.hpp>
 
 namespace roam::detail {
@@ -28,13 +29,7 @@ void message_pool::init(std::uint32_t owner, std::uint32_t pe_count) {
 }
 
 void* message_pool::allocate_slow(std::uint8_t c, std::size_t bytes) {
-  if (c == heap_class) {
-    auto* b = static_cast<block_header*>(checked_malloc(bytes + sizeof(block_header)));
-    b->next = nullptr;
-    b->origin = owner_;
-    b->size_class = heap_class;
-    return b + 1;
-  }
+  if (c == heap_class) return allocate_heap(bytes, owner_);
   take_returned();
   if (!free_[c]) {
     // Carve a slab into blocks of this class.
@@ -76,8 +71,8 @@ void message_pool::push_returned(block_header* head, block_header* tail) noexcep
 }
 
 void message_pool::deallocate_slow(block_header* b) noexcept {
-  if (b->size_class == heap_class) {
-    std::free(b);
+  if (b->size_class == heap_class || b->size_class == cached_heap_class) {
+    free_heap(b);
     return;
   }
   auto& batch = returns_[b->origin];
@@ -102,18 +97,31 @@ void message_pool::flush_returns() noexcept {
   }
 }
 
-void* message_pool::allocate_foreign(std::size_t bytes) {
-  auto* b = static_cast<block_header*>(checked_malloc(bytes + sizeof(block_header)));
+void* message_pool::allocate_foreign(std::size_t bytes) { return allocate_heap(bytes, no_origin); }
+
+void* message_pool::allocate_heap(std::size_t bytes, std::uint32_t origin) {
+  block_header* b = nullptr;
+  if (bytes + sizeof(block_header) >= cached_heap_min) {
+    b = reinterpret_cast<block_header*>(allocate_block(bytes + sizeof(block_header))->data());
+    b->size_class = cached_heap_class;
+  } else {
+    b = static_cast<block_header*>(checked_malloc(bytes + sizeof(block_header)));
+    b->size_class = heap_class;
+  }
   b->next = nullptr;
-  b->origin = no_origin;
-  b->size_class = heap_class;
+  b->origin = origin;
   return b + 1;
+}
+
+void message_pool::free_heap(block_header* b) noexcept {
+  if (b->size_class == cached_heap_class) free_block(reinterpret_cast<shared_block*>(b) - 1);
+  else std::free(b);
 }
 
 void message_pool::deallocate_foreign(void* p) noexcept {
   block_header* b = static_cast<block_header*>(p) - 1;
-  if (b->size_class == heap_class) {
-    std::free(b);
+  if (b->size_class == heap_class || b->size_class == cached_heap_class) {
+    free_heap(b);
     return;
   }
   // A pooled block freed off-PE (teardown): hand it back to its owner.

@@ -20,9 +20,14 @@ struct alignas(16) block_header {
 
 inline constexpr int pool_class_count = 11;  // 64 B .. 64 KiB blocks, header included
 inline constexpr std::uint8_t heap_class = 0xff;
+/// A heap block of 32 KiB or more, from the machine layer's block cache
+/// (byte_block.hpp): large messages reuse memory whose pages are mapped
+/// instead of page-faulting a fresh mmap each time.
+inline constexpr std::uint8_t cached_heap_class = 0xfe;
 inline constexpr std::uint32_t no_origin = 0xffffffffu;
 
-/// Size class for a request of `bytes` (header excluded), or heap_class when too big.
+/// Size class for a request of `bytes` (header excluded), or heap_class when too big
+/// (allocate_slow then takes large ones from the block cache: cached_heap_class).
 constexpr std::uint8_t size_class_for(std::size_t bytes) noexcept {
   std::size_t total = bytes + sizeof(block_header);
   if (total <= 64) return 0;
@@ -62,7 +67,7 @@ class message_pool {
   void deallocate(void* p) noexcept {
     block_header* b = static_cast<block_header*>(p) - 1;
     std::uint8_t c = b->size_class;
-    if (c != heap_class && (b->origin == owner_ || free_count_[c] < adopt_limit)) {
+    if (c < pool_class_count && (b->origin == owner_ || free_count_[c] < adopt_limit)) {
       b->origin = owner_;
       b->next = free_[c];
       free_[c] = b;
@@ -87,6 +92,10 @@ class message_pool {
     std::uint32_t count = 0;
   };
   void* allocate_slow(std::uint8_t c, std::size_t bytes);
+  // Heap blocks: from the block cache from cached_heap_min bytes (header included), else malloc.
+  static void* allocate_heap(std::size_t bytes, std::uint32_t origin);
+  static void free_heap(block_header* b) noexcept;
+  static constexpr std::size_t cached_heap_min = std::size_t{32} << 10;
   void deallocate_slow(block_header* b) noexcept;
   void take_returned() noexcept;
   void push_returned(block_header* head, block_header* tail) noexcept;
