@@ -33,6 +33,7 @@ bool read_mpi_limits(const char* (*lookup)(const char*), mpi_limits& out, std::s
   std::uint64_t sends = l.max_sends, tests = l.max_tests, recvs = l.max_recvs, inflight = l.max_inflight;
   std::uint64_t small = l.small_frame, slots = l.recv_slots;
   std::uint64_t spin = static_cast<std::uint64_t>(l.spin.count());
+  std::uint64_t spin_in_flight = static_cast<std::uint64_t>(l.spin_in_flight.count());
   std::uint64_t sleep = static_cast<std::uint64_t>(l.max_sleep.count());
   std::uint64_t finish = static_cast<std::uint64_t>(l.finish_timeout.count());
   constexpr std::uint64_t big = 1u << 20;
@@ -44,6 +45,7 @@ bool read_mpi_limits(const char* (*lookup)(const char*), mpi_limits& out, std::s
       !read_one(lookup, "ROAM_MPI_SMALL_FRAME", 64, 1u << 20, small, error) ||
       !read_one(lookup, "ROAM_MPI_RECV_SLOTS", 1, 4096, slots, error) ||
       !read_one(lookup, "ROAM_MPI_SPIN_US", 0, 1'000'000, spin, error) ||
+      !read_one(lookup, "ROAM_MPI_SPIN_INFLIGHT_US", 0, 1'000'000, spin_in_flight, error) ||
       !read_one(lookup, "ROAM_MPI_MAX_SLEEP_US", 1, 1'000'000, sleep, error) ||
       !read_one(lookup, "ROAM_MPI_FINISH_TIMEOUT_S", 1, 86'400, finish, error))
     return false;
@@ -54,6 +56,7 @@ bool read_mpi_limits(const char* (*lookup)(const char*), mpi_limits& out, std::s
   l.small_frame = small;
   l.recv_slots = slots;
   l.spin = std::chrono::microseconds(spin);
+  l.spin_in_flight = std::chrono::microseconds(spin_in_flight);
   l.max_sleep = std::chrono::microseconds(sleep);
   l.finish_timeout = std::chrono::seconds(finish);
   out = l;

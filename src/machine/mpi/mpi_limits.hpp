@@ -29,6 +29,12 @@ struct mpi_limits {
   /// timer slack): if it did not, two ranks ping-ponging would settle into
   /// each hop waiting for a sleeper to wake.
   std::chrono::microseconds spin{50};
+  /// wait(): the same while this node's own sends are in flight
+  /// (ROAM_MPI_SPIN_INFLIGHT_US). A large send in flight means the peer is
+  /// reading it right now (single copy) and will likely answer soon; sleeping
+  /// through that added up to one backoff step per hop (1 MiB ping-pong:
+  /// 184 us one-way against 115 us spinning, docs/perf.md).
+  std::chrono::microseconds spin_in_flight{1000};
   /// wait(): the longest single sleep of the exponential backoff, which bounds
   /// the extra latency of a frame that arrives while the thread sleeps
   /// (ROAM_MPI_MAX_SLEEP_US).

@@ -33,8 +33,10 @@ void mpi_transport::wait(std::chrono::microseconds timeout) {
   auto deadline = now + timeout;
   if (idle_sleep_ == 0us) {
     // Fresh idleness: poll for a while first. A reply usually comes within
-    // a microsecond or two, far below what a futex sleep costs to wake from.
-    auto spin_end = now + std::min(limits_.spin, timeout);
+    // a microsecond or two, far below what a futex sleep costs to wake from;
+    // longer while our own (large) sends are being read by their peers.
+    auto spin = inflight_.empty() ? limits_.spin : std::max(limits_.spin, limits_.spin_in_flight);
+    auto spin_end = now + std::min(spin, timeout);
     while (true) {
       if (frame_waiting() || wake_.consume()) return;
       if (std::chrono::steady_clock::now() >= spin_end) break;

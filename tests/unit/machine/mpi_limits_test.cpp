@@ -32,7 +32,8 @@ TEST(mpi_limits, unset_variables_keep_the_defaults) {
 TEST(mpi_limits, every_variable_is_read) {
   g_env = {{"ROAM_MPI_MAX_SENDS", "3"},     {"ROAM_MPI_MAX_TESTS", "4"},    {"ROAM_MPI_MAX_RECVS", "5"},
            {"ROAM_MPI_MAX_INFLIGHT", "6"},  {"ROAM_MPI_SPIN_US", "0"},      {"ROAM_MPI_MAX_SLEEP_US", "250"},
-           {"ROAM_MPI_FINISH_TIMEOUT_S", "9"}, {"ROAM_MPI_SMALL_FRAME", "128"}, {"ROAM_MPI_RECV_SLOTS", "2"}};
+           {"ROAM_MPI_FINISH_TIMEOUT_S", "9"}, {"ROAM_MPI_SMALL_FRAME", "128"}, {"ROAM_MPI_RECV_SLOTS", "2"},
+           {"ROAM_MPI_SPIN_INFLIGHT_US", "77"}};
   mpi_limits l;
   std::string error;
   ASSERT_TRUE(read_mpi_limits(&fake_getenv, l, error)) << error;
@@ -45,6 +46,7 @@ TEST(mpi_limits, every_variable_is_read) {
   EXPECT_EQ(l.finish_timeout.count(), 9);
   EXPECT_EQ(l.small_frame, 128u);
   EXPECT_EQ(l.recv_slots, 2u);
+  EXPECT_EQ(l.spin_in_flight.count(), 77);
 }
 
 TEST(mpi_limits, the_small_frame_limit_must_hold_a_big_frame_header) {
