@@ -41,23 +41,42 @@ std::uint32_t spread(const roam::index<1>& i, const roam::index<1>&, std::uint32
 
 // ---- ping-pong --------------------------------------------------------------
 
+// What the ball is: a scalar, a std::vector copied into each message (a
+// marshalled entry), a roam::bytes passed on as received (zero copy: the same
+// memory goes back and forth), or each side's own roam::bytes sent again and
+// again, unchanged (plain MPI ping-pong's exact pattern: a clean, reused send
+// buffer; the received one is dropped).
+enum class ball_kind : int { scalar, vector, buffer, buffer_resend };
+
 struct pinger : roam::element<pinger> {
-  explicit pinger(std::size_t bytes) : buffer_(bytes, 'x') {}
+  explicit pinger(std::size_t bytes) : buffer_(bytes, 'x'), bytes_(bytes, std::byte{'x'}) {}
 
   // Element 0 starts; each round trip is two messages.
-  void start(std::uint64_t round_trips, bool scalar, roam::promise<double> done) {
+  void start(std::uint64_t round_trips, int kind, roam::promise<double> done) {
     remaining_ = round_trips;
     total_ = round_trips;
     done_ = done;
     t0_ = bench_clock::now();
-    if (scalar) partner().send<&pinger::ball8>(std::uint64_t{42});
-    else partner().send<&pinger::ball>(buffer_);
+    switch (static_cast<ball_kind>(kind)) {
+      case ball_kind::scalar: partner().send<&pinger::ball8>(std::uint64_t{42}); break;
+      case ball_kind::vector: partner().send<&pinger::ball>(buffer_); break;
+      case ball_kind::buffer: partner().send<&pinger::ball_buffer>(bytes_); break;
+      case ball_kind::buffer_resend: partner().send<&pinger::ball_resend>(bytes_); break;
+    }
   }
   // Copying the buffer into each message matches a marshalled Charm++ entry.
   void ball(std::vector<char> data) {
     if (this_index()[0] == 0 && --remaining_ == 0) return finish();
     buffer_.swap(data);
     partner().send<&pinger::ball>(buffer_);
+  }
+  void ball_buffer(roam::bytes data) {
+    if (this_index()[0] == 0 && --remaining_ == 0) return finish();
+    partner().send<&pinger::ball_buffer>(std::move(data));
+  }
+  void ball_resend(roam::bytes) {
+    if (this_index()[0] == 0 && --remaining_ == 0) return finish();
+    partner().send<&pinger::ball_resend>(bytes_);
   }
   void ball8(std::uint64_t x) {
     if (this_index()[0] == 0 && --remaining_ == 0) return finish();
@@ -69,6 +88,7 @@ struct pinger : roam::element<pinger> {
   void finish() { done_.set_value(seconds_since(t0_) * 1e6 / static_cast<double>(total_) / 2.0); }
 
   std::vector<char> buffer_;
+  roam::bytes bytes_;
   std::uint64_t remaining_ = 0, total_ = 0;
   roam::promise<double> done_;
   bench_clock::time_point t0_;
@@ -90,19 +110,28 @@ roam::task<> bench_pingpong() {
     std::vector<std::size_t> sizes = {0, 8, 64, 1024, 4096, 65536, 1 << 20};
     bool remote = cross && other_node;
     if (remote) sizes.push_back(4 << 20);
-    for (std::size_t bytes : sizes) {
-      bool scalar = bytes == 0;
-      std::size_t payload = scalar ? 8 : bytes;
-      std::string case_name = std::string(label) + (scalar ? "_scalar" : "_vector") + "_" + std::to_string(payload);
+    // The scalar and vector cases first, then roam::bytes of the larger sizes
+    // (the vector cases keep their names, so history stays comparable).
+    std::vector<std::pair<std::size_t, ball_kind>> runs;
+    for (std::size_t bytes : sizes) runs.push_back({bytes, bytes == 0 ? ball_kind::scalar : ball_kind::vector});
+    for (auto kind : {ball_kind::buffer, ball_kind::buffer_resend})
+      for (std::size_t bytes : sizes)
+        if (bytes >= 4096) runs.push_back({bytes, kind});
+    for (auto [bytes, kind] : runs) {
+      std::size_t payload = kind == ball_kind::scalar ? 8 : bytes;
+      const char* what = kind == ball_kind::scalar   ? "_scalar"
+                         : kind == ball_kind::vector ? "_vector"
+                         : kind == ball_kind::buffer ? "_buffer"
+                                                     : "_buffer_resend";
+      std::string case_name = std::string(label) + what + "_" + std::to_string(payload);
       if (!wanted(case_name)) continue;
       auto arr = roam::create_array<pinger>(roam::array_options<1>({2}, map), payload);
       std::uint64_t trips = payload <= 1024 ? 200000 : payload <= 65536 ? 20000 : 500;
       if (remote) trips = payload <= 1024 ? 20000 : payload <= 65536 ? 2000 : 50;
-      result r{"pingpong", std::string(label) + (scalar ? "_scalar" : "_vector"), pes, static_cast<std::int64_t>(payload),
-               "one_way_us", {}};
+      result r{"pingpong", std::string(label) + what, pes, static_cast<std::int64_t>(payload), "one_way_us", {}};
       for (int rep = 0; rep <= g_config.reps; ++rep) {
         auto [f, p] = roam::make_future<double>();
-        arr[0].send<&pinger::start>(trips, scalar, p);
+        arr[0].send<&pinger::start>(trips, static_cast<int>(kind), p);
         double us = co_await f;
         if (rep > 0) r.samples.push_back(us);  // rep 0 warms up
       }
