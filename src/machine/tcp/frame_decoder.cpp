@@ -81,14 +81,83 @@ void frame_decoder::make_room(std::size_t need) {
   end_ = live;
 }
 
+void frame_decoder::skip_full_segments() noexcept {
+  while (seg_index_ < segs_.size() && seg_filled_ == segs_[seg_index_].bytes) {
+    ++seg_index_;
+    seg_filled_ = 0;
+  }
+}
+
+void frame_decoder::maybe_enter_segment_mode() {
+  const std::size_t live = end_ - begin_;
+  if (live < frame_header_size) return;
+  const frame_header h = parse_header(buf_.get() + begin_);
+  if (h.kind != static_cast<std::uint8_t>(frame_kind::user_segmented) || !validate(h)) return;
+  if (h.length <= live - frame_header_size) return;  // all here: next() hands it out whole
+  std::string why;
+  const auto st = parse_segment_table({buf_.get() + begin_ + frame_header_size, live - frame_header_size}, h.length,
+                                      fields_, why);
+  if (st == table_status::error) {
+    error_ = std::move(why);
+    return;
+  }
+  if (st == table_status::need_more) return;
+  const std::size_t table_end = frame_header_size + fields_.table_bytes;
+  const std::size_t head = table_end + static_cast<std::size_t>(fields_.inline_bytes);
+  if (live < head) return;
+  // Lengths are validated against h.length <= max_payload_: the blocks are bounded.
+  segs_.clear();
+  segs_.reserve(fields_.lengths.size());
+  for (std::uint64_t len : fields_.lengths)
+    segs_.push_back({block_ref::allocate(static_cast<std::size_t>(len)), static_cast<std::size_t>(len)});
+  seg_index_ = 0;
+  seg_filled_ = 0;
+  // Bytes read past the head are the first segment bytes (the frame is not
+  // complete, so nothing after it is buffered).
+  const std::byte* from = buf_.get() + begin_ + head;
+  std::size_t extra = live - head;
+  while (extra > 0) {
+    skip_full_segments();
+    frame_segment& s = segs_[seg_index_];
+    const std::size_t n = std::min(extra, s.bytes - seg_filled_);
+    std::memcpy(s.block.data() + seg_filled_, from, n);
+    seg_filled_ += n;
+    from += n;
+    extra -= n;
+  }
+  skip_full_segments();
+  end_ = begin_ + head;
+  seg_head_ = head;
+  seg_table_ = table_end;
+  seg_mode_ = true;
+}
+
 std::span<std::byte> frame_decoder::writable() {
+  if (!seg_mode_) {
+    segs_.clear();  // a frame handed out by next() is over
+    if (!failed()) maybe_enter_segment_mode();
+  }
+  if (seg_mode_ && !segments_complete()) {
+    frame_segment& s = segs_[seg_index_];
+    return {s.block.data() + seg_filled_, s.bytes - seg_filled_};
+  }
   std::size_t need = read_chunk_;
   const std::size_t live = end_ - begin_;
-  if (!failed() && live >= frame_header_size) {
+  if (!failed() && !seg_mode_ && live >= frame_header_size) {
     const frame_header h = parse_header(buf_.get() + begin_);
     // Only a validated length may size the buffer.
     if (h.magic == frame_magic && h.version == frame_version && h.length <= max_payload_) {
-      const std::size_t total = frame_header_size + static_cast<std::size_t>(h.length);
+      std::size_t total = frame_header_size + static_cast<std::size_t>(h.length);
+      if (h.kind == static_cast<std::uint8_t>(frame_kind::user_segmented)) {
+        // Only the header, table and inline bytes belong in the buffer;
+        // the segments go to blocks once those are in.
+        std::string why;
+        const auto st = parse_segment_table({buf_.get() + begin_ + frame_header_size, live - frame_header_size},
+                                            h.length, fields_, why);
+        total = st == table_status::ok ? frame_header_size + fields_.table_bytes +
+                                             static_cast<std::size_t>(fields_.inline_bytes)
+                                       : 0;
+      }
       if (total > live) need = std::max(need, total - live);
     }
   }
@@ -96,7 +165,14 @@ std::span<std::byte> frame_decoder::writable() {
   return {buf_.get() + end_, cap_ - end_};
 }
 
-void frame_decoder::commit(std::size_t n) noexcept { end_ = std::min(end_ + n, cap_); }
+void frame_decoder::commit(std::size_t n) noexcept {
+  if (seg_mode_ && !segments_complete()) {
+    seg_filled_ = std::min(seg_filled_ + n, segs_[seg_index_].bytes);
+    skip_full_segments();
+    return;
+  }
+  end_ = std::min(end_ + n, cap_);
+}
 
 void frame_decoder::feed(std::span<const std::byte> bytes) {
   while (!bytes.empty()) {
@@ -108,8 +184,28 @@ void frame_decoder::feed(std::span<const std::byte> bytes) {
   }
 }
 
+bool frame_decoder::bad_segment_table(std::string* why) const noexcept {
+  const std::size_t live = end_ - begin_;
+  if (live < frame_header_size) return false;
+  const frame_header h = parse_header(buf_.get() + begin_);
+  if (h.kind != static_cast<std::uint8_t>(frame_kind::user_segmented) || h.length > max_payload_) return false;
+  try {
+    segment_table_fields t;
+    std::string error;
+    const auto st =
+        parse_segment_table({buf_.get() + begin_ + frame_header_size, live - frame_header_size}, h.length, t, error);
+    if (st != table_status::error) return false;
+    if (why) *why = std::move(error);
+  } catch (...) {
+    if (why) *why = "out of memory checking a segment table";
+  }
+  return true;
+}
+
 bool frame_decoder::has_complete_frame() const noexcept {
   if (failed()) return true;
+  if (seg_mode_) return segments_complete();
+  if (bad_segment_table(nullptr)) return true;  // next() has an error to report
   const std::size_t live = end_ - begin_;
   if (live < frame_header_size) return false;
   const frame_header h = parse_header(buf_.get() + begin_);
@@ -125,10 +221,28 @@ frame_decoder::result frame_decoder::next() noexcept {
     r.st = status::error;
     return r;
   }
+  if (seg_mode_) {
+    if (!segments_complete()) return r;
+    r.st = status::frame;
+    r.kind = frame_kind::user_segmented;
+    r.payload = {buf_.get() + begin_ + seg_table_, seg_head_ - seg_table_};
+    r.segments = segs_;  // cleared by the next writable() or next()
+    begin_ += seg_head_;
+    seg_mode_ = false;
+    return r;
+  }
+  segs_.clear();
   const std::size_t live = end_ - begin_;
   if (live < frame_header_size) return r;
   const frame_header h = parse_header(buf_.get() + begin_);
   if (!validate(h)) {
+    r.st = status::error;
+    return r;
+  }
+  // A segmented frame's table is checked as soon as it is in, before its
+  // segments arrive (they may be received into blocks sized by it).
+  if (std::string why; bad_segment_table(&why)) {
+    error_ = std::move(why);
     r.st = status::error;
     return r;
   }

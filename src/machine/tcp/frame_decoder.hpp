@@ -13,13 +13,27 @@
 // buffer; once a header is known it is at least the rest of that frame, so a
 // socket can read a large payload straight into its final place and next()
 // hands out a span over it.
+//
+// Segmented user frames (frame_format.hpp, docs/design/zero-copy.md) that are
+// still incomplete once their table and inline bytes are in switch to
+// *segment mode*: the table is validated, one block is allocated per segment,
+// segment bytes already read are moved into the blocks, and from then on
+// writable() returns the current block's free part, so the socket reads each
+// segment straight into the block the runtime will keep. next() then hands
+// out the inline bytes and the blocks. A segmented frame that arrived whole
+// in the buffer comes out as one payload, as before.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
 
+#include <vector>
+
+#include <roam/machine/detail/frame.hpp>
+
 #include "machine/tcp/frame_format.hpp"
+#include "machine/tcp/segmented_frame.hpp"
 
 namespace roam::detail::tcp {
 
@@ -34,7 +48,11 @@ class frame_decoder {
     status st = status::need_more;
     frame_kind kind{};
     /// The payload; valid until the next call to writable(), feed() or commit().
+    /// For a segmented frame received in segment mode: only the inline bytes.
     std::span<const std::byte> payload;
+    /// Segment mode: the frame's segments, each in its own block (may be moved
+    /// out); valid until the next call to writable(), feed(), commit() or next().
+    std::span<frame_segment> segments;
   };
 
   /// Space to receive into: at least `read_chunk` bytes, or the rest of the
@@ -61,6 +79,14 @@ class frame_decoder {
  private:
   bool validate(const frame_header& h) noexcept;
   void make_room(std::size_t need);
+  // Enters segment mode if a segmented frame's table and inline bytes are in
+  // but not all of its segments; may set error_; throws std::bad_alloc.
+  void maybe_enter_segment_mode();
+  // Moves past segments (and empty ones) that are full.
+  void skip_full_segments() noexcept;
+  bool segments_complete() const noexcept { return seg_index_ == segs_.size(); }
+  // True if the buffered head of a segmented frame has an invalid table (and why).
+  bool bad_segment_table(std::string* why) const noexcept;
 
   std::uint64_t max_payload_;
   std::size_t read_chunk_;
@@ -69,6 +95,17 @@ class frame_decoder {
   std::size_t begin_ = 0;
   std::size_t end_ = 0;
   std::string error_;
+
+  // Segment mode: buf_[begin_, begin_ + seg_head_) holds the frame's header,
+  // table and inline bytes (end_ == begin_ + seg_head_ until the segments are
+  // complete); segment seg_index_ has seg_filled_ bytes.
+  bool seg_mode_ = false;
+  std::size_t seg_head_ = 0;
+  std::size_t seg_table_ = 0;  // tcp header + segment table bytes
+  std::vector<frame_segment> segs_;
+  segment_table_fields fields_;  // scratch for parse_segment_table
+  std::size_t seg_index_ = 0;
+  std::size_t seg_filled_ = 0;
 };
 
 }  // namespace roam::detail::tcp

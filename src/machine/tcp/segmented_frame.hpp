@@ -26,4 +26,18 @@ struct segmented_payload {
 /// the payload, without overflow). False with `error` set otherwise.
 bool parse_segmented(std::span<const std::byte> payload, segmented_payload& out, std::string& error);
 
+/// The table of a user_segmented payload of `payload_length` bytes.
+struct segment_table_fields {
+  std::size_t table_bytes = 0;    ///< the table itself
+  std::uint64_t inline_bytes = 0;
+  std::vector<std::uint64_t> lengths;
+};
+enum class table_status { need_more, ok, error };
+/// Parses the table from `head`, the first bytes of the payload received so
+/// far (need_more until the whole table is there), with the checks of
+/// parse_segmented against `payload_length`. The frame decoder uses it to
+/// receive segments straight into blocks before the whole payload arrived.
+table_status parse_segment_table(std::span<const std::byte> head, std::uint64_t payload_length,
+                                 segment_table_fields& out, std::string& error);
+
 }  // namespace roam::detail::tcp

@@ -98,3 +98,131 @@ TEST(tcp_segmented_frame, random_payloads_never_crash) {
     }
   }
 }
+
+// ---- the frame decoder's segment mode -------------------------------------------
+
+#include "machine/tcp/frame_decoder.hpp"
+
+namespace {
+
+// What a peer writes for `f` as a user_segmented frame (or a user frame without segments).
+std::vector<std::byte> encode_frame(const out_frame& f) {
+  std::vector<std::byte> payload = f.has_segments() ? wire_payload(f) : std::vector<std::byte>(f.bytes().begin(), f.bytes().end());
+  const auto h = encode_header(f.has_segments() ? frame_kind::user_segmented : frame_kind::user, payload.size());
+  std::vector<std::byte> out(h.size() + payload.size());
+  std::copy(h.begin(), h.end(), out.begin());
+  std::copy(payload.begin(), payload.end(), out.begin() + static_cast<std::ptrdiff_t>(h.size()));
+  return out;
+}
+
+struct decoded {
+  std::vector<std::byte> inline_bytes;
+  std::vector<std::vector<std::byte>> segments;
+  bool via_blocks = false;
+};
+
+decoded describe(const out_frame& f) {
+  decoded d{{f.bytes().begin(), f.bytes().end()}, {}, false};
+  for (const auto& s : f.segments()) d.segments.emplace_back(s.block.data(), s.block.data() + s.bytes);
+  return d;
+}
+
+// Drains every complete frame into `out`, normalising whole segmented payloads.
+frame_decoder::status drain(frame_decoder& dec, std::vector<decoded>& out) {
+  for (;;) {
+    auto r = dec.next();
+    if (r.st != frame_decoder::status::frame) return r.st;
+    decoded d;
+    if (r.kind == frame_kind::user) {
+      d.inline_bytes.assign(r.payload.begin(), r.payload.end());
+    } else if (!r.segments.empty()) {
+      d.via_blocks = true;
+      d.inline_bytes.assign(r.payload.begin(), r.payload.end());
+      for (auto& s : r.segments) d.segments.emplace_back(s.block.data(), s.block.data() + s.bytes);
+    } else {
+      segmented_payload p;
+      std::string err;
+      EXPECT_TRUE(parse_segmented(r.payload, p, err)) << err;
+      d.inline_bytes.assign(p.inline_bytes.begin(), p.inline_bytes.end());
+      for (auto s : p.segments) d.segments.emplace_back(s.begin(), s.end());
+    }
+    out.push_back(std::move(d));
+  }
+}
+
+out_frame random_frame(std::mt19937_64& rng) {
+  out_frame f(rng() % 200);
+  for (std::size_t i = 0; i < f.size(); ++i) f.data()[i] = std::byte(rng());
+  const std::size_t n = rng() % 4;  // 0: a plain user frame
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t len = rng() % 3 == 0 ? rng() % 100 : rng() % 300000;
+    block_ref b = block_ref::allocate(len);
+    for (std::size_t i = 0; i < len; ++i) b.data()[i] = static_cast<std::byte>((i * 13 + k + len) & 0xff);
+    f.add_segment(std::move(b), len);
+  }
+  return f;
+}
+
+}  // namespace
+
+// A socket's reads of any size, into whatever writable() offers: frames and
+// segments come out exactly, large segments straight into blocks.
+TEST(tcp_segmented_frame, the_decoder_receives_segments_into_blocks_however_the_stream_is_split) {
+  const unsigned seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  for (int round = 0; round < 6; ++round) {
+    std::vector<out_frame> frames;
+    std::vector<std::byte> stream;
+    for (int i = 0; i < 30; ++i) {
+      frames.push_back(random_frame(rng));
+      auto e = encode_frame(frames.back());
+      stream.insert(stream.end(), e.begin(), e.end());
+    }
+    frame_decoder dec(std::uint64_t{1} << 30);
+    std::vector<decoded> out;
+    std::size_t pos = 0;
+    const std::size_t max_read = round % 2 ? 7 : 200000;
+    while (pos < stream.size()) {
+      auto w = dec.writable();
+      ASSERT_FALSE(w.empty());
+      const std::size_t n = std::min({w.size(), stream.size() - pos, 1 + static_cast<std::size_t>(rng() % max_read)});
+      std::memcpy(w.data(), stream.data() + pos, n);
+      dec.commit(n);
+      pos += n;
+      ASSERT_NE(drain(dec, out), frame_decoder::status::error) << dec.error_message();
+    }
+    EXPECT_EQ(dec.buffered(), 0u);
+    ASSERT_EQ(out.size(), frames.size());
+    bool any_blocks = false;
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+      const decoded want = describe(frames[i]);
+      EXPECT_EQ(out[i].inline_bytes, want.inline_bytes) << i;
+      EXPECT_EQ(out[i].segments, want.segments) << i;
+      any_blocks = any_blocks || out[i].via_blocks;
+    }
+    EXPECT_TRUE(any_blocks) << "large segments were received into blocks";
+  }
+}
+
+TEST(tcp_segmented_frame, the_decoder_rejects_a_bad_table_before_the_segments_arrive) {
+  out_frame f = sample();
+  f.add_segment(block_ref::allocate(100000), 100000);
+  auto stream = encode_frame(f);
+  auto corrupt = [&](std::size_t at, std::uint64_t v, std::size_t bytes) {
+    auto s = stream;
+    store_le(s.data() + frame_header_size + at, v, bytes);
+    frame_decoder dec(std::uint64_t{1} << 30);
+    dec.feed(std::span(s).first(frame_header_size + 2000));  // the head, not the segments
+    return dec.next().st;
+  };
+  EXPECT_EQ(corrupt(0, 0, 4), frame_decoder::status::error) << "no segments";
+  EXPECT_EQ(corrupt(0, 5000, 4), frame_decoder::status::error) << "too many segments";
+  EXPECT_EQ(corrupt(4, 1, 4), frame_decoder::status::error) << "reserved bits";
+  EXPECT_EQ(corrupt(16, 1, 8), frame_decoder::status::error) << "lengths no longer add up";
+  EXPECT_EQ(corrupt(8, ~std::uint64_t{0}, 8), frame_decoder::status::error) << "inline length overflows";
+  frame_decoder ok(std::uint64_t{1} << 30);
+  ok.feed(std::span(stream).first(frame_header_size + 2000));
+  EXPECT_EQ(ok.next().st, frame_decoder::status::need_more);
+  EXPECT_FALSE(ok.has_complete_frame());
+}
