@@ -61,14 +61,10 @@ collection_reductions& reductions_of(std::uint64_t key) {
   std::vector<std::uint32_t> per_pe(rt.num_pes, 0);
   if (desc->kind == collection_kind::group) {
     std::fill(per_pe.begin(), per_pe.end(), 1u);
-  } else if (desc->kind == collection_kind::nodegroup) {
-    // One member per node; its contributions are combined on the node's first PE.
-    for (std::uint32_t node = 0; node < rt.num_nodes; ++node) per_pe[rt.first_pe_of(node)] = 1;
   } else {
-    for (std::uint64_t l = 0; l < desc->volume; ++l) {
-      std::uint32_t pe = desc->map(delinearize(l, desc->shape, desc->dims), desc->shape, desc->dims, rt.num_pes);
-      if (pe < rt.num_pes) ++per_pe[pe];
-    }
+    // A nodegroup: one member per node, combined on the node's first PE.
+    // (Arrays count their contributions instead: array_reductions.cpp.)
+    for (std::uint32_t node = 0; node < rt.num_nodes; ++node) per_pe[rt.first_pe_of(node)] = 1;
   }
   for (std::uint32_t pe = 0; pe < rt.num_pes; ++pe)
     if (per_pe[pe]) r.members.push_back(pe);

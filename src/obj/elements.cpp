@@ -434,18 +434,23 @@ void deliver_array_broadcast(local_collection& lc, message* m) noexcept {
   for (;;) {
     std::uint32_t n = m->seq;
     lc.bcast_seen = n;
-    // A snapshot: entries may move or destroy their element (after they return).
-    std::vector<local_collection::member> members = lc.order;
-    for (const auto& mem : members) {
+    // No copy of the member list: only the element just run can leave it (its
+    // requests run right after its entry), and members added meanwhile were
+    // born with this broadcast counted as seen.
+    for (std::size_t i = 0; i < lc.order.size();) {
       if (tls_pe->runtime().stopping()) break;
-      if (lc.elements.find(mem.index) != mem.obj) continue;
+      const local_collection::member mem = lc.order[i];
       element_fields& f = element_access::fields(base_of(lc, mem.obj));
-      if (f.broadcasts >= n) continue;  // got it on the PE it came from
+      if (f.broadcasts >= n) {  // got it on the PE it came from
+        ++i;
+        continue;
+      }
       f.broadcasts = n;
       m->target = target_kind::element;  // so errors and tasks name the element
       m->index = mem.index;
       invoke_on(lc, m, mem.obj);
       run_entry(lc, nullptr, mem.obj);
+      if (i < lc.order.size() && lc.order[i].obj == mem.obj) ++i;  // else it left: the next one moved into slot i
     }
     m->target = target_kind::array_all;
     lc.bcast_history.push_back(m);

@@ -634,11 +634,6 @@ void construct_local_members(const collection_desc* desc, void* (*make)(const vo
   for (message* m : pending) deliver(m, work_action::run);
 }
 
-std::uint32_t local_member_count(std::uint32_t collection) noexcept {
-  local_collection* lc = objects().find(collection);
-  return lc && lc->constructed ? static_cast<std::uint32_t>(lc->order.size()) : 0;
-}
-
 void* local_group_member(std::uint32_t collection) noexcept {
   local_collection* lc = objects().find(collection);
   return lc && lc->constructed && !lc->order.empty() ? lc->order.front().obj : nullptr;

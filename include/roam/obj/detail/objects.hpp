@@ -288,8 +288,6 @@ void fan_out_entry(std::uint32_t root, const send_options& o, Address address, A
 
 /// The collection record of `id` on the calling PE, or nullptr if not constructed here yet.
 void* local_group_member(std::uint32_t collection) noexcept;
-/// How many members of `collection` the calling PE hosts (0 if not constructed here yet).
-std::uint32_t local_member_count(std::uint32_t collection) noexcept;
 
 /// Who contributes to a reduction: its collection, its key (linear index, or PE
 /// for a group member), and its own count of contributions so far, which is
