@@ -82,7 +82,7 @@ struct block : roam::element<block, block_id> {
   void census(roam::callback<std::vector<std::int64_t>> cb) {
     std::int64_t total = 0;
     for (std::int64_t v : mass) total += v;
-    std::vector<std::int64_t> r(3 + max_level, 0);
+    std::vector<std::int64_t> r(4 + max_level, 0);  // [3 + level] for every level up to max_level
     r[0] = total;
     r[1] = 1;
     r[2] = static_cast<std::int64_t>(roam::my_pe().value() + 1);  // summed: a spread check
@@ -126,9 +126,13 @@ int main(int argc, char** argv) {
       std::vector<std::int64_t> c = co_await f;
       std::printf("step %2d: feature at %.2f, %3lld blocks, mass %lld%s, per level:", step, feature_at(step),
                   static_cast<long long>(c[1]), static_cast<long long>(c[0]), c[0] == total ? "" : " (NOT CONSERVED)");
-      for (std::uint32_t l = base_level; l <= max_level; ++l) std::printf(" %lld", static_cast<long long>(c[3 + l]));
-      std::printf("\n");
-      ok = ok && c[0] == total;
+      std::int64_t counted = 0;
+      for (std::uint32_t l = base_level; l <= max_level; ++l) {
+        std::printf(" %lld", static_cast<long long>(c[3 + l]));
+        counted += c[3 + l];
+      }
+      std::printf("%s\n", counted == c[1] ? "" : " (LEVELS DISAGREE)");
+      ok = ok && c[0] == total && counted == c[1];
     }
     std::printf("amr1d: %s\n", ok ? "mass conserved" : "FAILED");
     roam::exit(ok ? 0 : 1);
