@@ -1,6 +1,6 @@
 // roam-bench: microbenchmarks of the core runtime.
 //   roam-bench NAME [--json] [--reps R] [+p N ...runtime options]
-// NAME: pingpong | empty | create | fib | coll | all | noop (start and stop only)
+// NAME: pingpong | empty | create | fib | coll | migrate | all | noop (start and stop only)
 // Under roamrun or mpirun with one PE per process, "cross" cases cross processes.
 #include <atomic>
 #include <chrono>
@@ -11,28 +11,11 @@
 
 #include <roam/roam.hpp>
 
-#include "report.hpp"
+#include "common.hpp"
 
 using namespace roam_bench;
-using bench_clock = std::chrono::steady_clock;
 
 namespace {
-
-struct config {
-  std::string name = "all";
-  bool json = false;
-  int reps = 5;
-  std::string only;  // --case SUBSTRING: run only cases whose name contains it
-};
-config g_config;
-
-bool wanted(const std::string& case_name) {
-  return g_config.only.empty() || case_name.find(g_config.only) != std::string::npos;
-}
-
-double seconds_since(bench_clock::time_point t0) {
-  return std::chrono::duration<double>(bench_clock::now() - t0).count();
-}
 
 std::uint32_t all_on_pe0(const roam::index<1>&, const roam::index<1>&, std::uint32_t) { return 0; }
 std::uint32_t spread(const roam::index<1>& i, const roam::index<1>&, std::uint32_t pes) {
@@ -535,6 +518,7 @@ roam::task<> bench_main() {
   if (n == "create" || n == "all") co_await bench_create();
   if (n == "fib" || n == "all") co_await bench_fib();
   if (n == "coll" || n == "all") co_await bench_coll();
+  if (n == "migrate" || n == "all") co_await bench_migrate();
   roam::exit(0);
 }
 
@@ -546,11 +530,11 @@ int main(int argc, char** argv) {
       if (a[i] == "--json") g_config.json = true;
       else if (a[i] == "--reps" && i + 1 < a.size()) g_config.reps = std::stoi(a[++i]);
       else if (a[i] == "--case" && i + 1 < a.size()) g_config.only = a[++i];
-      else if (a[i] == "pingpong" || a[i] == "empty" || a[i] == "create" || a[i] == "fib" || a[i] == "coll" || a[i] == "all" ||
+      else if (a[i] == "pingpong" || a[i] == "empty" || a[i] == "create" || a[i] == "fib" || a[i] == "coll" || a[i] == "migrate" || a[i] == "all" ||
                a[i] == "noop")
         g_config.name = a[i];
       else {
-        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|coll|all|noop] [--json] [--reps R] [--case SUBSTRING] [+p N]\n");
+        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|coll|migrate|all|noop] [--json] [--reps R] [--case SUBSTRING] [+p N]\n");
         roam::exit(2);
         co_return;
       }

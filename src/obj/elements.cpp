@@ -127,7 +127,7 @@ void destroy_here(local_collection& lc, const index_storage& idx, void* obj) {
   if (home != me()) send_news(d, idx, home, gone);
 }
 
-void element_arrives(collection_wire w, index_storage idx, element_fields fields, std::vector<std::byte> state);
+void element_arrives(collection_wire w, index_storage idx, element_fields fields, bytes state);
 
 // Packs the element and sends it to `dest`; this PE keeps a pointer to it.
 void migrate_one(local_collection& lc, const index_storage& idx, void* obj, std::uint32_t dest) {
@@ -137,7 +137,7 @@ void migrate_one(local_collection& lc, const index_storage& idx, void* obj, std:
     report_fatal(describe_element(d, idx) + " on pe " + std::to_string(me()) + ": cannot migrate: " + ops->not_migratable_why);
     return;
   }
-  std::vector<std::byte> state;
+  bytes state;
   try {
     ops->before_migration(obj);
     state = ops->pack_state(obj);
@@ -182,9 +182,11 @@ void invoke_on(local_collection& lc, message* m, void* obj) noexcept {
 
 void run_entry(local_collection& lc, message* m, void* obj) noexcept {
   if (m) {
-    invoke_on(lc, m, obj);
-    if (hops_of(*m) > 0 && m->src_pe != me() && m->src_pe < pe_count() && lc.elements.find(m->index) == obj)
+    // The correction goes out before the entry runs, so it reaches the sender
+    // ahead of any reply: the sender's next message then comes straight here.
+    if (hops_of(*m) > 0 && m->src_pe != me() && m->src_pe < pe_count())
       send_news(lc.desc, m->index, m->src_pe, {me(), element_access::fields(base_of(lc, obj)).epoch});
+    invoke_on(lc, m, obj);
   }
   element_base& b = base_of(lc, obj);
   if (!element_access::has_request(b)) return;
@@ -204,7 +206,7 @@ void run_entry(local_collection& lc, message* m, void* obj) noexcept {
   migrate_with_partners(lc, idx, obj, dest);
 }
 
-void element_arrives(collection_wire w, index_storage idx, element_fields fields, std::vector<std::byte> state) {
+void element_arrives(collection_wire w, index_storage idx, element_fields fields, bytes state) {
   const collection_desc* d = ensure_collection(w);
   local_collection& lc = objects().get(d->id);
   lc.desc = d;
@@ -216,7 +218,7 @@ void element_arrives(collection_wire w, index_storage idx, element_fields fields
   void* obj = nullptr;
   tls_constructing = &ctx;
   try {
-    obj = d->elem->unpack_state(state);
+    obj = d->elem->unpack_state(state.span());
   } catch (const std::exception& e) {
     tls_constructing = nullptr;
     report_fatal(describe_element(d, idx) + " arriving on pe " + std::to_string(me()) + ": its state does not unpack: " + e.what());

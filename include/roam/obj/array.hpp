@@ -87,9 +87,15 @@ struct element_ops_holder {
   using I = typename T::index_type;
   static constexpr bool migratable =
       serializable<T> && (std::is_constructible_v<T, migrating> || std::is_default_constructible_v<T>);
-  static std::vector<std::byte> pack_state(void* obj) {
-    if constexpr (migratable) return roam::pack(*static_cast<T*>(obj));
-    else return {};
+  static bytes pack_state(void* obj) {
+    if constexpr (migratable) {
+      T& t = *static_cast<T*>(obj);
+      bytes out = bytes::uninitialized(packed_size(t));
+      pack_into(out.mutable_span(), t);
+      return out;
+    } else {
+      return {};
+    }
   }
   static void* unpack_state(std::span<const std::byte> state) {
     if constexpr (migratable) {

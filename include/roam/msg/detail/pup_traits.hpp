@@ -171,6 +171,26 @@ struct pup_impl {
     p.raw_(data, n * sizeof(T), "elements", of);
   }
 
+  /// Unpacks n block elements into an empty std::vector in one pass: assign
+  /// from the input copies into fresh memory, where resize-then-copy would
+  /// zero-fill it first (a second pass over a MiB of migrating state).
+  template <class T>
+  static void block_into_vector(pup_er& p, std::vector<T>& v, std::size_t n, std::string_view of) {
+    const std::size_t bytes = n * sizeof(T);
+    if (bytes > p.cap_ - p.off_) [[unlikely]]
+      p.fail_bounds_(bytes, "elements", of);
+    const std::byte* src = p.buf_ + p.off_;
+    if (n != 0 && reinterpret_cast<std::uintptr_t>(src) % alignof(T) == 0) {
+      // Block types are trivially copyable, so the input bytes are valid Ts.
+      const T* first = reinterpret_cast<const T*>(src);
+      v.assign(first, first + n);
+    } else {
+      v.resize(n);
+      if (n != 0) std::memcpy(static_cast<void*>(v.data()), src, bytes);
+    }
+    p.off_ += bytes;
+  }
+
   /// Pups a presence flag (optional, unique_ptr), rejecting bytes other than 0/1.
   static bool flag(pup_er& p, bool has, std::string_view of) { return p.bool_(has, "presence flag", of); }
 
@@ -419,7 +439,12 @@ struct pup_traits<std::vector<T, A>> {
       const std::uint64_t n = pup_impl::count(p, v.size(), sizeof(T), of);
       if (p.is_unpacking()) {
         v.clear();
-        if constexpr (require_default_constructible<T>()) v.resize(static_cast<std::size_t>(n));
+        if constexpr (std::is_same_v<A, std::allocator<T>> && std::is_trivially_copyable_v<T>) {
+          pup_impl::block_into_vector(p, v, static_cast<std::size_t>(n), of);
+          return;
+        } else if constexpr (require_default_constructible<T>()) {
+          v.resize(static_cast<std::size_t>(n));
+        }
       }
       pup_impl::block(p, v.data(), static_cast<std::size_t>(n), of);
     } else {

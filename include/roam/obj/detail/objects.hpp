@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include <roam/msg/buffer.hpp>
 #include <roam/msg/detail/control.hpp>
 #include <roam/msg/detail/entry.hpp>
 #include <roam/msg/detail/wire.hpp>
@@ -63,8 +64,10 @@ struct element_ops {
   std::uint64_t cls_id = 0;
   element_base* (*base)(void* obj) noexcept = nullptr;
   std::string (*format_index)(const index_storage&) = nullptr;
-  /// The element's state, through its pup (null: T is not migratable).
-  std::vector<std::byte> (*pack_state)(void* obj) = nullptr;
+  /// The element's state, through its pup (null: T is not migratable). A
+  /// roam::bytes: not zero-filled first, and above 16 KiB it crosses
+  /// processes as a segment sent from its own memory.
+  bytes (*pack_state)(void* obj) = nullptr;
   /// Builds a T from packed state; runs under a construction context.
   void* (*unpack_state)(std::span<const std::byte> state) = nullptr;
   void (*before_migration)(void* obj) = nullptr;

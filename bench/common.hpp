@@ -1,0 +1,34 @@
+#pragma once
+// What the roam-bench cases share: the command line's settings and timing.
+#include <chrono>
+#include <string>
+
+#include <roam/roam.hpp>
+
+#include "report.hpp"
+
+namespace roam_bench {
+
+using bench_clock = std::chrono::steady_clock;
+
+struct config {
+  std::string name = "all";
+  bool json = false;
+  int reps = 5;
+  std::string only;  // --case SUBSTRING: run only cases whose name contains it
+};
+inline config g_config;
+
+inline bool wanted(const std::string& case_name) {
+  return g_config.only.empty() || case_name.find(g_config.only) != std::string::npos;
+}
+
+inline double seconds_since(bench_clock::time_point t0) {
+  return std::chrono::duration<double>(bench_clock::now() - t0).count();
+}
+
+/// Migration time, first (forwarded) and cached message latency after a
+/// migration, insertion rate (migrate_bench.cpp).
+roam::task<> bench_migrate();
+
+}  // namespace roam_bench
