@@ -1,8 +1,10 @@
 // roam-bench migrate: what moving an element costs.
-//  - migrate_<where>_<bytes>: one element with `bytes` of state hops between
-//    PE 0 and PE 1, each arrival starting the next hop (after_migration calls
-//    migrate_to); time per hop. <where> is cross_pe in one process, cross_node
-//    when PE 1 is in another process (+ppn 1).
+//  - migrate_<where>[_packed]_<bytes>: one element with `bytes` of state hops
+//    between PE 0 and PE 1, each arrival starting the next hop
+//    (after_migration calls migrate_to); time per hop. <where> is cross_pe in
+//    one process, cross_node when PE 1 is in another process (+ppn 1). Within
+//    a process an element moves as itself; _packed is a type that asks for
+//    pup on every move (pup_on_migration), which is what Charm++ always does.
 //  - after_migration_first / _cached (3 PEs or more): the element moves
 //    between PEs 1 and 2; PE 0's first message after each move goes to the old
 //    PE and is forwarded, the ones after it go straight (the cache was
@@ -23,7 +25,9 @@ std::uint32_t on_pe1(const roam::index<1>&, const roam::index<1>&, std::uint32_t
 
 // ---- hop time ---------------------------------------------------------------
 
-struct hopper : roam::element<hopper> {
+template <bool Packed>
+struct hopper : roam::element<hopper<Packed>> {
+  static constexpr bool pup_on_migration = Packed;
   explicit hopper(std::size_t bytes) : state_(bytes, 'x') {}
   explicit hopper(roam::migrating) {}
 
@@ -39,26 +43,27 @@ struct hopper : roam::element<hopper> {
   void pup(roam::pup_er& p) { p | state_ | left_ | done_; }
 
  private:
-  void hop() { migrate_to(roam::pe_id{roam::my_pe().value() == 0 ? 1u : 0u}); }
+  void hop() { this->migrate_to(roam::pe_id{roam::my_pe().value() == 0 ? 1u : 0u}); }
 
   std::vector<char> state_;
   std::uint64_t left_ = 0;
   roam::promise<> done_;
 };
 
+template <bool Packed>
 roam::task<> bench_hops(const char* where, bool remote) {
   const std::uint32_t pes = roam::num_pes();
+  const std::string label = std::string("migrate_") + where + (Packed ? "_packed" : "");
   for (std::size_t bytes : {std::size_t{1}, std::size_t{1024}, std::size_t{4096}, std::size_t{65536}, std::size_t{1} << 20}) {
-    std::string name = std::string("migrate_") + where + "_" + std::to_string(bytes);
-    if (!wanted(name)) continue;
+    if (!wanted(label + "_" + std::to_string(bytes))) continue;
     std::uint64_t hops = bytes <= 4096 ? 20000 : bytes <= 65536 ? 4000 : 400;
     if (remote) hops = bytes <= 4096 ? 4000 : bytes <= 65536 ? 1000 : 100;
-    auto arr = roam::create_array<hopper>(roam::array_options<1>({1}, roam::custom_map<&on_pe0>()), bytes);
-    result r{"migrate", std::string("migrate_") + where, pes, static_cast<std::int64_t>(bytes), "us_per_hop", {}};
+    auto arr = roam::create_array<hopper<Packed>>(roam::array_options<1>({1}, roam::custom_map<&on_pe0>()), bytes);
+    result r{"migrate", label, pes, static_cast<std::int64_t>(bytes), "us_per_hop", {}};
     for (int rep = 0; rep <= g_config.reps; ++rep) {
       auto [f, p] = roam::make_future<>();
       auto t0 = bench_clock::now();
-      arr[0].send<&hopper::start>(hops, p);
+      arr[0].template send<&hopper<Packed>::start>(hops, p);
       co_await f;
       if (rep > 0) r.samples.push_back(seconds_since(t0) * 1e6 / static_cast<double>(hops));
     }
@@ -185,7 +190,10 @@ roam::task<> bench_migrate() {
   const std::uint32_t pes = roam::num_pes();
   // With one PE per process, PE 1 (and PE 2) are in other processes.
   const bool remote = roam::num_nodes() > 1 && pes / roam::num_nodes() == 1;
-  if (pes >= 2) co_await bench_hops(remote ? "cross_node" : "cross_pe", remote);
+  if (pes >= 2) {
+    co_await bench_hops<false>(remote ? "cross_node" : "cross_pe", remote);
+    if (!remote) co_await bench_hops<true>("cross_pe", remote);  // across processes every move packs
+  }
   co_await bench_after_migration(remote);
   co_await bench_insert(remote);
 }

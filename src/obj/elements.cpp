@@ -128,32 +128,69 @@ void destroy_here(local_collection& lc, const index_storage& idx, void* obj) {
 }
 
 void element_arrives(collection_wire w, index_storage idx, element_fields fields, bytes state);
+void settle_arrival(local_collection& lc, const index_storage& idx, void* obj);
 
-// Packs the element and sends it to `dest`; this PE keeps a pointer to it.
+// An element on its way to another PE of this process, as itself. Should the
+// message be discarded (shutdown), the element is destroyed with it.
+class element_in_transit {
+ public:
+  element_in_transit(void* obj, const collection_desc* d) noexcept : obj_(obj), desc_(d) {}
+  element_in_transit(element_in_transit&& o) noexcept : obj_(std::exchange(o.obj_, nullptr)), desc_(o.desc_) {}
+  element_in_transit& operator=(element_in_transit&&) = delete;
+  ~element_in_transit() {
+    if (obj_) desc_->cls->destroy(obj_);
+  }
+  void* take() noexcept { return std::exchange(obj_, nullptr); }
+
+ private:
+  void* obj_;
+  const collection_desc* desc_;
+};
+void element_moves_in(collection_wire w, const index_storage& idx, element_in_transit& t);
+
+// Whether a move to `dest` hands the object over instead of packing it.
+bool moves_as_itself(const collection_desc* d, std::uint32_t dest) noexcept {
+  const runtime_state& rt = tls_pe->runtime();
+  return !d->elem->pup_on_migration && rt.is_local(dest) && !rt.opts.serialize;
+}
+
+// Sends the element to `dest` (packed, or as itself within this process);
+// this PE keeps a pointer to where it went.
 void migrate_one(local_collection& lc, const index_storage& idx, void* obj, std::uint32_t dest) {
   const collection_desc* d = lc.desc;
   const element_ops* ops = d->elem;
+  // Even a move within the process needs pup: the same program must be able
+  // to run across processes.
   if (!ops->pack_state) {
     report_fatal(describe_element(d, idx) + " on pe " + std::to_string(me()) + ": cannot migrate: " + ops->not_migratable_why);
     return;
   }
+  const bool as_itself = moves_as_itself(d, dest);
   bytes state;
   try {
     ops->before_migration(obj);
-    state = ops->pack_state(obj);
+    if (!as_itself) state = ops->pack_state(obj);
   } catch (const std::exception& e) {
-    report_fatal(describe_element(d, idx) + " on pe " + std::to_string(me()) + ": packing it to migrate threw: " + e.what());
+    report_fatal(describe_element(d, idx) + " on pe " + std::to_string(me()) +
+                 (as_itself ? ": before_migration threw: " : ": packing it to migrate threw: ") + e.what());
     return;
   }
-  element_fields fields = element_access::fields(base_of(lc, obj));
+  element_fields& fields = element_access::fields(base_of(lc, obj));
   ++fields.epoch;
   unlink(lc, idx);
   d->dynamic.store(true, std::memory_order_relaxed);
   lc.locations().departed[idx] = {dest, fields.epoch};
   if (g_element_hooks.gone) g_element_hooks.gone(d, fields.reductions);
+  // Counted either way: quiescence must not be declared while an element is in flight.
+  if (as_itself) {
+    post_closure(dest, [w = to_wire(d), idx, t = element_in_transit(obj, d)]() mutable noexcept {
+      element_moves_in(w, idx, t);
+    });
+    return;
+  }
+  element_fields travelling = std::move(fields);
   d->cls->destroy(obj);
-  // Counted: quiescence must not be declared while an element is in flight.
-  post_control<&element_arrives>(dest, 0, to_wire(d), idx, std::move(fields), std::move(state));
+  post_control<&element_arrives>(dest, 0, to_wire(d), idx, std::move(travelling), std::move(state));
 }
 
 // Migrates the element and its partners in bound arrays.
@@ -226,6 +263,19 @@ void element_arrives(collection_wire w, index_storage idx, element_fields fields
   }
   tls_constructing = nullptr;
   element_access::fields(*d->elem->base(obj)) = std::move(fields);
+  settle_arrival(lc, idx, obj);
+}
+
+void element_moves_in(collection_wire w, const index_storage& idx, element_in_transit& t) {
+  const collection_desc* d = ensure_collection(w);
+  local_collection& lc = objects().get(d->id);
+  lc.desc = d;
+  settle_arrival(lc, idx, t.take());
+}
+
+// An element is here (unpacked or handed over): it takes messages from now on.
+void settle_arrival(local_collection& lc, const index_storage& idx, void* obj) {
+  const collection_desc* d = lc.desc;
   link(lc, idx, obj);
   const element_fields& f = element_access::fields(*d->elem->base(obj));
   if (g_element_hooks.here) g_element_hooks.here(d, f.reductions);

@@ -70,6 +70,7 @@ runtime_state::runtime_state(runtime_options o, node_layout layout, transport* t
       first_pe(layout.node * layout.ppn),
       num_pes(layout.nodes * layout.ppn),
       net(t) {
+  oversubscribed = ppn + (t && (ppn > 1 || o.commthread) ? 1 : 0) > static_cast<std::uint32_t>(available_cores());
   pes.reserve(ppn);
   for (std::uint32_t i = 0; i < ppn; ++i) pes.push_back(std::make_unique<pe_state>(*this, first_pe + i, num_pes));
 }

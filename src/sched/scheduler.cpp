@@ -1,3 +1,5 @@
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdio>
 
@@ -124,6 +126,7 @@ void pe_state::go_idle() {
     if (work_visible()) return;
     if (drives_ && drives_->progress()) return;
     if ((i & 63) == 0) {
+      if (rt_.oversubscribed) sched_yield();
       auto now = clock::now();
       if (now >= spin_end) {
         if (!timers_.empty() && timers_.front().first <= now) return;  // run the timer

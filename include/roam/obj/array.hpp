@@ -32,8 +32,16 @@ struct migrating {};
 ///
 /// To migrate, T needs a pup function (its state) and a constructor taking
 /// roam::migrating (or a default one). Optional hooks: `void before_migration()`
-/// runs on the old PE before packing, `void after_migration()` on the new PE
-/// after unpacking.
+/// runs on the old PE before it leaves, `void after_migration()` on the new PE
+/// once it is there.
+///
+/// Between PEs of one process an element moves as itself: the object is handed
+/// to the new PE, not packed and rebuilt, so moving costs the same for 1 B and
+/// 1 GiB of state. pup runs when it leaves the process (and under +serialize).
+/// Anything tied to the old PE (a pointer to a group's local branch, a
+/// per-PE cache) is re-resolved in after_migration, which runs either way. A
+/// type that wants pup on every move declares
+/// `static constexpr bool pup_on_migration = true;`.
 template <class T, class I = index<1>>
 class element : public detail::element_base {
   static_assert(array_index<I>, "roam::element<T, I>: I must be roam::index<N> or a user index (trivially copyable, "
@@ -131,7 +139,8 @@ struct element_ops_holder {
       &after,
       std::is_default_constructible_v<T> ? &make_default : nullptr,
       migratable ? nullptr
-                 : "it needs a pup function and a constructor taking roam::migrating (or a default constructor)"};
+                 : "it needs a pup function and a constructor taking roam::migrating (or a default constructor)",
+      requires { requires T::pup_on_migration; }};
   static inline const bool registered = register_element_ops(&ops);
 };
 }  // namespace detail

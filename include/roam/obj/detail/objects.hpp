@@ -75,6 +75,9 @@ struct element_ops {
   /// Demand creation: a default-built T (null: T has no default constructor).
   void* (*make_default)() = nullptr;
   const char* not_migratable_why = nullptr;
+  /// T asked to be packed on every migration, even between PEs of one
+  /// process (`static constexpr bool pup_on_migration = true;`).
+  bool pup_on_migration = false;
 };
 /// Registers an element type so descriptors naming it can be rebuilt from the wire.
 bool register_element_ops(const element_ops* ops);

@@ -70,6 +70,10 @@ struct runtime_state {
   std::uint32_t num_pes = 0;   ///< PEs of the whole program
   std::vector<std::unique_ptr<pe_state>> pes;  ///< this process's PEs, local order
   transport* net = nullptr;    ///< null for a single process
+  /// More PEs (and communication thread) in this process than cores it may
+  /// use: an idle PE's spin then yields its core, or a PE just woken for work
+  /// would wait for a spinning one's time slice.
+  bool oversubscribed = false;
 
  private:
   std::atomic<bool> stopping_{false};
