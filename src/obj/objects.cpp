@@ -86,7 +86,7 @@ void teardown_objects(pe_state& pe) noexcept {
     if (lc->desc)
       for (auto& mem : lc->order) lc->desc->cls->destroy(mem.obj);
   }
-  for (auto& [id, rec] : objs->chares) rec.cls->destroy(rec.obj);
+  for (auto& [id, rec] : objs->chares) rec.ops->cls->destroy(rec.obj);
   for (auto& [id, list] : objs->chare_pending)
     for (message* m : list) discard_message(m);
   if (pe.id() == pe.runtime().first_pe) {
@@ -264,6 +264,7 @@ void deliver_to_chare(pe_objects& objs, message* m) noexcept {
   std::uint64_t id = chare_id_of(*m);
   auto it = objs.chares.find(id);
   if (it == objs.chares.end()) {
+    if (forward_chare_message(objs, m, id)) return;
     std::uint32_t creator = static_cast<std::uint32_t>(id >> 40);
     std::uint64_t seq = id & ((std::uint64_t{1} << 40) - 1);
     if (creator < objs.chare_seq_seen.size() && seq > objs.chare_seq_seen[creator]) {
@@ -275,12 +276,15 @@ void deliver_to_chare(pe_objects& objs, message* m) noexcept {
     return;
   }
   chare_record rec = it->second;
+  correct_chare_sender(*m, id, rec);
   invoke_guarded(m, rec.obj);
   discard_message(m);
   if (rec.base->destroy_requested()) {
     objs.chares.erase(id);
-    rec.cls->destroy(rec.obj);
+    rec.ops->cls->destroy(rec.obj);
+    return;
   }
+  carry_out_chare_move(objs, id, rec);
 }
 
 }  // namespace
@@ -650,9 +654,9 @@ std::uint32_t place_chare() noexcept {
   return (tls_pe->id() + ++objs.placement) % pes;
 }
 
-void register_chare(std::uint64_t id, void* obj, chare_base* base, const class_ops* cls) {
+void register_chare(std::uint64_t id, void* obj, chare_base* base, const chare_ops* ops) {
   pe_objects& objs = objects();
-  objs.chares.emplace(id, chare_record{obj, base, cls});
+  objs.chares.emplace(id, chare_record{obj, base, ops});
   std::uint32_t creator = static_cast<std::uint32_t>(id >> 40);
   std::uint64_t seq = id & ((std::uint64_t{1} << 40) - 1);
   if (creator < objs.chare_seq_seen.size() && seq > objs.chare_seq_seen[creator]) objs.chare_seq_seen[creator] = seq;
@@ -669,13 +673,18 @@ void destroy_chare_here(std::uint64_t id) {
   pe_objects& objs = objects();
   auto it = objs.chares.find(id);
   if (it == objs.chares.end()) {
+    // It moved on: the destroy follows it, behind the messages sent before it.
+    if (auto w = objs.chare_where.find(id); w != objs.chare_where.end() && w->second.pe != tls_pe->id()) {
+      post_control<&destroy_chare_here>(w->second.pe, 0, id);
+      return;
+    }
     report_fatal("destroy of chare #" + std::to_string(id >> 40) + "." + std::to_string(id & ((std::uint64_t{1} << 40) - 1)) +
                  ": no such chare here");
     return;
   }
   chare_record rec = it->second;
   objs.chares.erase(it);
-  rec.cls->destroy(rec.obj);
+  rec.ops->cls->destroy(rec.obj);
 }
 }  // namespace
 

@@ -10,6 +10,8 @@
 //   3. A sparse array with a user index: blocks split (insert two children,
 //      destroy themselves) and migrate while reductions conserve mass exactly.
 //   4. Demand creation: a message to a never-inserted index creates it.
+//   5. A singleton chare tours the PEs while every PE streams messages at it:
+//      each arrives exactly once (count and checksum), its state intact.
 //   migration_check [elements=400] [chains=3] [hops=12]
 #include <cstdint>
 #include <cstdio>
@@ -154,6 +156,37 @@ struct lazy : roam::element<lazy, roam::index<2>> {
   void pup(roam::pup_er&) {}
 };
 
+// A chare that moves on every `hop_every` messages, carrying a checked ballast.
+struct rover : roam::chare<rover> {
+  rover() = default;
+  rover(long expect_count, roam::callback<std::vector<long>> when_done)
+      : expected(expect_count), done(when_done), ballast(1 << 15) {
+    for (std::size_t i = 0; i < ballast.size(); ++i) ballast[i] = mix(i);
+  }
+  void take(std::uint32_t from, long k) {
+    ++received;
+    sum = (sum + static_cast<long>(message_id(from, 9, k) % checksum_modulus)) % checksum_modulus;
+    if (received % 61 == 0) migrate_to(roam::pe_id{(roam::my_pe().value() + 1) % roam::num_pes()});
+    if (received == expected) {
+      long bad = 0;
+      for (std::size_t i = 0; i < ballast.size(); i += 97) bad += ballast[i] != mix(i);
+      done.send(std::vector<long>{received, sum, moves, bad});
+    }
+  }
+  void after_migration() { ++moves; }
+  void pup(roam::pup_er& p) { p | expected | done | ballast | received | sum | moves; }
+  long expected = 0;
+  roam::callback<std::vector<long>> done;
+  std::vector<std::uint64_t> ballast;
+  long received = 0, sum = 0, moves = 0;
+};
+
+struct rover_fan : roam::group_member<rover_fan> {
+  void stream(roam::chare_proxy<rover> to, long count) {
+    for (long k = 0; k < count; ++k) to.send<&rover::take>(roam::my_pe().value(), k);
+  }
+};
+
 int failures = 0;
 void expect(const std::string& what, long got, long want) {
   std::printf("%-40s %ld%s\n", what.c_str(), got, got == want ? "" : ("  MISMATCH, expected " + std::to_string(want)).c_str());
@@ -232,6 +265,24 @@ int main(int argc, char** argv) {
     auto [fl, pl] = roam::make_future<long>();
     lazies[roam::index<2>{3, 4}].send<&lazy::poke>(roam::callback<long>::to_future(pl));
     expect("demand-created element answers", co_await fl, 304);
+
+    // 5. A touring chare.
+    {
+      const long per_pe = 2000;
+      auto [fc, pc] = roam::make_future<std::vector<long>>();
+      auto r = roam::create_chare_on<rover>(roam::pe_id{0}, per_pe * roam::num_pes(),
+                                            roam::callback<std::vector<long>>::to_future(pc));
+      roam::create_group<rover_fan>().send<&rover_fan::stream>(r, per_pe);
+      std::vector<long> tour = co_await fc;
+      long want = 0;
+      for (std::uint32_t pe = 0; pe < roam::num_pes(); ++pe)
+        for (long k = 0; k < per_pe; ++k) want = (want + static_cast<long>(message_id(pe, 9, k) % checksum_modulus)) % checksum_modulus;
+      expect("messages to a touring chare", tour[0], per_pe * roam::num_pes());
+      expect("their checksum", tour[1], want);
+      expect("its ballast damaged", tour[3], 0);
+      if (roam::num_pes() > 1 && tour[2] < 10) expect("the chare moved", tour[2], 10);
+      r.destroy();
+    }
 
     std::printf("migration_check: %s\n", failures == 0 ? "OK" : "FAILED");
     roam::exit(failures == 0 ? 0 : 1);
