@@ -232,11 +232,8 @@ void deliver_section(pe_objects& objs, message* m) noexcept {
     m->flags |= work_forwarded;
   }
   const collection_desc* d = lc->desc;
-  for (std::uint64_t key : sec->keys_by_rank[rank]) {
+  for (const index_storage& idx : sec->keys_by_rank[rank]) {
     if (tls_pe->runtime().stopping()) break;
-    index_storage idx;
-    if (d->kind == collection_kind::array) idx = delinearize(key, d->shape, d->dims);
-    else idx.v[0] = static_cast<std::int32_t>(key);
     if (d->kind != collection_kind::array) {
       void* obj = lc->elements.find(idx);
       m->target = target_kind::element;
@@ -418,21 +415,25 @@ const collection_desc* ensure_collection(const collection_wire& w) {
 namespace {
 
 // The PEs hosting members and each one's keys; every process computes the same.
-std::unique_ptr<section_desc> build_section(std::uint32_t id, const collection_desc* array, std::vector<std::uint64_t> keys) {
-  std::sort(keys.begin(), keys.end());
+std::unique_ptr<section_desc> build_section(std::uint32_t id, const collection_desc* array, std::vector<index_storage> keys) {
+  std::sort(keys.begin(), keys.end(), [](const index_storage& a, const index_storage& b) {
+    return std::lexicographical_compare(std::begin(a.v), std::end(a.v), std::begin(b.v), std::end(b.v));
+  });
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   auto d = std::make_unique<section_desc>();
   d->id = id;
   d->array = array;
   d->size = keys.size();
   std::uint32_t pes = g_runtime.load()->num_pes;
-  std::vector<std::vector<std::uint64_t>> by_pe(pes);
-  for (std::uint64_t key : keys) {
+  std::vector<std::vector<index_storage>> by_pe(pes);
+  for (const index_storage& key : keys) {
     if (array->kind == collection_kind::group) {  // a group section: the key is the PE
-      if (key < pes) by_pe[key].push_back(key);
+      if (static_cast<std::uint32_t>(key.v[0]) < pes) by_pe[static_cast<std::uint32_t>(key.v[0])].push_back(key);
       continue;
     }
-    by_pe[array->map(delinearize(key, array->shape, array->dims), array->shape, array->dims, pes)].push_back(key);
+    // Members are reached at their home; location management takes a
+    // message on from there to a member that lives elsewhere.
+    by_pe[home_of(array, key)].push_back(key);
   }
   for (std::uint32_t pe = 0; pe < pes; ++pe) {
     if (by_pe[pe].empty()) continue;
@@ -442,15 +443,15 @@ std::unique_ptr<section_desc> build_section(std::uint32_t id, const collection_d
   return d;
 }
 
-std::vector<std::uint64_t> section_keys(const section_desc* d) {
-  std::vector<std::uint64_t> keys;
+std::vector<index_storage> section_keys(const section_desc* d) {
+  std::vector<index_storage> keys;
   keys.reserve(d->size);
   for (const auto& k : d->keys_by_rank) keys.insert(keys.end(), k.begin(), k.end());
   return keys;
 }
 
 // Registers a section made elsewhere and releases the multicasts that waited for it.
-const section_desc* adopt_section(std::uint32_t id, const collection_desc* array, std::vector<std::uint64_t> keys) {
+const section_desc* adopt_section(std::uint32_t id, const collection_desc* array, std::vector<index_storage> keys) {
   auto d = build_section(id, array, std::move(keys));
   std::vector<message*> released;
   const section_desc* result = nullptr;
@@ -469,13 +470,13 @@ const section_desc* adopt_section(std::uint32_t id, const collection_desc* array
   return result;
 }
 
-void register_remote_section(std::uint32_t id, collection_wire array, std::vector<std::uint64_t> keys) {
+void register_remote_section(std::uint32_t id, collection_wire array, std::vector<index_storage> keys) {
   adopt_section(id, ensure_collection(array), std::move(keys));
 }
 
 }  // namespace
 
-const section_desc* new_section(const collection_desc* array, std::vector<std::uint64_t> keys) {
+const section_desc* new_section(const collection_desc* array, std::vector<index_storage> keys) {
   auto& t = sections();
   std::uint32_t id = 0;
   {
@@ -485,7 +486,7 @@ const section_desc* new_section(const collection_desc* array, std::vector<std::u
   const section_desc* d = adopt_section(id, array, std::move(keys));
   runtime_state& rt = tls_pe->runtime();
   if (rt.num_nodes > 1) {
-    std::vector<std::uint64_t> all = section_keys(d);
+    std::vector<index_storage> all = section_keys(d);
     for (std::uint32_t node = 0; node < rt.num_nodes; ++node)
       if (node != rt.my_node) post_control_uncounted<&register_remote_section>(rt.first_pe_of(node), id, to_wire(array), all);
   }
@@ -507,7 +508,7 @@ void pup_section(pup_er& p, const section_desc*& d) {
     return;
   }
   collection_wire array;
-  std::vector<std::uint64_t> keys;
+  std::vector<index_storage> keys;
   if (!p.is_unpacking()) {
     array = to_wire(d->array);
     keys = section_keys(d);

@@ -12,6 +12,9 @@
 //   4. Demand creation: a message to a never-inserted index creates it.
 //   5. A singleton chare tours the PEs while every PE streams messages at it:
 //      each arrives exactly once (count and checksum), its state intact.
+//   6. A section of a sparse array with a user index, built before some
+//      members exist: multicasts reach every member once and in order while
+//      members move, and section reductions sum exactly.
 //   migration_check [elements=400] [chains=3] [hops=12]
 #include <cstdint>
 #include <cstdio>
@@ -187,6 +190,25 @@ struct rover_fan : roam::group_member<rover_fan> {
   }
 };
 
+// Tiles of a sparse quad-tree-like array (user index), some in a section.
+struct tile : roam::element<tile, block_id> {
+  tile() = default;
+  // Multicast order is promised to members that stay put (as for messages).
+  void cast(roam::section_proxy<tile> sec, int k, roam::callback<long> cb) {
+    const bool anchor = this_index().path % 4 == 0;
+    if (anchor && k != last + 1) ++out_of_order;
+    last = k;
+    ++casts;
+    contribute(sec, static_cast<long>(this_index().path) * k, roam::sum, cb);
+    std::uint64_t r = mix(static_cast<std::uint64_t>(this_index().path) * 17 + static_cast<std::uint64_t>(k));
+    if (!anchor && r % 3 == 0) migrate_to(roam::pe_id{static_cast<std::uint32_t>((r >> 5) % roam::num_pes())});
+  }
+  void census(roam::callback<std::vector<long>> cb) { contribute(std::vector<long>{casts, out_of_order, 1}, roam::sum, cb); }
+  void pup(roam::pup_er& p) { p | last | casts | out_of_order; }
+  int last = 0;
+  long casts = 0, out_of_order = 0;
+};
+
 int failures = 0;
 void expect(const std::string& what, long got, long want) {
   std::printf("%-40s %ld%s\n", what.c_str(), got, got == want ? "" : ("  MISMATCH, expected " + std::to_string(want)).c_str());
@@ -282,6 +304,41 @@ int main(int argc, char** argv) {
       expect("its ballast damaged", tour[3], 0);
       if (roam::num_pes() > 1 && tour[2] < 10) expect("the chare moved", tour[2], 10);
       r.destroy();
+    }
+
+    // 6. A section of a sparse, user-indexed array whose members move.
+    {
+      auto tiles = roam::create_sparse_array<tile>();
+      constexpr std::uint32_t count = 60, depth = 5;
+      std::vector<block_id> members;
+      long path_sum = 0;
+      for (std::uint32_t i = 0; i < count; i += 3) {
+        members.push_back(block_id{i, depth});
+        path_sum += i;
+      }
+      auto sec = roam::section_proxy<tile>::of(tiles, members);
+      // Members inserted after the section was made, some away from home.
+      for (std::uint32_t i = 0; i < count; ++i) {
+        if (i % 2) tiles.insert_on(roam::pe_id{i % roam::num_pes()}, block_id{i, depth});
+        else tiles.insert(block_id{i, depth});
+      }
+      tiles.done_inserting();
+      constexpr int casts = 12;
+      std::vector<roam::future<long>> cast_sums;
+      for (int k = 1; k <= casts; ++k) {
+        auto [f, p] = roam::make_future<long>();
+        sec.send<&tile::cast>(sec, k, roam::callback<long>::to_future(p));
+        cast_sums.push_back(f);
+      }
+      for (int k = 1; k <= casts; ++k)
+        expect("section reduction over moving tiles #" + std::to_string(k),
+               co_await cast_sums[static_cast<std::size_t>(k - 1)], path_sum * k);
+      auto [fc, pc] = roam::make_future<std::vector<long>>();
+      tiles.send<&tile::census>(roam::callback<std::vector<long>>::to_future(pc));
+      std::vector<long> c = co_await fc;
+      expect("section multicasts delivered", c[0], static_cast<long>(members.size()) * casts);
+      expect("section multicasts out of order (tiles that stay)", c[1], 0);
+      expect("tiles", c[2], count);
     }
 
     std::printf("migration_check: %s\n", failures == 0 ? "OK" : "FAILED");

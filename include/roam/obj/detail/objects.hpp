@@ -142,12 +142,12 @@ struct section_desc {
   std::uint32_t id = 0;
   const collection_desc* array = nullptr;
   std::vector<std::uint32_t> pes;                         ///< PEs hosting members, ascending
-  std::vector<std::vector<std::uint64_t>> keys_by_rank;  ///< member linear indices per PE, by tree rank
+  std::vector<std::vector<index_storage>> keys_by_rank;  ///< member indices per PE (by tree rank); a group's: the PE
   std::uint64_t size = 0;
 };
-/// Builds and registers a section of `array` from member linear indices
-/// (duplicates ignored), and tells every other process about it.
-const section_desc* new_section(const collection_desc* array, std::vector<std::uint64_t> keys);
+/// Builds and registers a section of `array` from member indices (a group's:
+/// the PE in v[0]; duplicates ignored), and tells every other process about it.
+const section_desc* new_section(const collection_desc* array, std::vector<index_storage> keys);
 const section_desc* find_section(std::uint32_t id) noexcept;
 /// Pups a section pointer with everything needed to rebuild it in another process.
 void pup_section(pup_er& p, const section_desc*& d);
