@@ -121,7 +121,9 @@ class chare_in_transit {
   chare_in_transit(chare_in_transit&& o) noexcept : obj_(std::exchange(o.obj_, nullptr)), ops_(o.ops_) {}
   chare_in_transit& operator=(chare_in_transit&&) = delete;
   ~chare_in_transit() {
-    if (obj_) ops_->cls->destroy(obj_);
+    if (!obj_) return;
+    if (auto& t = chare_access::tasks(*ops_->base(obj_))) t->destroy_all();
+    ops_->cls->destroy(obj_);
   }
   void* take() noexcept { return std::exchange(obj_, nullptr); }
 
@@ -183,6 +185,13 @@ void carry_out_chare_move(pe_objects& objs, std::uint64_t id, const chare_record
     return;
   }
   const bool as_itself = !ops->pup_on_migration && rt.is_local(dest) && !rt.opts.serialize;
+  if (std::size_t tasks = chare_access::unfinished_tasks(*rec.base); tasks && !as_itself) {
+    report_fatal(describe_chare(ops, id) + " on pe " + std::to_string(me()) + ": cannot migrate to pe " +
+                 std::to_string(dest) + " while " + std::to_string(tasks) +
+                 " of its entry tasks are suspended: a coroutine cannot be packed (move it after they finish, or "
+                 "within its process; docs/design/flow.md)");
+    return;
+  }
   bytes state;
   try {
     ops->before_migration(rec.obj);

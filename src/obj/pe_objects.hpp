@@ -117,6 +117,8 @@ void carry_out_chare_move(pe_objects& objs, std::uint64_t id, const chare_record
 void correct_chare_sender(const message& m, std::uint64_t id, const chare_record& rec) noexcept;
 
 // elements.cpp
+/// Destroys an element's suspended entry tasks (before the element itself).
+void end_tasks(const collection_desc* d, void* obj) noexcept;
 /// Delivers a message addressed to one element: runs it if the element is
 /// here, else forwards or buffers it (location management).
 void deliver_to_element(local_collection& lc, message* m) noexcept;

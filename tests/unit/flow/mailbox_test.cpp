@@ -95,6 +95,26 @@ struct holder : roam::element<holder> {
   void pup(roam::pup_er& p) { p | item; }
 };
 
+// A task that waits on its mailbox while its element moves.
+struct walker : roam::element<walker> {
+  walker() = default;
+  explicit walker(roam::migrating) {}
+  roam::mailbox<int, int> step;  // (step number, where to go next)
+  roam::task<> run(roam::promise<std::vector<long>> done) {
+    std::vector<long> pes;
+    for (int k = 0; k < 4; ++k) {
+      auto [number, to] = co_await step.receive(k);
+      (void)number;
+      pes.push_back(static_cast<long>(roam::my_pe().value()));
+      migrate_to(roam::pe_id{static_cast<std::uint32_t>(to)});  // carried out when this delivery returns
+    }
+    pes.push_back(static_cast<long>(roam::my_pe().value()));
+    done.set_value(pes);
+  }
+  void where(roam::promise<std::vector<long>> p) { p.set_value(std::vector<long>{static_cast<long>(roam::my_pe().value())}); }
+  void pup(roam::pup_er& p) { p | step; }
+};
+
 template <class F>
 std::vector<long> run_vec(unsigned pes, F body, std::vector<std::string> extra = {}) {
   g_out.clear();
@@ -234,4 +254,33 @@ TEST(mailbox, tasks_still_waiting_at_exit_are_torn_down_cleanly) {
     });
     EXPECT_EQ(rc, 0);
   }
+}
+
+TEST(mailbox, a_task_waiting_on_its_mailbox_moves_with_its_element_within_a_process) {
+  std::vector<long> got = run_vec(3, [](roam::promise<std::vector<long>> p) {
+    auto a = roam::create_array<walker>(roam::array_options<1>({1}, roam::block_map()));
+    a[0].send<&walker::run>(p);
+    // Each step names where to go next; the next step follows the element.
+    a[0].send<&walker::step>(0, 2);
+    a[0].send<&walker::step>(1, 1);
+    a[0].send<&walker::step>(2, 2);
+    a[0].send<&walker::step>(3, 0);
+  });
+  // Resumed on 0, moved to 2, resumed there, ... (the last entry runs where step 3 was taken).
+  EXPECT_EQ(got, (std::vector<long>{0, 2, 1, 2, 2}));
+}
+
+TEST(mailbox, packing_an_element_whose_task_is_suspended_is_refused_clearly) {
+  testing::internal::CaptureStderr();
+  int rc = run_on(2, [](const roam::args&) {
+    auto a = roam::create_array<walker>(roam::array_options<1>({1}, roam::block_map()));
+    auto [f, p] = roam::make_future<std::vector<long>>();
+    a[0].send<&walker::run>(p);
+    a[0].send<&walker::step>(0, 1);  // moves while run() waits for step 1
+  }, {"+serialize"});
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(err.find("array flowtest::walker[0] on pe 0: cannot migrate to pe 1 while 1 of its entry tasks are suspended"),
+            std::string::npos)
+      << err;
 }
