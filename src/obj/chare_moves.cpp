@@ -122,7 +122,7 @@ class chare_in_transit {
   chare_in_transit& operator=(chare_in_transit&&) = delete;
   ~chare_in_transit() {
     if (!obj_) return;
-    if (auto& t = chare_access::tasks(*ops_->base(obj_))) t->destroy_all();
+    chare_access::tasks(*ops_->base(obj_)).destroy_all();
     ops_->cls->destroy(obj_);
   }
   void* take() noexcept { return std::exchange(obj_, nullptr); }

@@ -64,7 +64,7 @@ element_base& base_of(const local_collection& lc, void* obj) noexcept { return *
 
 // An element's suspended tasks end before it does (their frames may refer to it).
 void end_tasks(const collection_desc* d, void* obj) noexcept {
-  if (auto& t = element_access::tasks(*d->elem->base(obj))) t->destroy_all();
+  element_access::tasks(*d->elem->base(obj)).destroy_all();
 }
 
 namespace {
@@ -231,7 +231,7 @@ void migrate_with_partners(local_collection& lc, const index_storage& idx, void*
 // Runs one entry on an element, which can ask for things meanwhile.
 void invoke_on(local_collection& lc, message* m, void* obj) noexcept {
   element_base* outer = tls_running_element;
-  std::unique_ptr<task_roots>* outer_tasks = tls_task_owner;
+  task_roots* outer_tasks = tls_task_owner;
   tls_running_element = &base_of(lc, obj);
   tls_task_owner = &element_access::tasks(*tls_running_element);
   invoke_guarded(m, obj);

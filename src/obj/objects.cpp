@@ -90,7 +90,7 @@ void teardown_objects(pe_state& pe) noexcept {
       }
   }
   for (auto& [id, rec] : objs->chares) {
-    if (auto& t = chare_access::tasks(*rec.base)) t->destroy_all();
+    chare_access::tasks(*rec.base).destroy_all();
     rec.ops->cls->destroy(rec.obj);
   }
   for (auto& [id, list] : objs->chare_pending)
@@ -280,14 +280,14 @@ void deliver_to_chare(pe_objects& objs, message* m) noexcept {
   }
   chare_record rec = it->second;
   correct_chare_sender(*m, id, rec);
-  std::unique_ptr<task_roots>* outer_tasks = tls_task_owner;
+  task_roots* outer_tasks = tls_task_owner;
   tls_task_owner = &chare_access::tasks(*rec.base);
   invoke_guarded(m, rec.obj);
   tls_task_owner = outer_tasks;
   discard_message(m);
   if (rec.base->destroy_requested()) {
     objs.chares.erase(id);
-    if (auto& t = chare_access::tasks(*rec.base)) t->destroy_all();
+    chare_access::tasks(*rec.base).destroy_all();
     rec.ops->cls->destroy(rec.obj);
     return;
   }
@@ -695,7 +695,7 @@ void destroy_chare_here(std::uint64_t id) {
   }
   chare_record rec = it->second;
   objs.chares.erase(it);
-  if (auto& t = chare_access::tasks(*rec.base)) t->destroy_all();
+  chare_access::tasks(*rec.base).destroy_all();
   rec.ops->cls->destroy(rec.obj);
 }
 }  // namespace

@@ -39,7 +39,7 @@ class chare_base {
   bool destroy_requested_ = false;
   std::uint32_t move_to_ = detail::no_pe;
   std::uint32_t epoch_ = 0;  ///< moves so far: newer location news wins
-  std::unique_ptr<detail::task_roots> tasks_;  ///< unfinished entry tasks
+  detail::task_roots tasks_;  ///< unfinished entry tasks
 };
 
 namespace detail {
@@ -47,8 +47,8 @@ struct chare_access {
   static std::uint32_t take_move(chare_base& c) noexcept { return std::exchange(c.move_to_, no_pe); }
   static std::uint32_t& epoch(chare_base& c) noexcept { return c.epoch_; }
   static std::uint32_t home(const chare_base& c) noexcept { return c.birth_pe_; }
-  static std::unique_ptr<task_roots>& tasks(chare_base& c) noexcept { return c.tasks_; }
-  static std::size_t unfinished_tasks(const chare_base& c) noexcept { return c.tasks_ ? c.tasks_->frames.size() : 0; }
+  static task_roots& tasks(chare_base& c) noexcept { return c.tasks_; }
+  static std::size_t unfinished_tasks(const chare_base& c) noexcept { return c.tasks_.size(); }
 };
 }  // namespace detail
 

@@ -3,8 +3,8 @@
 /// on the PE that resumes it and returns a T (or throws) to whoever awaits it.
 #include <coroutine>
 #include <exception>
-#include <memory>
 #include <unordered_set>
+#include <vector>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -131,24 +131,35 @@ struct detached_task {
 /// The unfinished root coroutines started for one object (its entry tasks).
 /// They belong to the object, not to a PE: an object that moves as itself
 /// within its process takes them along, and destroying the object ends them.
+/// An object rarely has more than a few, so a vector (empty: no allocation).
 struct task_roots {
-  std::unordered_set<void*> frames;
+  std::vector<void*> frames;
   task_roots() = default;
   task_roots(const task_roots&) = delete;
   task_roots& operator=(const task_roots&) = delete;
   ~task_roots() { destroy_all(); }
+  void add(void* f) { frames.push_back(f); }
+  void remove(void* f) noexcept {
+    for (auto it = frames.begin(); it != frames.end(); ++it)
+      if (*it == f) {
+        *it = frames.back();
+        frames.pop_back();
+        return;
+      }
+  }
+  std::size_t size() const noexcept { return frames.size(); }
   /// Destroys every frame (and what it owns) without resuming it.
   void destroy_all() noexcept {
     while (!frames.empty()) {
-      void* f = *frames.begin();
-      frames.erase(frames.begin());
+      void* f = frames.back();
+      frames.pop_back();
       std::coroutine_handle<>::from_address(f).destroy();
     }
   }
 };
-/// Where tasks started now are recorded: the slot of the object whose entry is
+/// Where tasks started now are recorded: those of the object whose entry is
 /// running (set by the objects layer), or null for the PE's own list.
-inline constinit thread_local std::unique_ptr<task_roots>* tls_task_owner = nullptr;
+inline constinit thread_local task_roots* tls_task_owner = nullptr;
 
 /// Records a root coroutine while it is unfinished, with its object or on its
 /// PE, so that shutdown (or the object's end) can destroy frames that never
@@ -161,9 +172,8 @@ struct root_registration {
   bool await_suspend(std::coroutine_handle<> h) {
     frame = h.address();
     if (tls_task_owner) {
-      if (!*tls_task_owner) *tls_task_owner = std::make_unique<task_roots>();
-      roots = tls_task_owner->get();
-      roots->frames.insert(frame);
+      roots = tls_task_owner;
+      roots->add(frame);
     } else {
       pe = tls_pe;
       if (pe) pe->root_tasks.insert(frame);
@@ -172,7 +182,7 @@ struct root_registration {
   }
   void await_resume() const noexcept {}
   void done() const noexcept {
-    if (roots) roots->frames.erase(frame);
+    if (roots) roots->remove(frame);
     else if (pe) pe->root_tasks.erase(frame);
   }
 };

@@ -54,7 +54,7 @@ class element_base {
   index_storage index_;
   element_fields fields_;
   std::uint32_t move_to_ = no_pe;
-  std::unique_ptr<task_roots> tasks_;  ///< unfinished entry tasks (not state: they stay with the object)
+  task_roots tasks_;  ///< unfinished entry tasks (not state: they stay with the object)
   bool destroy_ = false;
 };
 
@@ -68,8 +68,8 @@ struct element_access {
   static std::uint32_t take_move(element_base& e) noexcept { return std::exchange(e.move_to_, no_pe); }
   static bool take_destroy(element_base& e) noexcept { return std::exchange(e.destroy_, false); }
   static bool has_request(const element_base& e) noexcept { return e.move_to_ != no_pe || e.destroy_; }
-  static std::unique_ptr<task_roots>& tasks(element_base& e) noexcept { return e.tasks_; }
-  static std::size_t unfinished_tasks(const element_base& e) noexcept { return e.tasks_ ? e.tasks_->frames.size() : 0; }
+  static task_roots& tasks(element_base& e) noexcept { return e.tasks_; }
+  static std::size_t unfinished_tasks(const element_base& e) noexcept { return e.tasks_.size(); }
   static std::uint32_t* reduction_counter(element_base& e) noexcept { return &e.fields_.reductions; }
   static std::uint32_t* section_counter(element_base& e, std::uint32_t section) {
     for (auto& [id, n] : e.fields_.section_reductions)
