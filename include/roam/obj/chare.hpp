@@ -12,6 +12,10 @@ namespace roam {
 
 template <class T>
 class chare_proxy;
+class chare_base;
+namespace detail {
+struct chare_access;
+}
 
 /// Non-template part of every chare.
 class chare_base {
@@ -25,8 +29,17 @@ class chare_base {
   ~chare_base() = default;
 
  private:
+  friend struct detail::chare_access;
   bool destroy_requested_ = false;
+  std::uint32_t threads_ = 0;  // unfinished threaded entries: destruction waits for 0
 };
+
+namespace detail {
+/// The runtime's access to a chare's thread count.
+struct chare_access {
+  static std::uint32_t& threads(chare_base& c) noexcept { return c.threads_; }
+};
+}  // namespace detail
 
 /// Base class of a singleton chare type T (CRTP): `struct fib : roam::chare<fib> {...}`.
 /// Construct only through roam::create_chare.

@@ -52,6 +52,7 @@ class element_base {
   index_storage index_;
   element_fields fields_;
   std::uint32_t move_to_ = no_pe;
+  std::uint32_t threads_ = 0;  // unfinished threaded entries: moving or destroying waits for 0
   bool destroy_ = false;
 };
 
@@ -65,6 +66,7 @@ struct element_access {
   static std::uint32_t take_move(element_base& e) noexcept { return std::exchange(e.move_to_, no_pe); }
   static bool take_destroy(element_base& e) noexcept { return std::exchange(e.destroy_, false); }
   static bool has_request(const element_base& e) noexcept { return e.move_to_ != no_pe || e.destroy_; }
+  static std::uint32_t& threads(element_base& e) noexcept { return e.threads_; }
   static std::uint32_t* reduction_counter(element_base& e) noexcept { return &e.fields_.reductions; }
   static std::uint32_t* section_counter(element_base& e, std::uint32_t section) {
     for (auto& [id, n] : e.fields_.section_reductions)
