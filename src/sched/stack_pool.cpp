@@ -9,6 +9,17 @@
 
 #include <roam/sched/detail/runtime_state.hpp>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define ROAM_I_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ROAM_I_ASAN 1
+#endif
+#endif
+#if defined(ROAM_I_ASAN)
+#include <sanitizer/asan_interface.h>
+#endif
+
 namespace roam::detail {
 
 std::size_t stack_pool::page_size() noexcept {
@@ -51,6 +62,12 @@ ult_stack stack_pool::take() {
 }
 
 void stack_pool::give(ult_stack s) noexcept {
+#if defined(ROAM_I_ASAN)
+  // The last frames of a finished thread never returned: ASan would keep
+  // their red zones poisoned for the next thread on this stack (or the next
+  // mapping at this address).
+  __asan_unpoison_memory_region(s.lo, s.size);
+#endif
   if (free_.size() < max_cached_) free_.push_back(s);
   else unmap(s);
 }

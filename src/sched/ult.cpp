@@ -45,7 +45,6 @@
 #endif
 
 #if defined(ROAM_I_ASAN)
-#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 #if defined(ROAM_I_TSAN)
@@ -94,8 +93,8 @@ struct ult {
 namespace {
 
 struct ult_host {
-  ult_host(std::uint32_t pe_id, std::size_t stack_size)
-      : pool(stack_size, std::clamp<std::size_t>((std::size_t{32} << 20) / stack_size, 8, 1024)),
+  ult_host(std::uint32_t pe_id, std::size_t stack_bytes)
+      : pool(stack_bytes, std::clamp<std::size_t>((std::size_t{32} << 20) / stack_bytes, 8, 1024)),
         pe(pe_id),
         eh_now(reinterpret_cast<eh_globals*>(abi::__cxa_get_globals())) {
 #if defined(ROAM_I_TSAN)
@@ -136,17 +135,6 @@ void swap_eh(eh_globals* now, eh_globals& save, const eh_globals& load) noexcept
   *now = load;
 }
 
-// Before the thread gives a message handler's stack back, its unfinished
-// frames are dead: ASan must not keep their red zones poisoned for the next
-// thread that uses this stack.
-void forget_stack(const ult_stack& s) noexcept {
-#if defined(ROAM_I_ASAN)
-  __asan_unpoison_memory_region(s.lo, s.size);
-#else
-  (void)s;
-#endif
-}
-
 void finish(ult_host& h, ult* t) noexcept {
   if (t->prev) t->prev->next = t->next;
   else h.live = t->next;
@@ -157,7 +145,6 @@ void finish(ult_host& h, ult* t) noexcept {
 #endif
   ult_stack s = t->stack;  // t lives on that stack
   t->~ult();
-  forget_stack(s);
   h.pool.give(s);
 }
 
