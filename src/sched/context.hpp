@@ -45,6 +45,17 @@ void context_make(machine_context& c, void* lo, std::size_t size, context_entry 
 
 /// Saves the running context into `from` and continues `to`; returns, once
 /// something switches back to `from`, the `transfer` value that switch gave.
+#if defined(ROAM_ULT_UCONTEXT)
 void* context_switch(machine_context& from, machine_context& to, void* transfer) noexcept;
+#else
+}  // namespace roam::detail
+extern "C" void* roam_i_ctx_switch(void** save_sp, void* load_sp, void* transfer) noexcept;
+namespace roam::detail {
+// Inline: each call level between the two sides of a switch is one more
+// return the CPU's return-address predictor gets wrong after the stack swap.
+inline void* context_switch(machine_context& from, machine_context& to, void* transfer) noexcept {
+  return roam_i_ctx_switch(&from.sp, to.sp, transfer);
+}
+#endif
 
 }  // namespace roam::detail

@@ -7,16 +7,16 @@
 // The FP control state is per context: a thread that changes its rounding
 // mode must not change it for the scheduler or for other threads; the status
 // flags are not saved (like Boost.Context and the ABI's callee-saved rules).
+// Loading MXCSR and the x87 control word is slow (fldcw alone was half of a
+// switch here) and they almost never differ between two contexts, so each
+// is loaded only when it differs from the value being left.
 #include "sched/context.hpp"
 
 #if !defined(ROAM_ULT_UCONTEXT)
 
 #include <cstdint>
 
-extern "C" {
-void* roam_i_ctx_switch(void** save_sp, void* load_sp, void* transfer) noexcept;
-void roam_i_ctx_trampoline() noexcept;
-}
+extern "C" void roam_i_ctx_trampoline() noexcept;
 
 // rdi: where to store this context's rsp; rsi: the rsp to load; rdx: the
 // value the other side receives (returned in rax, or for a new context passed
@@ -46,9 +46,17 @@ roam_i_ctx_switch:
   stmxcsr (%rsp)
   fnstcw 4(%rsp)
   movq %rsp, (%rdi)
+  movl (%rsp), %ecx
+  movzwl 4(%rsp), %r8d
   movq %rsi, %rsp
+  cmpl (%rsp), %ecx
+  je 1f
   ldmxcsr (%rsp)
+1:
+  cmpw 4(%rsp), %r8w
+  je 2f
   fldcw 4(%rsp)
+2:
   addq $8, %rsp
   .cfi_adjust_cfa_offset -8
   popq %r15
@@ -102,10 +110,6 @@ void context_make(machine_context& c, void* lo, std::size_t size, context_entry 
   slot[-7] = 0;                                                         // r15
   slot[-8] = mxcsr | (std::uint64_t{fpucw} << 32);
   c.sp = &slot[-8];
-}
-
-void* context_switch(machine_context& from, machine_context& to, void* transfer) noexcept {
-  return roam_i_ctx_switch(&from.sp, to.sp, transfer);
 }
 
 }  // namespace roam::detail

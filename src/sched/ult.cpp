@@ -207,7 +207,7 @@ ult* ult_create(std::size_t bytes, std::size_t align, void*& body, ult_body_fn f
   };
   std::byte* top = down(s.lo + s.size - sizeof(ult), alignof(ult));
   std::byte* b = down(top - bytes, std::max<std::size_t>(align, 16));
-  ult* t = ::new (top) ult();
+  ult* t = ::new (top) ult;
   t->stack = s;
   t->host = &h;
   t->fn = fn;

@@ -129,7 +129,7 @@ struct entry_impl {
       start_threaded_entry(
           self, context_of(m),
           [self, a = args_tuple(std::forward<Tuple>(args))]() mutable { apply(self, std::move(a)); },
-          [ctx = context_of(m)](std::exception_ptr e) { report_task_failure(e, describe_delivery(ctx)); });
+          [](std::exception_ptr e, const delivery_context& ctx) { report_task_failure(e, describe_delivery(ctx)); });
     } else if constexpr (is_task_v<R>) {
       spawn(apply(self, std::forward<Tuple>(args)), [ctx = context_of(m)](std::exception_ptr e, auto*...) {
         if (e) report_task_failure(e, describe_delivery(ctx));
@@ -153,7 +153,7 @@ struct entry_impl {
               reply.set_value(apply(self, std::move(a)));
             }
           },
-          [reply](std::exception_ptr e) { reply.set_exception(std::move(e)); });
+          [reply](std::exception_ptr e, const delivery_context&) { reply.set_exception(std::move(e)); });
       return;
     }
     std::exception_ptr error;

@@ -34,8 +34,8 @@ constexpr bool entry_is_threaded() {
 }
 
 /// Runs `body()` on a new thread for the entry being delivered to `obj`; an
-/// exception escaping it goes to `on_error` (after its catch block ended, so
-/// the exception can be handed to another PE).
+/// exception escaping it goes to `on_error(exception, ctx)` (after its catch
+/// block ended, so the exception can be handed to another PE).
 template <class Body, class OnError>
 void start_threaded_entry(void* obj, const delivery_context& ctx, Body body, OnError on_error) {
   std::uint32_t* count = g_thread_owner.counter ? g_thread_owner.counter(ctx, obj) : nullptr;
@@ -51,7 +51,7 @@ void start_threaded_entry(void* obj, const delivery_context& ctx, Body body, OnE
       } catch (...) {
         error = std::current_exception();
       }
-      if (error) on_error(std::move(error));
+      if (error) on_error(std::move(error), ctx);
       if (count && --*count == 0 && !unwound && g_thread_owner.idle) g_thread_owner.idle(ctx, obj);
     });
   } catch (...) {
