@@ -1,6 +1,6 @@
 # Enforces the layering of design.md: a layer's headers and sources may include
 # only their own layer and the layers below. Runs at configure time; cheap.
-set(ROAM_LAYERS machine sched msg obj coll)
+set(ROAM_LAYERS machine sched msg obj coll flow)
 function(roam_check_layers)
   set(_allowed "")
   foreach(layer IN LISTS ROAM_LAYERS)

@@ -5,6 +5,8 @@
 #include <roam/coll/quiescence.hpp>
 #include <roam/coll/reducers.hpp>
 #include <roam/coll/reduction.hpp>
+#include <roam/flow/mailbox.hpp>
+#include <roam/flow/when.hpp>
 #include <roam/machine/ids.hpp>
 #include <roam/msg/buffer.hpp>
 #include <roam/msg/pup.hpp>

@@ -60,6 +60,15 @@ void send_news(const collection_desc* d, const index_storage& idx, std::uint32_t
 
 element_base& base_of(const local_collection& lc, void* obj) noexcept { return *lc.desc->elem->base(obj); }
 
+}  // namespace
+
+// An element's suspended tasks end before it does (their frames may refer to it).
+void end_tasks(const collection_desc* d, void* obj) noexcept {
+  if (auto& t = element_access::tasks(*d->elem->base(obj))) t->destroy_all();
+}
+
+namespace {
+
 void run_entry(local_collection& lc, message* m, void* obj) noexcept;
 void invoke_on(local_collection& lc, message* m, void* obj) noexcept;
 
@@ -122,6 +131,7 @@ void destroy_here(local_collection& lc, const index_storage& idx, void* obj) {
   lc.locations().departed[idx] = gone;
   lc.locations().known[idx] = gone;
   if (g_element_hooks.died) g_element_hooks.died(d, next);
+  end_tasks(d, obj);
   d->cls->destroy(obj);
   std::uint32_t home = home_of(d, idx);
   if (home != me()) send_news(d, idx, home, gone);
@@ -138,7 +148,9 @@ class element_in_transit {
   element_in_transit(element_in_transit&& o) noexcept : obj_(std::exchange(o.obj_, nullptr)), desc_(o.desc_) {}
   element_in_transit& operator=(element_in_transit&&) = delete;
   ~element_in_transit() {
-    if (obj_) desc_->cls->destroy(obj_);
+    if (!obj_) return;
+    end_tasks(desc_, obj_);
+    desc_->cls->destroy(obj_);
   }
   void* take() noexcept { return std::exchange(obj_, nullptr); }
 
@@ -166,6 +178,13 @@ void migrate_one(local_collection& lc, const index_storage& idx, void* obj, std:
     return;
   }
   const bool as_itself = moves_as_itself(d, dest);
+  if (std::size_t tasks = element_access::unfinished_tasks(base_of(lc, obj)); tasks && !as_itself) {
+    report_fatal(describe_element(d, idx) + " on pe " + std::to_string(me()) + ": cannot migrate to pe " +
+                 std::to_string(dest) + " while " + std::to_string(tasks) +
+                 " of its entry tasks are suspended: a coroutine cannot be packed (move it after they finish, or "
+                 "within its process; docs/design/flow.md)");
+    return;
+  }
   bytes state;
   try {
     ops->before_migration(obj);
@@ -212,9 +231,12 @@ void migrate_with_partners(local_collection& lc, const index_storage& idx, void*
 // Runs one entry on an element, which can ask for things meanwhile.
 void invoke_on(local_collection& lc, message* m, void* obj) noexcept {
   element_base* outer = tls_running_element;
+  std::unique_ptr<task_roots>* outer_tasks = tls_task_owner;
   tls_running_element = &base_of(lc, obj);
+  tls_task_owner = &element_access::tasks(*tls_running_element);
   invoke_guarded(m, obj);
   tls_running_element = outer;
+  tls_task_owner = outer_tasks;
 }
 
 void run_entry(local_collection& lc, message* m, void* obj) noexcept {

@@ -84,9 +84,15 @@ void teardown_objects(pe_state& pe) noexcept {
     for (message* m : lc->pending) discard_message(m);
     teardown_locations(*lc);
     if (lc->desc)
-      for (auto& mem : lc->order) lc->desc->cls->destroy(mem.obj);
+      for (auto& mem : lc->order) {
+        if (lc->desc->kind == collection_kind::array) end_tasks(lc->desc, mem.obj);
+        lc->desc->cls->destroy(mem.obj);
+      }
   }
-  for (auto& [id, rec] : objs->chares) rec.cls->destroy(rec.obj);
+  for (auto& [id, rec] : objs->chares) {
+    if (auto& t = chare_access::tasks(*rec.base)) t->destroy_all();
+    rec.ops->cls->destroy(rec.obj);
+  }
   for (auto& [id, list] : objs->chare_pending)
     for (message* m : list) discard_message(m);
   if (pe.id() == pe.runtime().first_pe) {
@@ -237,11 +243,8 @@ void deliver_section(pe_objects& objs, message* m) noexcept {
     m->flags |= work_forwarded;
   }
   const collection_desc* d = lc->desc;
-  for (std::uint64_t key : sec->keys_by_rank[rank]) {
+  for (const index_storage& idx : sec->keys_by_rank[rank]) {
     if (tls_pe->runtime().stopping()) break;
-    index_storage idx;
-    if (d->kind == collection_kind::array) idx = delinearize(key, d->shape, d->dims);
-    else idx.v[0] = static_cast<std::int32_t>(key);
     if (d->kind != collection_kind::array) {
       void* obj = lc->elements.find(idx);
       m->target = target_kind::element;
@@ -269,6 +272,7 @@ void deliver_to_chare(pe_objects& objs, message* m) noexcept {
   std::uint64_t id = chare_id_of(*m);
   auto it = objs.chares.find(id);
   if (it == objs.chares.end()) {
+    if (forward_chare_message(objs, m, id)) return;
     std::uint32_t creator = static_cast<std::uint32_t>(id >> 40);
     std::uint64_t seq = id & ((std::uint64_t{1} << 40) - 1);
     if (creator < objs.chare_seq_seen.size() && seq > objs.chare_seq_seen[creator]) {
@@ -280,13 +284,20 @@ void deliver_to_chare(pe_objects& objs, message* m) noexcept {
     return;
   }
   chare_record rec = it->second;
+  correct_chare_sender(*m, id, rec);
+  std::unique_ptr<task_roots>* outer_tasks = tls_task_owner;
+  tls_task_owner = &chare_access::tasks(*rec.base);
   invoke_guarded(m, rec.obj);
+  tls_task_owner = outer_tasks;
   discard_message(m);
   // With a threaded entry still blocked on it, the chare dies when its last thread ends (chare_threads_done).
   if (rec.base->destroy_requested() && chare_access::threads(*rec.base) == 0) {
     objs.chares.erase(id);
-    rec.cls->destroy(rec.obj);
+    if (auto& t = chare_access::tasks(*rec.base)) t->destroy_all();
+    rec.ops->cls->destroy(rec.obj);
+    return;
   }
+  carry_out_chare_move(objs, id, rec);
 }
 
 // ---- threaded entries (docs/design/threads.md) ----------------------------
@@ -299,9 +310,14 @@ void chare_threads_done(std::uint64_t id) noexcept {
   auto it = objs.chares.find(id);
   if (it == objs.chares.end()) return;
   chare_record rec = it->second;
-  if (!rec.base->destroy_requested() || chare_access::threads(*rec.base) != 0) return;
-  objs.chares.erase(it);
-  rec.cls->destroy(rec.obj);
+  if (chare_access::threads(*rec.base) != 0) return;  // another thread started meanwhile: it will call again
+  if (rec.base->destroy_requested()) {
+    objs.chares.erase(it);
+    if (auto& t = chare_access::tasks(*rec.base)) t->destroy_all();
+    rec.ops->cls->destroy(rec.obj);
+    return;
+  }
+  carry_out_chare_move(objs, id, rec);
 }
 
 std::uint32_t* thread_counter(const delivery_context& ctx, void* obj) noexcept {
@@ -323,7 +339,8 @@ void threads_idle(const delivery_context& ctx, void* obj) noexcept {
     std::uint64_t id = static_cast<std::uint32_t>(ctx.index.v[0]) |
                        (std::uint64_t{static_cast<std::uint32_t>(ctx.index.v[1])} << 32);
     auto it = objects().chares.find(id);
-    if (it != objects().chares.end() && it->second.base->destroy_requested())
+    if (it != objects().chares.end() &&
+        (it->second.base->destroy_requested() || chare_access::move_requested(*it->second.base)))
       post_closure(pe, [id]() noexcept { chare_threads_done(id); });
     return;
   }
@@ -463,21 +480,25 @@ const collection_desc* ensure_collection(const collection_wire& w) {
 namespace {
 
 // The PEs hosting members and each one's keys; every process computes the same.
-std::unique_ptr<section_desc> build_section(std::uint32_t id, const collection_desc* array, std::vector<std::uint64_t> keys) {
-  std::sort(keys.begin(), keys.end());
+std::unique_ptr<section_desc> build_section(std::uint32_t id, const collection_desc* array, std::vector<index_storage> keys) {
+  std::sort(keys.begin(), keys.end(), [](const index_storage& a, const index_storage& b) {
+    return std::lexicographical_compare(std::begin(a.v), std::end(a.v), std::begin(b.v), std::end(b.v));
+  });
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   auto d = std::make_unique<section_desc>();
   d->id = id;
   d->array = array;
   d->size = keys.size();
   std::uint32_t pes = g_runtime.load()->num_pes;
-  std::vector<std::vector<std::uint64_t>> by_pe(pes);
-  for (std::uint64_t key : keys) {
+  std::vector<std::vector<index_storage>> by_pe(pes);
+  for (const index_storage& key : keys) {
     if (array->kind == collection_kind::group) {  // a group section: the key is the PE
-      if (key < pes) by_pe[key].push_back(key);
+      if (static_cast<std::uint32_t>(key.v[0]) < pes) by_pe[static_cast<std::uint32_t>(key.v[0])].push_back(key);
       continue;
     }
-    by_pe[array->map(delinearize(key, array->shape, array->dims), array->shape, array->dims, pes)].push_back(key);
+    // Members are reached at their home; location management takes a
+    // message on from there to a member that lives elsewhere.
+    by_pe[home_of(array, key)].push_back(key);
   }
   for (std::uint32_t pe = 0; pe < pes; ++pe) {
     if (by_pe[pe].empty()) continue;
@@ -487,15 +508,15 @@ std::unique_ptr<section_desc> build_section(std::uint32_t id, const collection_d
   return d;
 }
 
-std::vector<std::uint64_t> section_keys(const section_desc* d) {
-  std::vector<std::uint64_t> keys;
+std::vector<index_storage> section_keys(const section_desc* d) {
+  std::vector<index_storage> keys;
   keys.reserve(d->size);
   for (const auto& k : d->keys_by_rank) keys.insert(keys.end(), k.begin(), k.end());
   return keys;
 }
 
 // Registers a section made elsewhere and releases the multicasts that waited for it.
-const section_desc* adopt_section(std::uint32_t id, const collection_desc* array, std::vector<std::uint64_t> keys) {
+const section_desc* adopt_section(std::uint32_t id, const collection_desc* array, std::vector<index_storage> keys) {
   auto d = build_section(id, array, std::move(keys));
   std::vector<message*> released;
   const section_desc* result = nullptr;
@@ -514,13 +535,13 @@ const section_desc* adopt_section(std::uint32_t id, const collection_desc* array
   return result;
 }
 
-void register_remote_section(std::uint32_t id, collection_wire array, std::vector<std::uint64_t> keys) {
+void register_remote_section(std::uint32_t id, collection_wire array, std::vector<index_storage> keys) {
   adopt_section(id, ensure_collection(array), std::move(keys));
 }
 
 }  // namespace
 
-const section_desc* new_section(const collection_desc* array, std::vector<std::uint64_t> keys) {
+const section_desc* new_section(const collection_desc* array, std::vector<index_storage> keys) {
   auto& t = sections();
   std::uint32_t id = 0;
   {
@@ -530,7 +551,7 @@ const section_desc* new_section(const collection_desc* array, std::vector<std::u
   const section_desc* d = adopt_section(id, array, std::move(keys));
   runtime_state& rt = tls_pe->runtime();
   if (rt.num_nodes > 1) {
-    std::vector<std::uint64_t> all = section_keys(d);
+    std::vector<index_storage> all = section_keys(d);
     for (std::uint32_t node = 0; node < rt.num_nodes; ++node)
       if (node != rt.my_node) post_control_uncounted<&register_remote_section>(rt.first_pe_of(node), id, to_wire(array), all);
   }
@@ -552,7 +573,7 @@ void pup_section(pup_er& p, const section_desc*& d) {
     return;
   }
   collection_wire array;
-  std::vector<std::uint64_t> keys;
+  std::vector<index_storage> keys;
   if (!p.is_unpacking()) {
     array = to_wire(d->array);
     keys = section_keys(d);
@@ -699,9 +720,9 @@ std::uint32_t place_chare() noexcept {
   return (tls_pe->id() + ++objs.placement) % pes;
 }
 
-void register_chare(std::uint64_t id, void* obj, chare_base* base, const class_ops* cls) {
+void register_chare(std::uint64_t id, void* obj, chare_base* base, const chare_ops* ops) {
   pe_objects& objs = objects();
-  objs.chares.emplace(id, chare_record{obj, base, cls});
+  objs.chares.emplace(id, chare_record{obj, base, ops});
   std::uint32_t creator = static_cast<std::uint32_t>(id >> 40);
   std::uint64_t seq = id & ((std::uint64_t{1} << 40) - 1);
   if (creator < objs.chare_seq_seen.size() && seq > objs.chare_seq_seen[creator]) objs.chare_seq_seen[creator] = seq;
@@ -718,6 +739,11 @@ void destroy_chare_here(std::uint64_t id) {
   pe_objects& objs = objects();
   auto it = objs.chares.find(id);
   if (it == objs.chares.end()) {
+    // It moved on: the destroy follows it, behind the messages sent before it.
+    if (auto w = objs.chare_where.find(id); w != objs.chare_where.end() && w->second.pe != tls_pe->id()) {
+      post_control<&destroy_chare_here>(w->second.pe, 0, id);
+      return;
+    }
     report_fatal("destroy of chare #" + std::to_string(id >> 40) + "." + std::to_string(id & ((std::uint64_t{1} << 40) - 1)) +
                  ": no such chare here");
     return;
@@ -728,7 +754,8 @@ void destroy_chare_here(std::uint64_t id) {
     return;
   }
   objs.chares.erase(it);
-  rec.cls->destroy(rec.obj);
+  if (auto& t = chare_access::tasks(*rec.base)) t->destroy_all();
+  rec.ops->cls->destroy(rec.obj);
 }
 }  // namespace
 

@@ -66,7 +66,7 @@ struct local_collection {
 struct chare_record {
   void* obj;
   chare_base* base;
-  const class_ops* cls;
+  const chare_ops* ops;
 };
 
 struct pe_objects {
@@ -74,6 +74,9 @@ struct pe_objects {
   std::unordered_map<std::uint64_t, chare_record> chares;
   std::unordered_map<std::uint64_t, std::vector<message*>> chare_pending;
   std::vector<std::uint64_t> chare_seq_seen;  // per creating PE: highest creation sequence built here
+  // Chares that moved: where each went from here, or was last heard of
+  // (newest epoch wins). Authoritative on a chare's birth PE.
+  std::unordered_map<std::uint64_t, location> chare_where;
   std::uint64_t next_chare_seq = 0;
   std::uint32_t placement = 0;
 
@@ -106,7 +109,20 @@ void invoke_guarded(message* m, void* obj) noexcept;
 /// A copy of a message (a shared payload gains a reference; a packed one is copied).
 message* clone_message(const message* m) noexcept;
 
+// chare_moves.cpp
+/// A message for chare `id`, which is not here: passes it on to where the
+/// chare went, or keeps it until the chare arrives. False: this PE knows
+/// nothing of it (the caller decides).
+bool forward_chare_message(pe_objects& objs, message* m, std::uint64_t id) noexcept;
+/// After an entry ran on a chare: carries out a migrate_to it asked for.
+void carry_out_chare_move(pe_objects& objs, std::uint64_t id, const chare_record& rec) noexcept;
+/// Before an entry runs on a chare: tells a sender whose message was passed
+/// on where the chare is now.
+void correct_chare_sender(const message& m, std::uint64_t id, const chare_record& rec) noexcept;
+
 // elements.cpp
+/// Destroys an element's suspended entry tasks (before the element itself).
+void end_tasks(const collection_desc* d, void* obj) noexcept;
 /// Delivers a message addressed to one element: runs it if the element is
 /// here, else forwards or buffers it (location management).
 void deliver_to_element(local_collection& lc, message* m) noexcept;

@@ -11,6 +11,7 @@
 
 #include <roam/machine/ids.hpp>
 #include <roam/obj/detail/entry_sender.hpp>
+#include <roam/obj/detail/migratable.hpp>
 #include <roam/obj/detail/objects.hpp>
 #include <roam/obj/index.hpp>
 #include <roam/obj/map.hpp>
@@ -21,10 +22,6 @@ template <class T>
 class array_proxy;
 template <class T>
 class element_proxy;
-
-/// Tag of the constructor that rebuilds a migrated element before its pup
-/// fills it in: `explicit cell(roam::migrating) {}`. A default constructor serves too.
-struct migrating {};
 
 /// Base class of an array element type T (CRTP) with index type I:
 /// `struct cell : roam::element<cell, roam::index<3>> {...}`. Construct only
@@ -86,45 +83,9 @@ class element : public detail::element_base {
 
 namespace detail {
 template <class T>
-void* make_migrated() {
-  if constexpr (std::is_constructible_v<T, migrating>) return new T(migrating{});
-  else return new T();
-}
-template <class T>
 struct element_ops_holder {
   using I = typename T::index_type;
-  static constexpr bool migratable =
-      serializable<T> && (std::is_constructible_v<T, migrating> || std::is_default_constructible_v<T>);
-  static bytes pack_state(void* obj) {
-    if constexpr (migratable) {
-      T& t = *static_cast<T*>(obj);
-      bytes out = bytes::uninitialized(packed_size(t));
-      pack_into(out.mutable_span(), t);
-      return out;
-    } else {
-      return {};
-    }
-  }
-  static void* unpack_state(std::span<const std::byte> state) {
-    if constexpr (migratable) {
-      T* t = static_cast<T*>(make_migrated<T>());
-      try {
-        unpack_into(state, *t);
-      } catch (...) {
-        delete t;
-        throw;
-      }
-      return t;
-    } else {
-      return nullptr;
-    }
-  }
-  static void before(void* obj) {
-    if constexpr (requires(T& t) { t.before_migration(); }) static_cast<T*>(obj)->before_migration();
-  }
-  static void after(void* obj) {
-    if constexpr (requires(T& t) { t.after_migration(); }) static_cast<T*>(obj)->after_migration();
-  }
+  using moves = migratable_ops<T>;
   static void* make_default() {
     if constexpr (std::is_default_constructible_v<T>) return new T();
     else return nullptr;
@@ -133,14 +94,13 @@ struct element_ops_holder {
       stable_hash(type_name<T>()),
       [](void* obj) noexcept -> element_base* { return static_cast<element_base*>(static_cast<T*>(obj)); },
       &format_index<I>,
-      migratable ? &pack_state : nullptr,
-      migratable ? &unpack_state : nullptr,
-      &before,
-      &after,
+      moves::migratable ? &moves::pack_state : nullptr,
+      moves::migratable ? &moves::unpack_state : nullptr,
+      &moves::before,
+      &moves::after,
       std::is_default_constructible_v<T> ? &make_default : nullptr,
-      migratable ? nullptr
-                 : "it needs a pup function and a constructor taking roam::migrating (or a default constructor)",
-      requires { requires T::pup_on_migration; }};
+      moves::not_migratable_why,
+      moves::pup_on_migration};
   static inline const bool registered = register_element_ops(&ops);
 };
 }  // namespace detail

@@ -1,18 +1,20 @@
 #pragma once
 /// Singleton chares: one object on one PE, created anywhere, addressed by a proxy.
 #include <cstdint>
+#include <memory>
 #include <tuple>
 #include <utility>
 
 #include <roam/machine/ids.hpp>
 #include <roam/obj/detail/entry_sender.hpp>
+#include <roam/obj/detail/migratable.hpp>
 #include <roam/obj/detail/objects.hpp>
 
 namespace roam {
 
 template <class T>
 class chare_proxy;
-class chare_base;
+
 namespace detail {
 struct chare_access;
 }
@@ -27,38 +29,57 @@ class chare_base {
  protected:
   chare_base() = default;
   ~chare_base() = default;
+  void request_move(std::uint32_t pe) noexcept { move_to_ = pe; }
+  void set_birth_pe(std::uint32_t pe) noexcept { birth_pe_ = pe; }
+  std::uint32_t birth_pe() const noexcept { return birth_pe_; }
 
  private:
   friend struct detail::chare_access;
+  std::uint32_t birth_pe_ = 0;  ///< where it was created: its proxies' PE, and its home
   bool destroy_requested_ = false;
-  std::uint32_t threads_ = 0;  // unfinished threaded entries: destruction waits for 0
+  std::uint32_t move_to_ = detail::no_pe;
+  std::uint32_t epoch_ = 0;  ///< moves so far: newer location news wins
+  std::unique_ptr<detail::task_roots> tasks_;  ///< unfinished entry tasks
+  std::uint32_t threads_ = 0;  // unfinished threaded entries: moving or destroying waits for 0
 };
 
 namespace detail {
-/// The runtime's access to a chare's thread count.
 struct chare_access {
+  static std::uint32_t take_move(chare_base& c) noexcept { return std::exchange(c.move_to_, no_pe); }
+  static std::uint32_t& epoch(chare_base& c) noexcept { return c.epoch_; }
+  static std::uint32_t home(const chare_base& c) noexcept { return c.birth_pe_; }
+  static std::unique_ptr<task_roots>& tasks(chare_base& c) noexcept { return c.tasks_; }
+  static std::size_t unfinished_tasks(const chare_base& c) noexcept { return c.tasks_ ? c.tasks_->frames.size() : 0; }
   static std::uint32_t& threads(chare_base& c) noexcept { return c.threads_; }
+  static bool move_requested(const chare_base& c) noexcept { return c.move_to_ != no_pe; }
 };
 }  // namespace detail
 
 /// Base class of a singleton chare type T (CRTP): `struct fib : roam::chare<fib> {...}`.
 /// Construct only through roam::create_chare.
+///
+/// A chare migrates like an array element (see roam::element): migrate_to,
+/// pup, a roam::migrating or default constructor, before_migration /
+/// after_migration, moving as itself within one process. Its proxies keep
+/// working: a message goes where its sender last heard the chare is (its
+/// birth PE at first), and a PE the chare has left passes it on.
 template <class T>
 class chare : public chare_base {
  public:
   /// A proxy to this chare.
-  chare_proxy<T> this_proxy() const noexcept { return chare_proxy<T>(pe_, id_); }
+  chare_proxy<T> this_proxy() const noexcept { return chare_proxy<T>(birth_pe(), id_); }
+  /// Moves this chare to PE `pe` after the running entry method returns.
+  void migrate_to(pe_id pe) noexcept { request_move(pe.value()); }
 
  protected:
   chare() {
     const auto& c = detail::current_construction("roam::chare");
     id_ = c.chare_id;
-    pe_ = c.pe;
+    set_birth_pe(c.pe);
   }
 
  private:
   std::uint64_t id_ = 0;
-  std::uint32_t pe_ = 0;
 };
 
 /// A copyable handle to a singleton chare; `send`/`call` through it send a message.
@@ -69,8 +90,9 @@ class chare_proxy : public detail::entry_sender<chare_proxy<T>, T> {
   chare_proxy(std::uint32_t pe, std::uint64_t id) noexcept : pe_(pe), id_(id) {}
 
   /// Destroys the chare after the messages already sent to it from this PE.
-  void destroy() const { detail::destroy_chare(pe_, id_); }
+  void destroy() const { detail::destroy_chare(detail::chare_location(id_, pe_), id_); }
 
+  /// The PE the chare was created on (it may have moved since).
   pe_id pe() const noexcept { return pe_id{pe_}; }
   std::uint64_t id() const noexcept { return id_; }
   bool valid() const noexcept { return id_ != 0; }
@@ -86,6 +108,8 @@ class chare_proxy : public detail::entry_sender<chare_proxy<T>, T> {
   template <auto M>
   bool resolve(std::uint32_t& pe) const noexcept {
     pe = pe_;
+    if (detail::g_chares_moved.load(std::memory_order_relaxed)) [[unlikely]]
+      pe = detail::chare_location(id_, pe_);
     return true;
   }
   void address(detail::message* m) const noexcept {
@@ -102,6 +126,22 @@ class chare_proxy : public detail::entry_sender<chare_proxy<T>, T> {
 };
 
 namespace detail {
+template <class T>
+struct chare_ops_holder {
+  using moves = migratable_ops<T>;
+  static inline const chare_ops ops{
+      stable_hash(type_name<T>()),
+      &class_ops_for<T>,
+      [](void* obj) noexcept -> chare_base* { return static_cast<chare_base*>(static_cast<T*>(obj)); },
+      moves::migratable ? &moves::pack_state : nullptr,
+      moves::migratable ? &moves::unpack_state : nullptr,
+      &moves::before,
+      &moves::after,
+      moves::not_migratable_why,
+      moves::pup_on_migration};
+  static inline const bool registered = register_chare_ops(&ops);
+};
+
 /// Runs on the chosen PE: builds the chare and delivers what waited for it.
 template <class T, class... Args>
 void construct_chare(std::uint64_t id, Args... args) {
@@ -118,7 +158,7 @@ void construct_chare(std::uint64_t id, Args... args) {
     report_fatal("chare " + std::string(type_name<T>()) + ": constructor threw");
   }
   tls_constructing = nullptr;
-  if (obj) register_chare(id, obj, static_cast<chare_base*>(obj), &class_ops_for<T>);
+  if (obj) register_chare(id, obj, static_cast<chare_base*>(obj), &chare_ops_holder<T>::ops);
 }
 
 template <class T, class... A>
@@ -134,6 +174,7 @@ chare_proxy<T> create_chare_at(std::uint32_t pe, A&&... a) {
                     std::to_string(pes) + ")");
     return {};
   }
+  (void)chare_ops_holder<T>::registered;
   std::uint64_t id = new_chare_id();
   post_control<&construct_chare<T, std::decay_t<A>...>, T>(pe, 0, id, std::forward<A>(a)...);
   return chare_proxy<T>(pe, id);

@@ -124,12 +124,14 @@ class group_section_proxy : public detail::fan_out_sender<group_section_proxy<T>
   /// The members of `group` on `pes` (duplicates count once; a PE out of range is std::out_of_range).
   static group_section_proxy of(const group_proxy<T>& group, const std::vector<pe_id>& pes) {
     std::uint32_t count = detail::this_pe("roam::group_section_proxy::of").runtime().num_pes;
-    std::vector<std::uint64_t> keys;
+    std::vector<detail::index_storage> keys;
     for (pe_id pe : pes) {
       if (pe.value() >= count)
         throw std::out_of_range("roam: group section member pe " + std::to_string(pe.value()) + " outside [0," +
                                 std::to_string(count) + ")");
-      keys.push_back(pe.value());
+      detail::index_storage k;
+      k.v[0] = static_cast<std::int32_t>(pe.value());
+      keys.push_back(k);
     }
     return group_section_proxy(detail::new_section(group.descriptor(), std::move(keys)));
   }

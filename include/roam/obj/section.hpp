@@ -24,30 +24,38 @@ class section_proxy : public detail::fan_out_sender<section_proxy<T>, T> {
   section_proxy() noexcept = default;
   explicit section_proxy(const detail::section_desc* d) noexcept : desc_(d) {}
 
-  /// The section of `array` made of `members` (duplicates count once). An index
-  /// outside the array is an error (std::out_of_range naming it).
+  /// The section of `array` made of `members` (duplicates count once); any
+  /// array: dense, sparse, with a user index. An index outside a dense
+  /// array's extents is an error (std::out_of_range naming it). Members of a
+  /// sparse array need not exist yet: a multicast waits for them like a
+  /// message does (and members that move or die are followed or reported).
   static section_proxy of(const array_proxy<T>& array, const std::vector<index_type>& members) {
     const detail::collection_desc* a = array.descriptor();
-    std::vector<std::uint64_t> keys;
+    std::vector<detail::index_storage> keys;
     keys.reserve(members.size());
     for (const auto& i : members) {
       auto s = detail::to_storage(i);
-      if (!detail::inside(s, a->shape, a->dims))
+      if (!a->sparse && !a->user_index && !detail::inside(s, a->shape, a->dims))
         throw std::out_of_range("roam: section member " + detail::describe_target(detail::target_kind::element, a, s,
-                                                                                  index_type::dims, {}) +
+                                                                                  a->dims, {}) +
                                 " is outside the array");
-      keys.push_back(detail::linearize(s, a->shape, a->dims));
+      keys.push_back(s);
     }
     return section_proxy(detail::new_section(a, std::move(keys)));
   }
 
-  /// The section of every element of `array` whose index satisfies `pred`.
+  /// The section of every element of a dense `array` whose index satisfies
+  /// `pred`. (A sparse array has no extents to enumerate: use `of`.)
   template <class Pred>
+    requires is_dense_index_v<index_type>
   static section_proxy where(const array_proxy<T>& array, Pred pred) {
     const detail::collection_desc* a = array.descriptor();
-    std::vector<std::uint64_t> keys;
-    for (std::uint64_t l = 0; l < a->volume; ++l)
-      if (pred(detail::from_storage<index_type::dims>(detail::delinearize(l, a->shape, a->dims)))) keys.push_back(l);
+    if (a->sparse) throw std::invalid_argument("roam: section_proxy::where needs a dense array; a sparse one has no extents (use of)");
+    std::vector<detail::index_storage> keys;
+    for (std::uint64_t l = 0; l < a->volume; ++l) {
+      detail::index_storage s = detail::delinearize(l, a->shape, a->dims);
+      if (pred(detail::from_storage<index_type::dims>(s))) keys.push_back(s);
+    }
     return section_proxy(detail::new_section(a, std::move(keys)));
   }
 
@@ -73,7 +81,7 @@ class section_proxy : public detail::fan_out_sender<section_proxy<T>, T> {
   void address(detail::message* m) const noexcept {
     m->target = detail::target_kind::section_all;
     m->collection = desc_->array->id;
-    m->dims = index_type::dims;
+    m->dims = desc_->array->dims;
     m->index.v[0] = static_cast<std::int32_t>(desc_->id);
   }
 

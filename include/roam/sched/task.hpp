@@ -3,6 +3,8 @@
 /// on the PE that resumes it and returns a T (or throws) to whoever awaits it.
 #include <coroutine>
 #include <exception>
+#include <memory>
+#include <unordered_set>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -126,21 +128,52 @@ struct detached_task {
   };
 };
 
-/// Records a root coroutine on its PE while it is suspended, so that shutdown
-/// can destroy frames that never finished (and everything they own).
+/// The unfinished root coroutines started for one object (its entry tasks).
+/// They belong to the object, not to a PE: an object that moves as itself
+/// within its process takes them along, and destroying the object ends them.
+struct task_roots {
+  std::unordered_set<void*> frames;
+  task_roots() = default;
+  task_roots(const task_roots&) = delete;
+  task_roots& operator=(const task_roots&) = delete;
+  ~task_roots() { destroy_all(); }
+  /// Destroys every frame (and what it owns) without resuming it.
+  void destroy_all() noexcept {
+    while (!frames.empty()) {
+      void* f = *frames.begin();
+      frames.erase(frames.begin());
+      std::coroutine_handle<>::from_address(f).destroy();
+    }
+  }
+};
+/// Where tasks started now are recorded: the slot of the object whose entry is
+/// running (set by the objects layer), or null for the PE's own list.
+inline constinit thread_local std::unique_ptr<task_roots>* tls_task_owner = nullptr;
+
+/// Records a root coroutine while it is unfinished, with its object or on its
+/// PE, so that shutdown (or the object's end) can destroy frames that never
+/// finished (and everything they own).
 struct root_registration {
   pe_state* pe = nullptr;
+  task_roots* roots = nullptr;
   void* frame = nullptr;
   bool await_ready() const noexcept { return false; }
-  bool await_suspend(std::coroutine_handle<> h) noexcept {
-    pe = tls_pe;
+  bool await_suspend(std::coroutine_handle<> h) {
     frame = h.address();
-    if (pe) pe->root_tasks.insert(frame);
+    if (tls_task_owner) {
+      if (!*tls_task_owner) *tls_task_owner = std::make_unique<task_roots>();
+      roots = tls_task_owner->get();
+      roots->frames.insert(frame);
+    } else {
+      pe = tls_pe;
+      if (pe) pe->root_tasks.insert(frame);
+    }
     return false;  // keep running
   }
   void await_resume() const noexcept {}
   void done() const noexcept {
-    if (pe) pe->root_tasks.erase(frame);
+    if (roots) roots->frames.erase(frame);
+    else if (pe) pe->root_tasks.erase(frame);
   }
 };
 

@@ -10,6 +10,11 @@
 //   3. A sparse array with a user index: blocks split (insert two children,
 //      destroy themselves) and migrate while reductions conserve mass exactly.
 //   4. Demand creation: a message to a never-inserted index creates it.
+//   5. A singleton chare tours the PEs while every PE streams messages at it:
+//      each arrives exactly once (count and checksum), its state intact.
+//   6. A section of a sparse array with a user index, built before some
+//      members exist: multicasts reach every member once and in order while
+//      members move, and section reductions sum exactly.
 //   migration_check [elements=400] [chains=3] [hops=12]
 #include <cstdint>
 #include <cstdio>
@@ -154,6 +159,59 @@ struct lazy : roam::element<lazy, roam::index<2>> {
   void pup(roam::pup_er&) {}
 };
 
+// A chare that moves on every `hop_every` messages, carrying a checked ballast.
+struct rover : roam::chare<rover> {
+  rover() = default;
+  rover(long expect_count, roam::callback<std::vector<long>> when_done)
+      : expected(expect_count), done(when_done), ballast(1 << 15) {
+    for (std::size_t i = 0; i < ballast.size(); ++i) ballast[i] = mix(i);
+  }
+  void take(std::uint32_t from, long k) {
+    ++received;
+    sum = (sum + static_cast<long>(message_id(from, 9, k) % checksum_modulus)) % checksum_modulus;
+    if (received % 61 == 0) migrate_to(roam::pe_id{(roam::my_pe().value() + 1) % roam::num_pes()});
+    if (received == expected) {
+      long bad = 0;
+      for (std::size_t i = 0; i < ballast.size(); i += 97) bad += ballast[i] != mix(i);
+      done.send(std::vector<long>{received, sum, moves, bad});
+    }
+  }
+  void after_migration() { ++moves; }
+  void pup(roam::pup_er& p) { p | expected | done | ballast | received | sum | moves; }
+  long expected = 0;
+  roam::callback<std::vector<long>> done;
+  std::vector<std::uint64_t> ballast;
+  long received = 0, sum = 0, moves = 0;
+};
+
+struct rover_fan : roam::group_member<rover_fan> {
+  void stream(roam::chare_proxy<rover> to, long count) {
+    for (long k = 0; k < count; ++k) to.send<&rover::take>(roam::my_pe().value(), k);
+  }
+};
+
+// Tiles of a sparse quad-tree-like array (user index), some in a section.
+struct tile : roam::element<tile, block_id> {
+  tile() = default;
+  // Multicast order is promised to members that stay put (as for messages);
+  // a member that moves may take cast k+1 before cast k, so what it
+  // contributes does not depend on k (contributions are numbered in the
+  // order each member makes them).
+  void cast(roam::section_proxy<tile> sec, int k, roam::callback<long> cb) {
+    const bool anchor = this_index().path % 4 == 0;
+    if (anchor && k != last + 1) ++out_of_order;
+    last = k;
+    ++casts;
+    contribute(sec, static_cast<long>(this_index().path), roam::sum, cb);
+    std::uint64_t r = mix(static_cast<std::uint64_t>(this_index().path) * 17 + static_cast<std::uint64_t>(k));
+    if (!anchor && r % 3 == 0) migrate_to(roam::pe_id{static_cast<std::uint32_t>((r >> 5) % roam::num_pes())});
+  }
+  void census(roam::callback<std::vector<long>> cb) { contribute(std::vector<long>{casts, out_of_order, 1}, roam::sum, cb); }
+  void pup(roam::pup_er& p) { p | last | casts | out_of_order; }
+  int last = 0;
+  long casts = 0, out_of_order = 0;
+};
+
 int failures = 0;
 void expect(const std::string& what, long got, long want) {
   std::printf("%-40s %ld%s\n", what.c_str(), got, got == want ? "" : ("  MISMATCH, expected " + std::to_string(want)).c_str());
@@ -232,6 +290,59 @@ int main(int argc, char** argv) {
     auto [fl, pl] = roam::make_future<long>();
     lazies[roam::index<2>{3, 4}].send<&lazy::poke>(roam::callback<long>::to_future(pl));
     expect("demand-created element answers", co_await fl, 304);
+
+    // 5. A touring chare.
+    {
+      const long per_pe = 2000;
+      auto [fc, pc] = roam::make_future<std::vector<long>>();
+      auto r = roam::create_chare_on<rover>(roam::pe_id{0}, per_pe * roam::num_pes(),
+                                            roam::callback<std::vector<long>>::to_future(pc));
+      roam::create_group<rover_fan>().send<&rover_fan::stream>(r, per_pe);
+      std::vector<long> tour = co_await fc;
+      long want = 0;
+      for (std::uint32_t pe = 0; pe < roam::num_pes(); ++pe)
+        for (long k = 0; k < per_pe; ++k) want = (want + static_cast<long>(message_id(pe, 9, k) % checksum_modulus)) % checksum_modulus;
+      expect("messages to a touring chare", tour[0], per_pe * roam::num_pes());
+      expect("their checksum", tour[1], want);
+      expect("its ballast damaged", tour[3], 0);
+      if (roam::num_pes() > 1 && tour[2] < 10) expect("the chare moved", tour[2], 10);
+      r.destroy();
+    }
+
+    // 6. A section of a sparse, user-indexed array whose members move.
+    {
+      auto tiles = roam::create_sparse_array<tile>();
+      constexpr std::uint32_t count = 60, depth = 5;
+      std::vector<block_id> members;
+      long path_sum = 0;
+      for (std::uint32_t i = 0; i < count; i += 3) {
+        members.push_back(block_id{i, depth});
+        path_sum += i;
+      }
+      auto sec = roam::section_proxy<tile>::of(tiles, members);
+      // Members inserted after the section was made, some away from home.
+      for (std::uint32_t i = 0; i < count; ++i) {
+        if (i % 2) tiles.insert_on(roam::pe_id{i % roam::num_pes()}, block_id{i, depth});
+        else tiles.insert(block_id{i, depth});
+      }
+      tiles.done_inserting();
+      constexpr int casts = 12;
+      std::vector<roam::future<long>> cast_sums;
+      for (int k = 1; k <= casts; ++k) {
+        auto [f, p] = roam::make_future<long>();
+        sec.send<&tile::cast>(sec, k, roam::callback<long>::to_future(p));
+        cast_sums.push_back(f);
+      }
+      for (int k = 1; k <= casts; ++k)
+        expect("section reduction over moving tiles #" + std::to_string(k),
+               co_await cast_sums[static_cast<std::size_t>(k - 1)], path_sum);
+      auto [fc, pc] = roam::make_future<std::vector<long>>();
+      tiles.send<&tile::census>(roam::callback<std::vector<long>>::to_future(pc));
+      std::vector<long> c = co_await fc;
+      expect("section multicasts delivered", c[0], static_cast<long>(members.size()) * casts);
+      expect("section multicasts out of order (tiles that stay)", c[1], 0);
+      expect("tiles", c[2], count);
+    }
 
     std::printf("migration_check: %s\n", failures == 0 ? "OK" : "FAILED");
     roam::exit(failures == 0 ? 0 : 1);

@@ -122,6 +122,29 @@ struct mover : roam::element<mover> {
   roam::promise<std::vector<int>> arrived;
 };
 
+struct nomad : roam::chare<nomad> {
+  static constexpr auto threaded_entries() { return roam::entry_list<&nomad::block>{}; }
+  nomad() = default;
+  explicit nomad(roam::migrating) {}
+  void pup(roam::pup_er& p) { p | thread_done | arrived; }
+
+  void block(roam::promise<roam::promise<>> give) {
+    auto [f, p] = roam::make_future<>();
+    give.set_value(p);
+    f.get();
+    thread_done = roam::my_pe().value() == 0;
+  }
+  void go(std::uint32_t pe, roam::promise<std::vector<int>> arrival) {
+    arrived = arrival;
+    migrate_to(roam::pe_id{pe});  // deferred while block's thread runs
+  }
+  int where() const { return static_cast<int>(roam::my_pe().value()); }
+  void after_migration() { arrived.set_value(std::vector<int>{static_cast<int>(roam::my_pe().value()), thread_done}); }
+
+  bool thread_done = false;
+  roam::promise<std::vector<int>> arrived;
+};
+
 inline int g_sleepers_destroyed = 0;
 struct sleeper : roam::chare<sleeper> {
   static constexpr auto threaded_entries() { return roam::entry_list<&sleeper::nap>{}; }
@@ -240,4 +263,24 @@ TEST(threaded_entries, a_chare_destroyed_while_its_thread_is_blocked_dies_when_t
   EXPECT_EQ(destroyed_while_blocked, 0);
   EXPECT_EQ(woke, 42) << "the thread saw its object alive";
   EXPECT_EQ(g_sleepers_destroyed, 1);
+}
+
+TEST(threaded_entries, a_chare_asked_to_migrate_while_its_thread_is_blocked_moves_after_it_ends) {
+  int where_while_blocked = -1;
+  std::vector<int> arrival;
+  int rc = run_on(2, [&](const roam::args&) -> roam::task<> {
+    auto c = roam::create_chare_on<nomad>(roam::pe_id{0});
+    auto [got_release, give] = roam::make_future<roam::promise<>>();
+    c.send<&nomad::block>(give);
+    roam::promise<> release = co_await got_release;
+    auto [arrived, arrival_promise] = roam::make_future<std::vector<int>>();
+    c.send<&nomad::go>(1u, arrival_promise);
+    where_while_blocked = co_await c.call<&nomad::where>();
+    release.set_value();
+    arrival = co_await arrived;
+    roam::exit(0);
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(where_while_blocked, 0);
+  EXPECT_EQ(arrival, (std::vector<int>{1, 1}));
 }

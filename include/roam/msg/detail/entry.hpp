@@ -45,6 +45,19 @@ ROAM_I_MEMBER_TRAITS(noexcept)
 ROAM_I_MEMBER_TRAITS(const noexcept)
 #undef ROAM_I_MEMBER_TRAITS
 
+/// A data member that takes messages like an entry method (a roam::mailbox):
+/// its type lists the message's parameters as `entry_params` (a std::tuple)
+/// and has `deliver(params...)`.
+template <class C, class D>
+  requires requires { typename D::entry_params; }
+struct member_traits<D C::*> {
+  static constexpr bool is_member_function = true;  // addressable like an entry method
+  using class_type = C;
+  using result = void;
+  using params = typename D::entry_params;
+  using args_tuple = typename D::entry_params;
+};
+
 template <class R>
 struct unwrap_task {
   using type = R;
@@ -118,8 +131,12 @@ struct entry_impl {
 
   template <class Tuple>
   static decltype(auto) apply(T* self, Tuple&& args) {
-    return std::apply([self](auto&&... a) -> decltype(auto) { return (self->*M)(std::forward<decltype(a)>(a)...); },
-                      std::forward<Tuple>(args));
+    if constexpr (std::is_member_object_pointer_v<decltype(M)>) {  // a mailbox
+      std::apply([self](auto&&... a) { (self->*M).deliver(std::forward<decltype(a)>(a)...); }, std::forward<Tuple>(args));
+    } else {
+      return std::apply([self](auto&&... a) -> decltype(auto) { return (self->*M)(std::forward<decltype(a)>(a)...); },
+                        std::forward<Tuple>(args));
+    }
   }
 
   template <class Tuple>

@@ -3,11 +3,13 @@
 // it is, how far it got in reductions and broadcasts, how often it moved, and
 // what it asked for (to move, to be destroyed) while an entry method ran.
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include <roam/msg/detail/message.hpp>
 #include <roam/msg/pup.hpp>
+#include <roam/sched/task.hpp>
 
 namespace roam::detail {
 
@@ -52,6 +54,7 @@ class element_base {
   index_storage index_;
   element_fields fields_;
   std::uint32_t move_to_ = no_pe;
+  std::unique_ptr<task_roots> tasks_;  ///< unfinished entry tasks (not state: they stay with the object)
   std::uint32_t threads_ = 0;  // unfinished threaded entries: moving or destroying waits for 0
   bool destroy_ = false;
 };
@@ -66,6 +69,8 @@ struct element_access {
   static std::uint32_t take_move(element_base& e) noexcept { return std::exchange(e.move_to_, no_pe); }
   static bool take_destroy(element_base& e) noexcept { return std::exchange(e.destroy_, false); }
   static bool has_request(const element_base& e) noexcept { return e.move_to_ != no_pe || e.destroy_; }
+  static std::unique_ptr<task_roots>& tasks(element_base& e) noexcept { return e.tasks_; }
+  static std::size_t unfinished_tasks(const element_base& e) noexcept { return e.tasks_ ? e.tasks_->frames.size() : 0; }
   static std::uint32_t& threads(element_base& e) noexcept { return e.threads_; }
   static std::uint32_t* reduction_counter(element_base& e) noexcept { return &e.fields_.reductions; }
   static std::uint32_t* section_counter(element_base& e, std::uint32_t section) {

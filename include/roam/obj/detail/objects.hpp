@@ -142,12 +142,12 @@ struct section_desc {
   std::uint32_t id = 0;
   const collection_desc* array = nullptr;
   std::vector<std::uint32_t> pes;                         ///< PEs hosting members, ascending
-  std::vector<std::vector<std::uint64_t>> keys_by_rank;  ///< member linear indices per PE, by tree rank
+  std::vector<std::vector<index_storage>> keys_by_rank;  ///< member indices per PE (by tree rank); a group's: the PE
   std::uint64_t size = 0;
 };
-/// Builds and registers a section of `array` from member linear indices
-/// (duplicates ignored), and tells every other process about it.
-const section_desc* new_section(const collection_desc* array, std::vector<std::uint64_t> keys);
+/// Builds and registers a section of `array` from member indices (a group's:
+/// the PE in v[0]; duplicates ignored), and tells every other process about it.
+const section_desc* new_section(const collection_desc* array, std::vector<index_storage> keys);
 const section_desc* find_section(std::uint32_t id) noexcept;
 /// Pups a section pointer with everything needed to rebuild it in another process.
 void pup_section(pup_er& p, const section_desc*& d);
@@ -374,8 +374,31 @@ void mark_done_inserting(const collection_desc* desc);
 /// Runs on every PE (or one) to construct the local members of a collection.
 void construct_local_members(const collection_desc* desc, void* (*make)(const void* args, const construction_context&),
                              const void* args);
+/// What the runtime does to move a singleton chare of a type it does not know.
+struct chare_ops {
+  std::uint64_t cls_id = 0;
+  const class_ops* cls = nullptr;
+  chare_base* (*base)(void* obj) noexcept = nullptr;
+  /// The chare's state, through its pup (null: T is not migratable).
+  bytes (*pack_state)(void* obj) = nullptr;
+  /// Builds a T from packed state; runs under a construction context.
+  void* (*unpack_state)(std::span<const std::byte> state) = nullptr;
+  void (*before_migration)(void* obj) = nullptr;
+  void (*after_migration)(void* obj) = nullptr;
+  const char* not_migratable_why = nullptr;
+  bool pup_on_migration = false;
+};
+/// Registers a chare type so that a chare of it can arrive from another process.
+bool register_chare_ops(const chare_ops* ops);
+
 /// Registers a constructed singleton chare on the calling PE and delivers what waited for it.
-void register_chare(std::uint64_t id, void* obj, chare_base* base, const class_ops* cls);
+void register_chare(std::uint64_t id, void* obj, chare_base* base, const chare_ops* ops);
+/// Where this PE would send a message for chare `id` born on `home`: `home`,
+/// or where the chare was last heard of once chares have started moving.
+std::uint32_t chare_location(std::uint64_t id, std::uint32_t home) noexcept;
+/// Set once any chare of this process has moved: until then a chare is
+/// always where its proxy says, and sending needs no lookup.
+inline std::atomic<bool> g_chares_moved{false};
 /// A fresh chare id allocated by the calling PE, and a placement for "anywhere".
 std::uint64_t new_chare_id() noexcept;
 std::uint32_t place_chare() noexcept;
