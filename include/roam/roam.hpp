@@ -22,3 +22,4 @@
 #include <roam/msg/future.hpp>
 #include <roam/sched/runtime.hpp>
 #include <roam/sched/task.hpp>
+#include <roam/sched/thread.hpp>

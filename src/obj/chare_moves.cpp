@@ -171,6 +171,9 @@ void correct_chare_sender(const message& m, std::uint64_t id, const chare_record
 }
 
 void carry_out_chare_move(pe_objects& objs, std::uint64_t id, const chare_record& rec) noexcept {
+  // A threaded entry still blocked on it holds its address: the move waits
+  // for the last one to end (chare_threads_done). docs/design/threads.md.
+  if (chare_access::threads(*rec.base) != 0) return;
   std::uint32_t dest = chare_access::take_move(*rec.base);
   if (dest == no_pe || dest == me()) return;
   const runtime_state& rt = tls_pe->runtime();

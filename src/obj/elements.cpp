@@ -249,6 +249,9 @@ void run_entry(local_collection& lc, message* m, void* obj) noexcept {
   }
   element_base& b = base_of(lc, obj);
   if (!element_access::has_request(b)) return;
+  // A threaded entry still blocked on it holds its address: the request waits
+  // for the last one to end (element_threads_done). docs/design/threads.md.
+  if (element_access::threads(b) != 0) return;
   index_storage idx = b.stored_index();
   if (element_access::take_destroy(b)) {
     element_access::take_move(b);
@@ -565,12 +568,21 @@ bool hold_array_broadcast(local_collection& lc, message* m) noexcept {
   return true;
 }
 
+void element_threads_done(std::uint32_t collection, const index_storage& idx, void* obj) noexcept {
+  local_collection* lc = objects().find(collection);
+  if (lc && lc->elements.find(idx) == obj) run_entry(*lc, nullptr, obj);
+}
+
 bool migrate_local_element(const collection_desc* d, const index_storage& idx, std::uint32_t pe) {
   local_collection* lc = objects().find(d->id);
   if (!lc) return false;
   void* obj = lc->elements.find(idx);
   if (!obj) return false;
   if (pe == me()) return true;
+  if (element_access::threads(base_of(*lc, obj)) != 0) {
+    base_of(*lc, obj).migrate_to(pe);  // carried out when its threads have ended
+    return true;
+  }
   if (pe >= pe_count()) {
     report_fatal(describe_element(d, idx) + ": migration to pe " + std::to_string(pe) + " outside [0," +
                  std::to_string(pe_count()) + ")");

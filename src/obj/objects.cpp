@@ -132,9 +132,14 @@ std::string describe_context(const delivery_context& ctx) {
   return s;
 }
 
+std::uint32_t* thread_counter(const delivery_context& ctx, void* obj) noexcept;
+void threads_idle(const delivery_context& ctx, void* obj) noexcept;
+
 const bool registered = [] {
   register_pe_setup(&setup_objects);
   g_describe_delivery = &describe_context;
+  g_thread_owner.counter = &thread_counter;
+  g_thread_owner.idle = &threads_idle;
   g_deliver_entry = &deliver;
   install_remote_hooks();
   register_map("block", &block_map_fn);
@@ -285,13 +290,63 @@ void deliver_to_chare(pe_objects& objs, message* m) noexcept {
   invoke_guarded(m, rec.obj);
   tls_task_owner = outer_tasks;
   discard_message(m);
-  if (rec.base->destroy_requested()) {
+  // With a threaded entry still blocked on it, the chare dies when its last thread ends (chare_threads_done).
+  if (rec.base->destroy_requested() && chare_access::threads(*rec.base) == 0) {
     objs.chares.erase(id);
     chare_access::tasks(*rec.base).destroy_all();
     rec.ops->cls->destroy(rec.obj);
     return;
   }
   carry_out_chare_move(objs, id, rec);
+}
+
+// ---- threaded entries (docs/design/threads.md) ----------------------------
+// An object with unfinished threads is neither moved nor destroyed: the
+// threads hold its address. What it asked for meanwhile is carried out, in a
+// message of its own, once the last one ends.
+
+void chare_threads_done(std::uint64_t id) noexcept {
+  pe_objects& objs = objects();
+  auto it = objs.chares.find(id);
+  if (it == objs.chares.end()) return;
+  chare_record rec = it->second;
+  if (chare_access::threads(*rec.base) != 0) return;  // another thread started meanwhile: it will call again
+  if (rec.base->destroy_requested()) {
+    objs.chares.erase(it);
+    chare_access::tasks(*rec.base).destroy_all();
+    rec.ops->cls->destroy(rec.obj);
+    return;
+  }
+  carry_out_chare_move(objs, id, rec);
+}
+
+std::uint32_t* thread_counter(const delivery_context& ctx, void* obj) noexcept {
+  if (ctx.target == target_kind::chare) {
+    pe_objects& objs = objects();
+    auto it = objs.chares.find(static_cast<std::uint32_t>(ctx.index.v[0]) |
+                               (std::uint64_t{static_cast<std::uint32_t>(ctx.index.v[1])} << 32));
+    return it == objs.chares.end() ? nullptr : &chare_access::threads(*it->second.base);
+  }
+  if (ctx.target != target_kind::element) return nullptr;
+  const collection_desc* d = find_collection(ctx.collection);
+  if (!d || d->kind != collection_kind::array || !d->elem) return nullptr;  // group members stay put
+  return &element_access::threads(*d->elem->base(obj));
+}
+
+void threads_idle(const delivery_context& ctx, void* obj) noexcept {
+  std::uint32_t pe = tls_pe->id();
+  if (ctx.target == target_kind::chare) {
+    std::uint64_t id = static_cast<std::uint32_t>(ctx.index.v[0]) |
+                       (std::uint64_t{static_cast<std::uint32_t>(ctx.index.v[1])} << 32);
+    auto it = objects().chares.find(id);
+    if (it != objects().chares.end() &&
+        (it->second.base->destroy_requested() || chare_access::move_requested(*it->second.base)))
+      post_closure(pe, [id]() noexcept { chare_threads_done(id); });
+    return;
+  }
+  const collection_desc* d = find_collection(ctx.collection);
+  if (!d || !d->elem || !element_access::has_request(*d->elem->base(obj))) return;
+  post_closure(pe, [c = ctx.collection, idx = ctx.index, obj]() noexcept { element_threads_done(c, idx, obj); });
 }
 
 }  // namespace
@@ -694,6 +749,10 @@ void destroy_chare_here(std::uint64_t id) {
     return;
   }
   chare_record rec = it->second;
+  if (chare_access::threads(*rec.base) != 0) {
+    rec.base->destroy_self();  // a threaded entry still runs on it: destroyed when the last ends
+    return;
+  }
   objs.chares.erase(it);
   chare_access::tasks(*rec.base).destroy_all();
   rec.ops->cls->destroy(rec.obj);

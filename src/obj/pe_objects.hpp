@@ -98,6 +98,10 @@ inline void discard_message(message* m) noexcept {
   free_message(m);
 }
 
+/// The last threaded entry of an element ended: carries out the migration or
+/// destruction it asked for meanwhile, if it is still here (elements.cpp).
+void element_threads_done(std::uint32_t collection, const index_storage& idx, void* obj) noexcept;
+
 /// Runs the entry, turning an escaping exception into a fatal report that
 /// names the PE, the object and the entry (objects.cpp).
 void invoke_guarded(message* m, void* obj) noexcept;

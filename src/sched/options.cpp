@@ -72,6 +72,19 @@ const std::vector<option_spec>& specs() {
          o.bfactor = static_cast<std::uint32_t>(n);
          return e;
        }},
+      {"ulstack", "ROAM_ULSTACK", "BYTES",
+       "stack size of each user-level thread (threaded entry methods); K, M suffixes allowed (default 256K)",
+       [](runtime_options& o, std::string_view v) {
+         std::uint64_t scale = 1;
+         if (!v.empty() && (v.back() == 'K' || v.back() == 'k')) scale = 1024;
+         if (!v.empty() && (v.back() == 'M' || v.back() == 'm')) scale = 1024 * 1024;
+         if (scale != 1) v.remove_suffix(1);
+         std::uint64_t n = 0;
+         auto e = parse_uint(v, (std::uint64_t{1} << 30) / scale, n);
+         if (e.empty() && n * scale < 16 * 1024) e = "expects at least 16K (16384 bytes)";
+         o.ul_stack = static_cast<std::size_t>(n * scale);
+         return e;
+       }},
       {"serialize", "ROAM_SERIALIZE", "",
        "pack every entry-method message with pup, as if it crossed processes (tests the wire path)",
        [](runtime_options& o, std::string_view v) { return parse_flag(v, o.serialize); }},

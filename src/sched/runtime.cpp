@@ -16,6 +16,7 @@
 #include "machine/topology.hpp"
 #include "machine/transport.hpp"
 #include "sched/options.hpp"
+#include "sched/ult_internal.hpp"
 
 namespace roam {
 
@@ -166,6 +167,7 @@ void pe_thread_body(runtime_state& rt, std::uint32_t local, std::barrier<>& sync
   for (void* frame : std::vector<void*>(pe.root_tasks.begin(), pe.root_tasks.end()))
     std::coroutine_handle<>::from_address(frame).destroy();
   pe.root_tasks.clear();
+  ult_pe_shutdown();  // objects still exist: unwinding threads may use them
   pe.run_stop_hooks();
   sync.arrive_and_wait();  // teardown may have posted; nothing posts after this
   pe.discard_queued();

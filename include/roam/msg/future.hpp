@@ -1,7 +1,8 @@
 #pragma once
 /// Futures and promises. A `future<T>` lives on the PE that made it and is
-/// awaited there (`co_await f`); its `promise<T>` is a small value that may be
-/// sent anywhere and fulfilled from any PE, which posts the value back.
+/// awaited there (`co_await f` in a task, or `f.get()` on a user-level
+/// thread); its `promise<T>` is a small value that may be sent anywhere and
+/// fulfilled from any PE, which posts the value back.
 #include <coroutine>
 #include <cstdint>
 #include <exception>
@@ -13,6 +14,7 @@
 
 #include <roam/msg/detail/control.hpp>
 #include <roam/sched/detail/post.hpp>
+#include <roam/sched/detail/ult.hpp>
 
 namespace roam {
 
@@ -89,8 +91,29 @@ void fulfill(std::uint64_t id, Store store) noexcept {
   store(*s);
   s->ready = true;
   auto waiter = std::exchange(s->waiter, {});
+  ult* thread = std::exchange(s->thread_waiter, nullptr);
   release(s);  // the table's reference; a waiter holds its own through its future
   if (waiter) waiter.resume();
+  else if (thread) ult_ready(thread);  // this handler runs on the scheduler's stack: the thread runs now
+}
+
+/// Blocks the calling user-level thread until `s` is ready (future::get).
+inline void wait_on_thread(future_state_base* s) {
+  ult* self = ult_current();
+  if (!self)
+    throw future_error("roam: future::get() before the value arrived, outside a user-level thread (it would block "
+                       "the PE): co_await the future in a task, or call get() in a threaded entry method or start_thread");
+  if (tls_pe->id() != s->owner)
+    throw future_error("roam: future waited on on pe " + std::to_string(tls_pe->id()) + " but created on pe " +
+                       std::to_string(s->owner));
+  if (s->waiter || s->thread_waiter) throw future_error("roam: future waited on by two at once");
+  s->thread_waiter = self;
+  try {
+    ult_suspend();
+  } catch (...) {
+    s->thread_waiter = nullptr;  // unwound at shutdown: the value will never come
+    throw;
+  }
 }
 
 }  // namespace detail
@@ -120,10 +143,14 @@ class future {
   bool ready() const noexcept { return s_ && s_->ready; }
   bool valid() const noexcept { return s_ != nullptr; }
 
-  /// The value once ready (rethrows a delivered exception). Throws future_error
-  /// if not ready: blocking waits need a coroutine (`co_await`).
+  /// The value (rethrows a delivered exception). Not ready yet: on a
+  /// user-level thread (a threaded entry method, start_thread) the thread
+  /// blocks until it arrives while the PE runs other messages; elsewhere it
+  /// throws future_error, since waiting would block the PE (co_await it in a
+  /// task instead). Only on the PE that made the future.
   decltype(auto) get() const {
-    if (!ready()) throw future_error("roam: future::get() before the value arrived; co_await it instead");
+    if (!s_) throw future_error("roam: get() on an empty future");
+    if (!s_->ready) detail::wait_on_thread(s_);
     if (s_->error) std::rethrow_exception(s_->error);
     if constexpr (!std::is_void_v<T>) return static_cast<const T&>(*s_->value);
   }
@@ -140,7 +167,7 @@ class future {
         return s->ready;
       }
       void await_suspend(std::coroutine_handle<> h) {
-        if (s->waiter) throw future_error("roam: future awaited by two coroutines at once");
+        if (s->waiter || s->thread_waiter) throw future_error("roam: future awaited by two coroutines at once");
         s->waiter = h;
       }
       T await_resume() const {

@@ -40,6 +40,7 @@ class chare_base {
   std::uint32_t move_to_ = detail::no_pe;
   std::uint32_t epoch_ = 0;  ///< moves so far: newer location news wins
   detail::task_roots tasks_;  ///< unfinished entry tasks
+  std::uint32_t threads_ = 0;  // unfinished threaded entries: moving or destroying waits for 0
 };
 
 namespace detail {
@@ -49,6 +50,8 @@ struct chare_access {
   static std::uint32_t home(const chare_base& c) noexcept { return c.birth_pe_; }
   static task_roots& tasks(chare_base& c) noexcept { return c.tasks_; }
   static std::size_t unfinished_tasks(const chare_base& c) noexcept { return c.tasks_.size(); }
+  static std::uint32_t& threads(chare_base& c) noexcept { return c.threads_; }
+  static bool move_requested(const chare_base& c) noexcept { return c.move_to_ != no_pe; }
 };
 }  // namespace detail
 

@@ -19,6 +19,7 @@
 #include <roam/msg/names.hpp>
 #include <roam/msg/pup.hpp>
 #include <roam/msg/future.hpp>
+#include <roam/msg/detail/threaded.hpp>
 #include <roam/sched/runtime.hpp>
 #include <roam/sched/task.hpp>
 
@@ -87,7 +88,15 @@ template <auto... Members>
 struct entry_list {
   template <auto M>
   static constexpr bool contains() {
-    return ((std::is_same_v<decltype(M), decltype(Members)> && M == Members) || ...);
+    return (same_member<M, Members>() || ...);
+  }
+
+ private:
+  // Member pointers of different types do not compare: only equal types are compared.
+  template <auto A, auto B>
+  static constexpr bool same_member() {
+    if constexpr (std::is_same_v<decltype(A), decltype(B)>) return A == B;
+    else return false;
   }
 };
 
@@ -112,6 +121,13 @@ struct entry_impl {
     args_tuple args;
     promise<V> reply;
   };
+  static constexpr bool threaded = entry_is_threaded<T, M>();
+  static_assert(!(threaded && is_task_v<R>),
+                "roam: a threaded entry method cannot also be a coroutine (roam::task<>): a task already suspends "
+                "without a thread; remove it from threaded_entries() or make it return a plain value");
+  static_assert(!(threaded && entry_is_exclusive<T, M>()),
+                "roam: a nodegroup entry cannot be both exclusive and threaded: its lock would be released the "
+                "moment the thread first blocks");
 
   template <class Tuple>
   static decltype(auto) apply(T* self, Tuple&& args) {
@@ -125,7 +141,13 @@ struct entry_impl {
 
   template <class Tuple>
   static void run_send(T* self, Tuple&& args, const message& m) {
-    if constexpr (is_task_v<R>) {
+    if constexpr (threaded) {
+      // The arguments move into the thread (a broadcast's shared ones are copied).
+      start_threaded_entry(
+          self, context_of(m),
+          [self, a = args_tuple(std::forward<Tuple>(args))]() mutable { apply(self, std::move(a)); },
+          [](std::exception_ptr e, const delivery_context& ctx) { report_task_failure(e, describe_delivery(ctx)); });
+    } else if constexpr (is_task_v<R>) {
       spawn(apply(self, std::forward<Tuple>(args)), [ctx = context_of(m)](std::exception_ptr e, auto*...) {
         if (e) report_task_failure(e, describe_delivery(ctx));
       });
@@ -136,7 +158,21 @@ struct entry_impl {
 
   // An exception is handed to the promise only after this thread's last
   // reference to it is gone (moved, never copied): the caller's PE may free it.
-  static void run_call(T* self, args_tuple&& args, const promise<V>& reply) {
+  static void run_call(T* self, args_tuple&& args, const promise<V>& reply, const message& m) {
+    if constexpr (threaded) {
+      start_threaded_entry(
+          self, context_of(m),
+          [self, a = std::move(args), reply]() mutable {
+            if constexpr (std::is_void_v<R>) {
+              apply(self, std::move(a));
+              reply.set_value();
+            } else {
+              reply.set_value(apply(self, std::move(a)));
+            }
+          },
+          [reply](std::exception_ptr e, const delivery_context&) { reply.set_exception(std::move(e)); });
+      return;
+    }
     std::exception_ptr error;
     try {
       if constexpr (is_task_v<R>) {
@@ -163,7 +199,7 @@ struct entry_impl {
       case payload_kind::inline_args:
         if (m->is_call) {
           auto& p = *static_cast<call_payload*>(m->payload_ptr());
-          run_call(self, std::move(p.args), p.reply);
+          run_call(self, std::move(p.args), p.reply, *m);
         } else {
           run_send(self, std::move(*static_cast<args_tuple*>(m->payload_ptr())), *m);
         }
@@ -180,7 +216,7 @@ struct entry_impl {
         if (m->is_call) {
           promise<V> reply;
           unpack_packed(m, args, reply);
-          run_call(self, std::move(args), reply);
+          run_call(self, std::move(args), reply, *m);
         } else {
           unpack_packed(m, args);
           run_send(self, std::move(args), *m);

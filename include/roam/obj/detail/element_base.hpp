@@ -55,6 +55,7 @@ class element_base {
   element_fields fields_;
   std::uint32_t move_to_ = no_pe;
   task_roots tasks_;  ///< unfinished entry tasks (not state: they stay with the object)
+  std::uint32_t threads_ = 0;  // unfinished threaded entries: moving or destroying waits for 0
   bool destroy_ = false;
 };
 
@@ -70,6 +71,7 @@ struct element_access {
   static bool has_request(const element_base& e) noexcept { return e.move_to_ != no_pe || e.destroy_; }
   static task_roots& tasks(element_base& e) noexcept { return e.tasks_; }
   static std::size_t unfinished_tasks(const element_base& e) noexcept { return e.tasks_.size(); }
+  static std::uint32_t& threads(element_base& e) noexcept { return e.threads_; }
   static std::uint32_t* reduction_counter(element_base& e) noexcept { return &e.fields_.reductions; }
   static std::uint32_t* section_counter(element_base& e, std::uint32_t section) {
     for (auto& [id, n] : e.fields_.section_reductions)

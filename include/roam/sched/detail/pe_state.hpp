@@ -25,6 +25,7 @@ namespace roam::detail {
 
 struct runtime_state;
 class transport;
+struct ult;
 
 /// Type-erased part of a future's shared state; lives on its owner PE only.
 struct future_state_base {
@@ -35,6 +36,7 @@ struct future_state_base {
   std::uint32_t owner = 0;
   std::exception_ptr error;
   std::coroutine_handle<> waiter;
+  ult* thread_waiter = nullptr;  ///< a user-level thread blocked in future::get
 };
 
 /// Slots where higher layers keep their per-PE state without the scheduler knowing its type.

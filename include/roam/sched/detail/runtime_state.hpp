@@ -29,6 +29,7 @@ struct runtime_options {
   bool serialize = false;                ///< +serialize: every entry message goes through pup (tests the wire path)
   std::chrono::microseconds idle_spin{50};  ///< +idlespin US: spin this long before sleeping
   std::uint32_t bfactor = 4;             ///< +bfactor K: branching factor of spanning trees
+  std::size_t ul_stack = 256 * 1024;     ///< +ulstack BYTES: stack of each user-level thread
   bool help = false;                     ///< +help
 };
 

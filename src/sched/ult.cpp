@@ -1,0 +1,300 @@
+// User-level threads (include/roam/sched/detail/ult.hpp).
+//
+// Each PE (OS thread) has one host: the scheduler's saved context while a
+// thread runs, the stack pool, and the list of unfinished threads. Switches
+// go only between the scheduler and one thread, never thread to thread: a
+// thread that wakes another posts a message, so who runs next is always the
+// scheduler's choice and a thread's life is a sequence of message handlers.
+//
+// A thread's control block (`ult`) and its body closure sit at the top of its
+// own stack: creating a thread allocates nothing once the pool has a stack.
+//
+// Per switch, besides registers (context.hpp):
+// - the C++ exception state (__cxa_eh_globals: caught exceptions, uncaught
+//   count) is per context, so a thread may block inside a catch block while
+//   others throw and catch;
+// - sanitizers are told: ASan which stack is live (start/finish_switch_fiber;
+//   a finished thread's fake stack is dropped), TSan which fiber runs.
+#include <roam/sched/detail/ult.hpp>
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include <roam/sched/detail/post.hpp>
+
+#include "sched/context.hpp"
+#include "sched/stack_pool.hpp"
+#include "sched/ult_internal.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ROAM_I_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ROAM_I_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define ROAM_I_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define ROAM_I_TSAN 1
+#endif
+#endif
+
+#if defined(ROAM_I_ASAN)
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if defined(ROAM_I_TSAN)
+#include <sanitizer/tsan_interface.h>
+#endif
+
+namespace roam::detail {
+
+namespace {
+
+// Mirrors the Itanium C++ ABI's per-thread exception state (libstdc++ and
+// libc++abi agree on it); only copied, never interpreted.
+struct eh_globals {
+  void* caught = nullptr;
+  unsigned int uncaught = 0;
+#if defined(__ARM_EABI_UNWINDER__)
+  void* propagating = nullptr;
+#endif
+};
+
+enum class ult_state : unsigned char { created, running, suspended, done };
+
+struct ult_host;
+
+}  // namespace
+
+struct ult {
+  machine_context ctx;
+  ult_stack stack;
+  ult_host* host = nullptr;
+  ult_body_fn fn = nullptr;
+  void* body = nullptr;
+  ult_state state = ult_state::created;
+  bool unwinding = false;  // the runtime stops: blocking calls throw thread_unwind
+  eh_globals eh;
+  ult* prev = nullptr;  // the host's list of unfinished threads
+  ult* next = nullptr;
+#if defined(ROAM_I_ASAN)
+  void* fake_stack = nullptr;
+#endif
+#if defined(ROAM_I_TSAN)
+  void* fiber = nullptr;
+#endif
+};
+
+namespace {
+
+struct ult_host {
+  ult_host(std::uint32_t pe_id, std::size_t stack_bytes)
+      : pool(stack_bytes, std::clamp<std::size_t>((std::size_t{32} << 20) / stack_bytes, 8, 1024)),
+        pe(pe_id),
+        eh_now(reinterpret_cast<eh_globals*>(abi::__cxa_get_globals())) {
+#if defined(ROAM_I_TSAN)
+    fiber = __tsan_get_current_fiber();
+#endif
+  }
+
+  machine_context ctx;     // the scheduler's, while a thread runs
+  eh_globals eh;           // the scheduler's exception state, while a thread runs
+  ult* current = nullptr;  // the running thread; nullptr: the scheduler's stack
+  stack_pool pool;
+  ult* live = nullptr;  // unfinished threads (created, running or suspended)
+  std::size_t live_count = 0;
+  std::uint32_t pe;
+  eh_globals* eh_now;  // this OS thread's exception state (its address never changes)
+#if defined(ROAM_I_ASAN)
+  void* fake_stack = nullptr;
+  const void* stack_bottom = nullptr;  // the scheduler's stack, learnt at the first switch
+  std::size_t stack_size = 0;
+#endif
+#if defined(ROAM_I_TSAN)
+  void* fiber = nullptr;
+#endif
+};
+
+constinit thread_local ult_host* tls_host = nullptr;
+
+ult_host& host_here(const char* what) {
+  if (!tls_host) {
+    pe_state& pe = this_pe(what);
+    tls_host = new ult_host(pe.id(), pe.runtime().opts.ul_stack);
+  }
+  return *tls_host;
+}
+
+void swap_eh(eh_globals* now, eh_globals& save, const eh_globals& load) noexcept {
+  save = *now;
+  *now = load;
+}
+
+void finish(ult_host& h, ult* t) noexcept {
+  if (t->prev) t->prev->next = t->next;
+  else h.live = t->next;
+  if (t->next) t->next->prev = t->prev;
+  --h.live_count;
+#if defined(ROAM_I_TSAN)
+  __tsan_destroy_fiber(t->fiber);
+#endif
+  ult_stack s = t->stack;  // t lives on that stack
+  t->~ult();
+  h.pool.give(s);
+}
+
+// Scheduler -> thread. Returns when the thread blocks or ends.
+void switch_into(ult_host& h, ult* t) noexcept {
+  h.current = t;
+  t->state = ult_state::running;
+  swap_eh(h.eh_now, h.eh, t->eh);
+#if defined(ROAM_I_ASAN)
+  __sanitizer_start_switch_fiber(&h.fake_stack, t->stack.lo, t->stack.size);
+#endif
+#if defined(ROAM_I_TSAN)
+  __tsan_switch_to_fiber(t->fiber, 0);
+#endif
+  context_switch(h.ctx, t->ctx, t);
+#if defined(ROAM_I_ASAN)
+  __sanitizer_finish_switch_fiber(h.fake_stack, nullptr, nullptr);
+#endif
+  h.current = nullptr;
+  if (t->state == ult_state::done) finish(h, t);
+}
+
+// Thread -> scheduler. Returns when the thread is resumed (never, if `ended`).
+void switch_out(ult* t, bool ended) noexcept {
+  ult_host& h = *t->host;
+  swap_eh(h.eh_now, t->eh, h.eh);
+#if defined(ROAM_I_ASAN)
+  __sanitizer_start_switch_fiber(ended ? nullptr : &t->fake_stack, h.stack_bottom, h.stack_size);
+#else
+  (void)ended;
+#endif
+#if defined(ROAM_I_TSAN)
+  __tsan_switch_to_fiber(h.fiber, 0);
+#endif
+  context_switch(t->ctx, h.ctx, nullptr);
+#if defined(ROAM_I_ASAN)
+  __sanitizer_finish_switch_fiber(t->fake_stack, &h.stack_bottom, &h.stack_size);
+#endif
+}
+
+// Where every thread starts (context_make's entry).
+void ult_main(void* transfer) noexcept {
+  ult* t = static_cast<ult*>(transfer);
+#if defined(ROAM_I_ASAN)
+  __sanitizer_finish_switch_fiber(nullptr, &t->host->stack_bottom, &t->host->stack_size);
+#endif
+  t->fn(t->body, !t->unwinding);
+  t->state = ult_state::done;
+  switch_out(t, true);
+  __builtin_unreachable();
+}
+
+}  // namespace
+
+ult* ult_create(std::size_t bytes, std::size_t align, void*& body, ult_body_fn fn) {
+  ult_host& h = host_here("starting a user-level thread");
+  ult_stack s = h.pool.take();
+  auto down = [](std::byte* p, std::size_t a) {
+    return reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(p) & ~(std::uintptr_t{a} - 1));
+  };
+  std::byte* top = down(s.lo + s.size - sizeof(ult), alignof(ult));
+  std::byte* b = down(top - bytes, std::max<std::size_t>(align, 16));
+  ult* t = ::new (top) ult;
+  t->stack = s;
+  t->host = &h;
+  t->fn = fn;
+  t->body = b;
+  context_make(t->ctx, s.lo, static_cast<std::size_t>(b - s.lo), &ult_main);
+#if defined(ROAM_I_TSAN)
+  t->fiber = __tsan_create_fiber(0);
+#endif
+  t->next = h.live;
+  if (h.live) h.live->prev = t;
+  h.live = t;
+  ++h.live_count;
+  body = b;
+  return t;
+}
+
+void ult_discard(ult* t) noexcept {
+  t->state = ult_state::done;
+  finish(*t->host, t);
+}
+
+void ult_start(ult* t) noexcept { ult_ready(t); }
+
+ult* ult_current() noexcept {
+  ult_host* h = tls_host;
+  return h ? h->current : nullptr;
+}
+
+void ult_suspend() {
+  ult* t = ult_current();
+  if (!t) {
+    report_fatal("roam: a user-level thread blocked outside a user-level thread (runtime bug)");
+    return;
+  }
+  if (t->unwinding) throw thread_unwind{};
+  t->state = ult_state::suspended;
+  switch_out(t, false);
+  if (t->unwinding) throw thread_unwind{};
+}
+
+void ult_ready(ult* t) noexcept {
+  ult_host* h = tls_host;
+  if (h != t->host) {
+    report_fatal("a user-level thread of pe " + std::to_string(t->host->pe) +
+                 " was resumed on another PE (threads never leave their PE)");
+    return;
+  }
+  if (t->state != ult_state::suspended && t->state != ult_state::created) {
+    report_fatal("a user-level thread was resumed while it was not blocked (woken twice?)");
+    return;
+  }
+  if (h->current == nullptr) {
+    switch_into(*h, t);
+    return;
+  }
+  // From a thread: the scheduler switches to it when this message runs
+  // (counted, so quiescence is not declared while a thread is runnable).
+  post_closure(h->pe, [t]() noexcept { ult_ready(t); });
+}
+
+ult_stats ult_statistics() noexcept {
+  ult_stats s;
+  if (ult_host* h = tls_host) {
+    s.live = h->live_count;
+    s.stacks_mapped = h->pool.mapped();
+    s.stacks_mapped_total = h->pool.mapped_total();
+    s.stacks_cached = h->pool.cached();
+    s.stack_size = h->pool.stack_size();
+  } else if (pe_state* pe = tls_pe) {
+    s.stack_size = stack_pool(pe->runtime().opts.ul_stack, 0).stack_size();
+  }
+  return s;
+}
+
+void ult_pe_shutdown() noexcept {
+  ult_host* h = tls_host;
+  if (!h) return;
+  // Unwind what is still blocked (its blocking call throws thread_unwind), so
+  // destructors run and nothing the frames own leaks. A thread that starts
+  // another while unwinding joins the list and is unwound in turn.
+  while (ult* t = h->live) {
+    t->unwinding = true;
+    if (t->state == ult_state::running) break;  // cannot happen: we are on the scheduler's stack
+    switch_into(*h, t);
+  }
+  delete h;
+  tls_host = nullptr;
+}
+
+}  // namespace roam::detail
