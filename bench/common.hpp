@@ -30,6 +30,8 @@ inline double seconds_since(bench_clock::time_point t0) {
 /// Migration time, first (forwarded) and cached message latency after a
 /// migration, insertion rate (migrate_bench.cpp).
 roam::task<> bench_migrate();
+/// Mailbox tasks against plain entries, memory per suspended task (flow_bench.cpp).
+roam::task<> bench_flow();
 /// User-level threads: threaded entry ping-pong, context switch, memory per thread (thread_bench.cpp).
 roam::task<> bench_thread();
 
