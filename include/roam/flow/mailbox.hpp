@@ -45,18 +45,6 @@ class mailbox;
 
 namespace detail {
 
-/// A pending receive: linked into its mailbox until a message is handed to
-/// it, or it is withdrawn (a when_any that another branch won, or the
-/// awaiting frame destroyed at shutdown).
-struct mailbox_waiter {
-  mailbox_waiter* prev = nullptr;
-  mailbox_waiter* next = nullptr;
-  void* linked_to = nullptr;  ///< the mailbox while waiting; null once delivered to, withdrawn, or the mailbox is gone
-  /// Called with the message (as the mailbox's tuple) when it is this waiter's;
-  /// returns false to decline (a when_any group already decided).
-  bool (*offer)(mailbox_waiter* self, void* message) = nullptr;
-};
-
 template <class... A>
 using mailbox_value_t = std::conditional_t<sizeof...(A) == 1, std::tuple_element_t<0, std::tuple<A..., void>>, std::tuple<A...>>;
 
@@ -79,22 +67,37 @@ class mailbox {
   mailbox(const mailbox&) = delete;
   mailbox& operator=(const mailbox&) = delete;
   ~mailbox() {
-    for (detail::mailbox_waiter* w = head_; w;) {
-      detail::mailbox_waiter* next = w->next;
-      w->linked_to = nullptr;
-      w->prev = w->next = nullptr;
+    for (receive_op* w = head_; w;) {
+      receive_op* next = w->next_;
+      w->linked_ = false;
       w = next;
     }
   }
 
   /// A message arrives (the runtime calls this for send<&T::box>(args...)):
-  /// handed to the first waiter that wants it, else kept.
-  void deliver(A... a) {
-    message_type m(std::move(a)...);
-    for (detail::mailbox_waiter* w = head_; w; w = w->next) {
-      if (w->offer(w, &m)) return;  // the waiter unlinked itself and resumed its task
+  /// handed to the first waiter that wants it, else kept. This is the hot
+  /// path of every mailbox round trip: the waiters are all receive_ops of
+  /// this mailbox, so the offer is inline (no function pointer), and the
+  /// list is singly linked since the taker's predecessor is at hand here.
+  template <class... U>
+    requires(sizeof...(U) == sizeof...(A))
+  void deliver(U&&... a) {
+    receive_op* prev = nullptr;
+    for (receive_op* w = head_; w; prev = w, w = w->next_) {
+      if (w->ref_ && !(first_of(a...) == *w->ref_)) continue;
+      if (w->decide_) {
+        // A when_any branch: the first offer decides the race, and the
+        // winner's rivals (maybe `prev`) withdraw meanwhile.
+        if (!w->decide_(w->decide_ctx_)) continue;
+        w->withdraw();
+      } else {
+        unlink_after(prev, w);
+      }
+      w->value_.emplace(std::forward<U>(a)...);
+      w->resume_.resume();
+      return;
     }
-    kept_.push_back(std::move(m));
+    kept_.emplace_back(std::forward<U>(a)...);
   }
 
   /// Messages waiting in the mailbox.
@@ -121,49 +124,49 @@ class mailbox {
     p | kept_;
   }
 
-  /// An awaitable receive (also usable in when_any / when_all).
-  class receive_op : private detail::mailbox_waiter {
+  /// An awaitable receive (also usable in when_any / when_all). While it
+  /// waits it is linked into its mailbox's list of waiters (it lives in the
+  /// awaiting coroutine's frame, so it never moves then).
+  class receive_op {
    public:
-    receive_op(mailbox* box, std::optional<ref_type> ref) noexcept : owner_(box), ref_(std::move(ref)) {
-      this->offer = &receive_op::offer_to;
-    }
-    receive_op(receive_op&& o) noexcept : owner_(o.owner_), ref_(std::move(o.ref_)) {
-      this->offer = &receive_op::offer_to;  // never moved while linked
-    }
+    // Only what await_ready reads is set here; arm() sets the rest: every
+    // store counts on the round trip's hot path.
+    receive_op(mailbox* box, std::optional<ref_type> ref) noexcept : owner_(box), ref_(std::move(ref)) {}
+    receive_op(receive_op&& o) noexcept : owner_(o.owner_), ref_(std::move(o.ref_)) {}  // never moved while linked
     receive_op& operator=(receive_op&&) = delete;
     ~receive_op() { withdraw(); }
 
     /// Takes a matching waiting message now, if there is one.
-    bool try_take() {
-      for (auto it = owner_->kept_.begin(); it != owner_->kept_.end(); ++it) {
-        if (!matches(*it)) continue;
+    bool try_take() { return !owner_->kept_.empty() && take_kept(); }
+    bool take_kept() {
+      auto& kept = owner_->kept_;
+      for (auto it = kept.begin(); it != kept.end(); ++it) {
+        if (ref_ && !(std::get<0>(*it) == *ref_)) continue;
         value_.emplace(std::move(*it));
-        owner_->kept_.erase(it);
+        kept.erase(it);
         return true;
       }
       return false;
     }
-    /// Waits: `on_message` runs when a message is handed over (it may refuse it).
+    /// Waits: `decide(ctx)` runs when a message is offered (it may refuse
+    /// it: a when_any that already has its winner); `resume` then runs.
     void arm(bool (*decide)(void* ctx), void* ctx, std::coroutine_handle<> resume) noexcept {
       decide_ = decide;
       decide_ctx_ = ctx;
       resume_ = resume;
-      this->linked_to = owner_;
-      this->prev = owner_->tail_;
-      this->next = nullptr;
-      if (owner_->tail_) owner_->tail_->next = this;
-      else owner_->head_ = this;
+      linked_ = true;
+      next_ = nullptr;
+      (owner_->tail_ ? owner_->tail_->next_ : owner_->head_) = this;
       owner_->tail_ = this;
     }
-    /// Stops waiting (no effect once a message was handed over).
+    /// Stops waiting (no effect once a message was handed over). Off the
+    /// hot path (a when_any's losers, a frame destroyed while waiting), so
+    /// it looks for its predecessor.
     void withdraw() noexcept {
-      if (!this->linked_to) return;
-      if (this->prev) this->prev->next = this->next;
-      else owner_->head_ = this->next;
-      if (this->next) this->next->prev = this->prev;
-      else owner_->tail_ = this->prev;
-      this->linked_to = nullptr;
-      this->prev = this->next = nullptr;
+      if (!linked_) return;
+      receive_op* prev = nullptr;
+      for (receive_op* w = owner_->head_; w != this; w = w->next_) prev = w;
+      owner_->unlink_after(prev, this);
     }
     bool ready() const noexcept { return value_.has_value(); }
     value_type take_value() {
@@ -176,30 +179,28 @@ class mailbox {
     value_type await_resume() { return take_value(); }
 
    private:
-    bool matches(const message_type& m) const { return !ref_ || std::get<0>(m) == *ref_; }
-    static bool offer_to(detail::mailbox_waiter* w, void* message) {
-      auto* self = static_cast<receive_op*>(w);
-      auto& m = *static_cast<message_type*>(message);
-      if (!self->matches(m)) return false;
-      if (self->decide_ && !self->decide_(self->decide_ctx_)) return false;  // a when_any already decided
-      self->withdraw();
-      self->value_.emplace(std::move(m));
-      self->resume_.resume();
-      return true;
-    }
-
+    friend class mailbox;
     mailbox* owner_;
     std::optional<ref_type> ref_;
     std::optional<message_type> value_;
-    bool (*decide_)(void*) = nullptr;
-    void* decide_ctx_ = nullptr;
+    bool linked_ = false;
+    receive_op* next_;
+    bool (*decide_)(void*);
+    void* decide_ctx_;
     std::coroutine_handle<> resume_;
   };
 
  private:
+  void unlink_after(receive_op* prev, receive_op* w) noexcept {
+    (prev ? prev->next_ : head_) = w->next_;
+    if (tail_ == w) tail_ = prev;
+    w->linked_ = false;
+  }
+  static const ref_type& first_of(const ref_type& r, const auto&...) noexcept { return r; }
+
   std::deque<message_type> kept_;
-  detail::mailbox_waiter* head_ = nullptr;
-  detail::mailbox_waiter* tail_ = nullptr;
+  receive_op* head_ = nullptr;
+  receive_op* tail_ = nullptr;
 };
 
 }  // namespace roam
