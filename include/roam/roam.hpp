@@ -6,6 +6,7 @@
 #include <roam/coll/reducers.hpp>
 #include <roam/coll/reduction.hpp>
 #include <roam/flow/mailbox.hpp>
+#include <roam/flow/sleep.hpp>
 #include <roam/flow/when.hpp>
 #include <roam/machine/ids.hpp>
 #include <roam/msg/buffer.hpp>

@@ -568,6 +568,21 @@ bool hold_array_broadcast(local_collection& lc, message* m) noexcept {
   return true;
 }
 
+void resume_element_task(task_roots& roots, std::coroutine_handle<> h) noexcept {
+  element_base& b = *static_cast<element_base*>(roots.owner);
+  --element_access::threads(b);  // held until now: it cannot have left or died
+  local_collection* lc = objects().find(b.descriptor()->id);
+  void* obj = lc ? lc->elements.find(b.stored_index()) : nullptr;
+  element_base* outer = tls_running_element;
+  task_roots* outer_tasks = tls_task_owner;
+  tls_running_element = &b;
+  tls_task_owner = &roots;
+  h.resume();
+  tls_running_element = outer;
+  tls_task_owner = outer_tasks;
+  if (obj) run_entry(*lc, nullptr, obj);
+}
+
 void element_threads_done(std::uint32_t collection, const index_storage& idx, void* obj) noexcept {
   local_collection* lc = objects().find(collection);
   if (lc && lc->elements.find(idx) == obj) run_entry(*lc, nullptr, obj);

@@ -134,12 +134,28 @@ std::string describe_context(const delivery_context& ctx) {
 
 std::uint32_t* thread_counter(const delivery_context& ctx, void* obj) noexcept;
 void threads_idle(const delivery_context& ctx, void* obj) noexcept;
+void resume_chare_task(task_roots& roots, std::coroutine_handle<> h) noexcept;
+
+void resume_owned_task(task_roots& roots, std::coroutine_handle<> h) noexcept {
+  switch (roots.kind) {
+    case task_owner_kind::element:
+      resume_element_task(roots, h);
+      return;
+    case task_owner_kind::chare:
+      resume_chare_task(roots, h);
+      return;
+    case task_owner_kind::none:
+      h.resume();
+      return;
+  }
+}
 
 const bool registered = [] {
   register_pe_setup(&setup_objects);
   g_describe_delivery = &describe_context;
   g_thread_owner.counter = &thread_counter;
   g_thread_owner.idle = &threads_idle;
+  g_task_owner.resume = &resume_owned_task;
   g_deliver_entry = &deliver;
   install_remote_hooks();
   register_map("block", &block_map_fn);
@@ -318,6 +334,17 @@ void chare_threads_done(std::uint64_t id) noexcept {
     return;
   }
   carry_out_chare_move(objs, id, rec);
+}
+
+// A task that held its chare resumes (a future or timer it waited on is here):
+// as the chare's entry would, then what it asked for meanwhile is carried out.
+void resume_chare_task(task_roots& roots, std::coroutine_handle<> h) noexcept {
+  --chare_access::threads(*static_cast<chare_base*>(roots.owner));
+  task_roots* outer_tasks = tls_task_owner;
+  tls_task_owner = &roots;
+  h.resume();
+  tls_task_owner = outer_tasks;
+  chare_threads_done(roots.owner_id);
 }
 
 std::uint32_t* thread_counter(const delivery_context& ctx, void* obj) noexcept {

@@ -101,6 +101,9 @@ inline void discard_message(message* m) noexcept {
 /// The last threaded entry of an element ended: carries out the migration or
 /// destruction it asked for meanwhile, if it is still here (elements.cpp).
 void element_threads_done(std::uint32_t collection, const index_storage& idx, void* obj) noexcept;
+/// Resumes a task that held its element (a future or timer it waited on is
+/// here) as the element's entry would, then carries out its requests (elements.cpp).
+void resume_element_task(task_roots& roots, std::coroutine_handle<> h) noexcept;
 
 /// Runs the entry, turning an escaping exception into a fatal report that
 /// names the PE, the object and the entry (objects.cpp).

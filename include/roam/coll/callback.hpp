@@ -167,4 +167,13 @@ class callback {
   std::array<std::byte, detail::callback_target_bytes> target_{};
 };
 
+/// A future on the calling PE and a callback that fulfils it: the way for a
+/// task to await a reduction's result or any other callback-reported event,
+/// `auto [done, cb] = roam::make_future_callback<double>(); contribute(x, roam::sum, cb); co_await done;`.
+template <class T = void>
+std::pair<future<T>, callback<T>> make_future_callback() {
+  auto [f, p] = make_future<T>();
+  return {std::move(f), callback<T>::to_future(p)};
+}
+
 }  // namespace roam

@@ -12,4 +12,12 @@ namespace roam {
 /// Requests `cb` at the next quiescence (callable on any PE).
 void on_quiescence(callback<void> cb);
 
+/// A future of the next quiescence, for tasks: `co_await roam::quiescence();`
+/// (a task of a chare or element holds its object in place meanwhile).
+inline future<void> quiescence() {
+  auto [f, p] = make_future<void>();
+  on_quiescence(callback<void>::to_future(p));
+  return std::move(f);
+}
+
 }  // namespace roam

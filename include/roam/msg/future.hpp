@@ -15,6 +15,7 @@
 #include <roam/msg/detail/control.hpp>
 #include <roam/sched/detail/post.hpp>
 #include <roam/sched/detail/ult.hpp>
+#include <roam/sched/task.hpp>
 
 namespace roam {
 
@@ -91,9 +92,10 @@ void fulfill(std::uint64_t id, Store store) noexcept {
   store(*s);
   s->ready = true;
   auto waiter = std::exchange(s->waiter, {});
+  task_roots* held = std::exchange(s->waiter_owner, nullptr);
   ult* thread = std::exchange(s->thread_waiter, nullptr);
-  release(s);  // the table's reference; a waiter holds its own through its future
-  if (waiter) waiter.resume();
+  release(s);  // the table's reference; a waiter holds its own
+  if (waiter) resume_held(held, waiter);
   else if (thread) ult_ready(thread);  // this handler runs on the scheduler's stack: the thread runs now
 }
 
@@ -155,33 +157,69 @@ class future {
     if constexpr (!std::is_void_v<T>) return static_cast<const T&>(*s_->value);
   }
 
-  auto operator co_await() const {
-    struct awaiter {
-      detail::future_state<T>* s;
-      bool await_ready() const {
-        if (!s) throw future_error("roam: co_await on an empty future");
-        if (detail::tls_pe == nullptr || detail::tls_pe->id() != s->owner)
-          throw future_error("roam: future awaited on pe " +
-                             (detail::tls_pe ? std::to_string(detail::tls_pe->id()) : std::string("(none)")) +
-                             " but created on pe " + std::to_string(s->owner));
-        return s->ready;
-      }
-      void await_suspend(std::coroutine_handle<> h) {
-        if (s->waiter || s->thread_waiter) throw future_error("roam: future awaited by two coroutines at once");
-        s->waiter = h;
-      }
-      T await_resume() const {
-        if (s->error) std::rethrow_exception(s->error);
-        if constexpr (!std::is_void_v<T>) {
-          if constexpr (std::is_copy_constructible_v<T>) return *s->value;
-          else return std::move(*s->value);
-        }
-      }
-    };
-    return awaiter{s_};
-  }
+  /// Awaiting in a task. A task of a chare or array element holds its object
+  /// in place while it waits (no migration, no destruction until it
+  /// resumes) and resumes as the object's entry would: docs/design/flow.md.
+  /// Awaiting an rvalue (`co_await std::move(f)`, `co_await x.call<..>()`)
+  /// moves the value out when no copy of the future remains.
+  auto operator co_await() const& { return awaiter(s_); }
+  auto operator co_await() && { return awaiter(std::exchange(s_, nullptr), adopt); }
 
  private:
+  struct adopt_t {};
+  static constexpr adopt_t adopt{};
+  // Holds a reference to the state, so that `co_await make_a_future()` works.
+  // Destroyed while waiting (its frame was destroyed: the object or the
+  // program ended), it withdraws, so a late value resumes nothing.
+  class awaiter {
+   public:
+    explicit awaiter(detail::future_state<T>* s) noexcept : s_(s) {
+      if (s_) ++s_->refs;
+    }
+    awaiter(detail::future_state<T>* s, adopt_t) noexcept : s_(s) {}
+    awaiter(awaiter&& o) noexcept : s_(std::exchange(o.s_, nullptr)), waiting_(std::exchange(o.waiting_, false)) {}
+    awaiter& operator=(awaiter&&) = delete;
+    ~awaiter() {
+      if (!s_) return;
+      if (waiting_ && s_->waiter) {
+        s_->waiter = {};
+        detail::drop_hold(std::exchange(s_->waiter_owner, nullptr));
+      }
+      detail::release(s_);
+    }
+    bool await_ready() const {
+      if (!s_) throw future_error("roam: co_await on an empty future");
+      if (detail::tls_pe == nullptr || detail::tls_pe->id() != s_->owner)
+        throw future_error("roam: future awaited on pe " +
+                           (detail::tls_pe ? std::to_string(detail::tls_pe->id()) : std::string("(none)")) +
+                           " but created on pe " + std::to_string(s_->owner));
+      return s_->ready;
+    }
+    void await_suspend(std::coroutine_handle<> h) {
+      if (s_->waiter || s_->thread_waiter) throw future_error("roam: future awaited by two coroutines at once");
+      s_->waiter = h;
+      s_->waiter_owner = detail::hold_current_owner();
+      waiting_ = true;
+    }
+    T await_resume() {
+      waiting_ = false;
+      if (s_->error) std::rethrow_exception(s_->error);
+      if constexpr (!std::is_void_v<T>) {
+        // The last holder may take the value; otherwise a copy (copies of the future share it).
+        if constexpr (std::is_copy_constructible_v<T>) {
+          if (s_->refs == 1) return std::move(*s_->value);
+          return *s_->value;
+        } else {
+          return std::move(*s_->value);
+        }
+      }
+    }
+
+   private:
+    detail::future_state<T>* s_;
+    bool waiting_ = false;
+  };
+
   template <class U>
   friend std::pair<future<U>, promise<U>> make_future();
   explicit future(detail::future_state<T>* s) noexcept : s_(s) {}

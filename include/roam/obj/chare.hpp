@@ -39,8 +39,10 @@ class chare_base {
   bool destroy_requested_ = false;
   std::uint32_t move_to_ = detail::no_pe;
   std::uint32_t epoch_ = 0;  ///< moves so far: newer location news wins
+  // Blocked threaded entries and tasks held on a future or timer: moving or
+  // destroying waits for 0. Declared before tasks_, whose frames release it.
+  std::uint32_t threads_ = 0;
   detail::task_roots tasks_;  ///< unfinished entry tasks
-  std::uint32_t threads_ = 0;  // unfinished threaded entries: moving or destroying waits for 0
 };
 
 namespace detail {
@@ -52,6 +54,12 @@ struct chare_access {
   static std::size_t unfinished_tasks(const chare_base& c) noexcept { return c.tasks_.size(); }
   static std::uint32_t& threads(chare_base& c) noexcept { return c.threads_; }
   static bool move_requested(const chare_base& c) noexcept { return c.move_to_ != no_pe; }
+  static void bind_tasks(chare_base& c, std::uint64_t id) noexcept {
+    c.tasks_.owner = &c;
+    c.tasks_.owner_id = id;
+    c.tasks_.kind = task_owner_kind::chare;
+    c.tasks_.holds = &c.threads_;
+  }
 };
 }  // namespace detail
 
@@ -76,6 +84,7 @@ class chare : public chare_base {
     const auto& c = detail::current_construction("roam::chare");
     id_ = c.chare_id;
     set_birth_pe(c.pe);
+    detail::chare_access::bind_tasks(*this, id_);
   }
 
  private:

@@ -2,6 +2,7 @@
 /// Coroutine tasks: a `roam::task<T>` is a lazily started coroutine that runs
 /// on the PE that resumes it and returns a T (or throws) to whoever awaits it.
 #include <coroutine>
+#include <cstdint>
 #include <exception>
 #include <unordered_set>
 #include <vector>
@@ -128,12 +129,29 @@ struct detached_task {
   };
 };
 
+/// Who embeds a task_roots (so that the objects layer can find the object).
+enum class task_owner_kind : std::uint8_t { none, element, chare };
+
 /// The unfinished root coroutines started for one object (its entry tasks).
 /// They belong to the object, not to a PE: an object that moves as itself
 /// within its process takes them along, and destroying the object ends them.
 /// An object rarely has more than a few, so a vector (empty: no allocation).
+///
+/// A task of the object that suspends on something other than the object's
+/// own messages (a future, a timer) holds the object where it is: `holds`
+/// points at the object's count of such holds (shared with its blocked
+/// threads), which migration and destruction wait on. It resumes through
+/// the objects layer (task_owner_hooks), as an entry would: on the object's
+/// PE, with the object current, and what it asked for meanwhile (migrate_to,
+/// destroy_self) carried out after. docs/design/flow.md.
 struct task_roots {
   std::vector<void*> frames;
+  void* owner = nullptr;              ///< the element_base or chare_base that embeds this
+  std::uint64_t owner_id = 0;         ///< a chare's id
+  std::uint32_t* holds = nullptr;     ///< the owner's hold count (null: nothing to hold)
+  std::uint32_t restartable = 0;      ///< how many of `frames` are restart-entry tasks
+  task_owner_kind kind = task_owner_kind::none;
+
   task_roots() = default;
   task_roots(const task_roots&) = delete;
   task_roots& operator=(const task_roots&) = delete;
@@ -155,11 +173,38 @@ struct task_roots {
       frames.pop_back();
       std::coroutine_handle<>::from_address(f).destroy();
     }
+    restartable = 0;
   }
 };
+
+/// Filled by the objects layer: resumes `h`, a task of the object owning
+/// `roots` that held it, as that object's entry would (see task_roots).
+struct task_owner_hooks {
+  void (*resume)(task_roots& roots, std::coroutine_handle<> h) noexcept = nullptr;
+};
+inline task_owner_hooks g_task_owner;
+
 /// Where tasks started now are recorded: those of the object whose entry is
 /// running (set by the objects layer), or null for the PE's own list.
 inline constinit thread_local task_roots* tls_task_owner = nullptr;
+
+/// A task suspending on something outside its object's messages: holds the
+/// object running it (if any) in place until `resume_held` or `drop_hold`.
+inline task_roots* hold_current_owner() noexcept {
+  task_roots* r = tls_task_owner;
+  if (!r || !r->holds || !g_task_owner.resume) return nullptr;
+  ++*r->holds;
+  return r;
+}
+/// Resumes `h`, held by `owner` (or not held: null), where it belongs.
+inline void resume_held(task_roots* owner, std::coroutine_handle<> h) noexcept {
+  if (owner) g_task_owner.resume(*owner, h);  // releases the hold first
+  else h.resume();
+}
+/// The suspended task was destroyed instead (its object or the program ended).
+inline void drop_hold(task_roots* owner) noexcept {
+  if (owner) --*owner->holds;
+}
 
 /// Records a root coroutine while it is unfinished, with its object or on its
 /// PE, so that shutdown (or the object's end) can destroy frames that never

@@ -54,8 +54,10 @@ class element_base {
   index_storage index_;
   element_fields fields_;
   std::uint32_t move_to_ = no_pe;
+  // Blocked threaded entries and tasks held on a future or timer: moving or
+  // destroying waits for 0. Declared before tasks_, whose frames release it.
+  std::uint32_t threads_ = 0;
   task_roots tasks_;  ///< unfinished entry tasks (not state: they stay with the object)
-  std::uint32_t threads_ = 0;  // unfinished threaded entries: moving or destroying waits for 0
   bool destroy_ = false;
 };
 
@@ -65,6 +67,9 @@ struct element_access {
   static void bind(element_base& e, const collection_desc* d, const index_storage& i) noexcept {
     e.desc_ = d;
     e.index_ = i;
+    e.tasks_.owner = &e;
+    e.tasks_.kind = task_owner_kind::element;
+    e.tasks_.holds = &e.threads_;
   }
   static std::uint32_t take_move(element_base& e) noexcept { return std::exchange(e.move_to_, no_pe); }
   static bool take_destroy(element_base& e) noexcept { return std::exchange(e.destroy_, false); }

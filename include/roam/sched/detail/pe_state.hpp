@@ -26,6 +26,7 @@ namespace roam::detail {
 struct runtime_state;
 class transport;
 struct ult;
+struct task_roots;
 
 /// Type-erased part of a future's shared state; lives on its owner PE only.
 struct future_state_base {
@@ -36,6 +37,7 @@ struct future_state_base {
   std::uint32_t owner = 0;
   std::exception_ptr error;
   std::coroutine_handle<> waiter;
+  task_roots* waiter_owner = nullptr;  ///< the object the waiting task holds in place (task.hpp)
   ult* thread_waiter = nullptr;  ///< a user-level thread blocked in future::get
 };
 

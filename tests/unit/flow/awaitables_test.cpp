@@ -1,0 +1,310 @@
+// What a task can await besides its mailboxes (futures, timers, quiescence,
+// reduction results), and how a task waiting on one of them holds its
+// object: the object neither moves nor dies until the task resumes, and the
+// task resumes as the object's entry would (on its PE, its requests carried
+// out after).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "support/run_roam.hpp"
+
+using roam_test::run_on;
+using namespace std::chrono_literals;
+
+namespace awaittest {
+
+std::vector<long> g_log;
+
+struct answerer : roam::element<answerer> {
+  answerer() = default;
+  explicit answerer(roam::migrating) {}
+  long twice(long v) { return 2 * v; }
+  void pup(roam::pup_er&) {}
+};
+
+// Waits on a future (a call to another array), then reports where it is.
+struct waiter : roam::element<waiter> {
+  waiter() = default;
+  explicit waiter(roam::migrating) {}
+  roam::mailbox<int> go;
+  void move_to(std::uint32_t pe) { migrate_to(roam::pe_id{pe}); }
+  void die() { destroy_self(); }
+  long here() { return static_cast<long>(roam::my_pe().value()); }
+
+  // Asks for a move and a reply; the move waits for the reply.
+  roam::task<> ask(roam::array_proxy<answerer> other, roam::promise<std::vector<long>> done) {
+    std::vector<long> log;
+    log.push_back(static_cast<long>(roam::my_pe().value()));
+    // The reply comes after the requests queued behind this entry (to move, to die).
+    log.push_back(co_await other[0].call<&answerer::twice>(21L));
+    log.push_back(static_cast<long>(roam::my_pe().value()));  // still here: it was held
+    done.set_value(log);
+  }
+  // Resumed by a future, it asks to move itself: carried out after it suspends again.
+  roam::task<> hop_after(roam::promise<roam::promise<long>> handout, roam::promise<std::vector<long>> done) {
+    auto [f, p] = roam::make_future<long>();
+    handout.set_value(p);
+    std::vector<long> log;
+    log.push_back(co_await std::move(f));
+    migrate_to(roam::pe_id{1});
+    log.push_back(static_cast<long>(roam::my_pe().value()));
+    (void)co_await go;  // delivered where it moved to
+    log.push_back(static_cast<long>(roam::my_pe().value()));
+    done.set_value(log);
+  }
+  roam::task<> nap(int ms, roam::promise<std::vector<long>> done) {
+    auto t0 = std::chrono::steady_clock::now();
+    long pe = static_cast<long>(roam::my_pe().value());
+    co_await roam::sleep_for(std::chrono::milliseconds(ms));
+    auto slept = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    done.set_value(std::vector<long>{pe, static_cast<long>(roam::my_pe().value()), slept >= ms ? 1L : 0L});
+  }
+  roam::task<> sleep_forever() { co_await roam::sleep_for(1h); }
+  void pup(roam::pup_er& p) { p | go; }
+};
+
+// The same for a singleton chare.
+struct roamer : roam::chare<roamer> {
+  roamer() = default;
+  explicit roamer(roam::migrating) {}
+  void move_to(std::uint32_t pe) { migrate_to(roam::pe_id{pe}); }
+  long here() { return static_cast<long>(roam::my_pe().value()); }
+  roam::task<> ask(roam::array_proxy<answerer> other, roam::promise<std::vector<long>> done) {
+    std::vector<long> log;
+    log.push_back(co_await other[0].call<&answerer::twice>(8L));
+    log.push_back(static_cast<long>(roam::my_pe().value()));
+    done.set_value(log);
+  }
+  void pup(roam::pup_er&) {}
+};
+
+// Every element sums its index over several reductions awaited in its task.
+struct summer : roam::element<summer> {
+  roam::mailbox<long> total;  // the reduction result, broadcast into the mailbox
+  roam::task<> run(int rounds, roam::promise<std::vector<long>> done) {
+    std::vector<long> got;
+    for (int r = 0; r < rounds; ++r) {
+      contribute(static_cast<long>(this_index()[0]) + r, roam::sum, roam::callback<long>::broadcast<&summer::total>(this_array()));
+      got.push_back(co_await total);
+    }
+    if (this_index()[0] == 0) done.set_value(got);
+  }
+  roam::task<> once(roam::callback<long> cb) {
+    contribute(static_cast<long>(this_index()[0]) * 10, roam::sum, cb);
+    co_return;
+  }
+};
+
+struct pinger : roam::element<pinger> {
+  void ping(int left) {
+    ++g_pings;
+    if (left > 0) this_array()[(this_index()[0] + 1) % 4].send<&pinger::ping>(left - 1);
+  }
+  static inline long g_pings = 0;
+};
+
+// Counts copies, to check that awaiting an rvalue future moves its value.
+struct counted {
+  counted() = default;
+  counted(const counted& o) : v(o.v) { ++copies; }
+  counted(counted&&) noexcept = default;
+  counted& operator=(const counted& o) {
+    v = o.v;
+    ++copies;
+    return *this;
+  }
+  counted& operator=(counted&&) noexcept = default;
+  std::vector<long> v;
+  void pup(roam::pup_er& p) { p | v; }
+  static inline int copies = 0;
+};
+
+template <class F>
+std::vector<long> run_vec(unsigned pes, F body, std::vector<std::string> extra = {}) {
+  g_log.clear();
+  int rc = run_on(pes, [body](const roam::args&) -> roam::task<> {
+    auto [f, p] = roam::make_future<std::vector<long>>();
+    body(p);
+    g_log = co_await f;
+    roam::exit(0);
+  }, std::move(extra));
+  EXPECT_EQ(rc, 0);
+  return g_log;
+}
+
+}  // namespace awaittest
+using namespace awaittest;
+
+TEST(awaitables, a_task_waiting_on_a_future_holds_its_element_until_it_resumes) {
+  for (const char* mode : {"", "+serialize"}) {
+    std::vector<std::string> extra;
+    if (*mode) extra.push_back(mode);
+    static std::vector<long> log;
+    static long after = -1;
+    log.clear();
+    after = -1;
+    int rc = run_on(2, [](const roam::args&) -> roam::task<> {
+      auto other = roam::create_array<answerer>(roam::array_options<1>({1}, roam::block_map()));
+      auto a = roam::create_array<waiter>(roam::array_options<1>({1}, roam::block_map()));
+      auto [f, p] = roam::make_future<std::vector<long>>();
+      a[0].send<&waiter::ask>(other, p);
+      a[0].send<&waiter::move_to>(1u);  // arrives while ask() waits: deferred, even packed
+      log = co_await std::move(f);
+      after = co_await a[0].call<&waiter::here>();  // the deferred move happened after ask() ended
+      roam::exit(0);
+    }, extra);
+    EXPECT_EQ(rc, 0);
+    EXPECT_EQ(log, (std::vector<long>{0, 42, 0})) << mode;
+    EXPECT_EQ(after, 1) << mode;
+  }
+}
+
+TEST(awaitables, a_chare_task_waiting_on_a_future_holds_the_chare_until_it_resumes) {
+  static std::vector<long> log;
+  static long after = -1;
+  log.clear();
+  int rc = run_on(2, [](const roam::args&) -> roam::task<> {
+    auto other = roam::create_array<answerer>(roam::array_options<1>({1}, roam::block_map()));
+    auto c = roam::create_chare_on<roamer>(roam::pe_id{0});
+    auto [f, p] = roam::make_future<std::vector<long>>();
+    c.send<&roamer::ask>(other, p);
+    c.send<&roamer::move_to>(1u);  // deferred while ask() waits
+    log = co_await std::move(f);
+    after = co_await c.call<&roamer::here>();
+    roam::exit(0);
+  }, {"+serialize"});
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(log, (std::vector<long>{16, 0}));
+  EXPECT_EQ(after, 1);
+}
+
+TEST(awaitables, a_task_resumed_by_a_future_runs_in_its_elements_context_and_its_move_follows) {
+  static std::vector<long> log;
+  log.clear();
+  int rc = run_on(2, [](const roam::args&) -> roam::task<> {
+    auto a = roam::create_array<waiter>(roam::array_options<1>({1}, roam::block_map()));
+    auto [h, hp] = roam::make_future<roam::promise<long>>();
+    auto [f, p] = roam::make_future<std::vector<long>>();
+    a[0].send<&waiter::hop_after>(hp, p);
+    roam::promise<long> wake = co_await std::move(h);
+    wake.set_value(7L);
+    a[0].send<&waiter::go>(0);  // sent after the move was asked for: follows the element to pe 1
+    log = co_await std::move(f);
+    roam::exit(0);
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(log, (std::vector<long>{7, 0, 1}));
+}
+
+TEST(awaitables, a_destroy_asked_while_a_task_waits_on_a_future_happens_after_it_resumes) {
+  static long reply = 0;
+  int rc = run_on(2, [](const roam::args&) -> roam::task<> {
+    auto other = roam::create_array<answerer>(roam::array_options<1>({1}, roam::block_map()));
+    auto a = roam::create_array<waiter>(roam::array_options<1>({1}, roam::block_map()));
+    auto [f, p] = roam::make_future<std::vector<long>>();
+    a[0].send<&waiter::ask>(other, p);
+    a[0].send<&waiter::die>();  // deferred: ask() holds the element
+    auto log = co_await std::move(f);
+    reply = log.at(1);
+    roam::exit(0);
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(reply, 42);
+}
+
+TEST(awaitables, sleep_for_resumes_on_the_same_pe_no_sooner_than_asked) {
+  std::vector<long> got = run_vec(2, [](roam::promise<std::vector<long>> p) {
+    auto a = roam::create_array<waiter>(roam::array_options<1>({2}, roam::block_map()));
+    a[1].send<&waiter::nap>(30, p);
+  });
+  EXPECT_EQ(got, (std::vector<long>{1, 1, 1}));
+}
+
+TEST(awaitables, sleepers_wake_in_deadline_order) {
+  static std::vector<int> order;
+  order.clear();
+  int rc = run_on(1, [](const roam::args&) -> roam::task<> {
+    auto sleeper = [](int ms) -> roam::task<> {
+      co_await roam::sleep_for(std::chrono::milliseconds(ms));
+      order.push_back(ms);
+    };
+    co_await roam::when_all(sleeper(40), sleeper(10), sleeper(25), sleeper(0));
+    roam::exit(0);
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(order, (std::vector<int>{0, 10, 25, 40}));
+}
+
+TEST(awaitables, tasks_sleeping_or_waiting_on_futures_at_exit_are_torn_down_cleanly) {
+  for (int i = 0; i < 5; ++i) {
+    int rc = run_on(2, [](const roam::args&) -> roam::task<> {
+      auto a = roam::create_array<waiter>(roam::index<1>{4});
+      a[0].send<&waiter::sleep_forever>();
+      a[1].send<&waiter::sleep_forever>();
+      auto [f, p] = roam::make_future<long>();
+      (void)p;  // never fulfilled
+      co_await roam::sleep_for(5ms);
+      co_await roam::quiescence();
+      roam::exit(0);
+    });
+    EXPECT_EQ(rc, 0);
+  }
+}
+
+TEST(awaitables, quiescence_can_be_awaited_after_a_burst_of_messages) {
+  static long seen = -1;
+  pinger::g_pings = 0;
+  int rc = run_on(2, [](const roam::args&) -> roam::task<> {
+    auto a = roam::create_array<pinger>(roam::index<1>{4});
+    for (int k = 0; k < 4; ++k) a[k].send<&pinger::ping>(50);
+    co_await roam::quiescence();
+    seen = pinger::g_pings;
+    roam::exit(0);
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(seen, 4 * 51);
+}
+
+TEST(awaitables, elements_await_each_reduction_result_in_their_task) {
+  std::vector<long> got = run_vec(2, [](roam::promise<std::vector<long>> p) {
+    auto a = roam::create_array<summer>(roam::index<1>{6});
+    a.send<&summer::run>(4, p);
+  });
+  // Round r: sum over i of (i + r) = 15 + 6r.
+  EXPECT_EQ(got, (std::vector<long>{15, 21, 27, 33}));
+}
+
+TEST(awaitables, a_task_awaits_a_reduction_through_a_future_callback) {
+  static long total = 0;
+  int rc = run_on(2, [](const roam::args&) -> roam::task<> {
+    auto a = roam::create_array<summer>(roam::index<1>{5});
+    auto [done, cb] = roam::make_future_callback<long>();
+    a.send<&summer::once>(cb);
+    total = co_await std::move(done);
+    roam::exit(0);
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(total, 100);
+}
+
+TEST(awaitables, awaiting_an_rvalue_future_moves_its_value_out) {
+  static int copies = -1;
+  static std::size_t size = 0;
+  int rc = run_on(1, [](const roam::args&) -> roam::task<> {
+    auto [f, p] = roam::make_future<counted>();
+    counted c;
+    c.v.assign(1000, 3);
+    p.set_value(std::move(c));
+    counted::copies = 0;
+    counted got = co_await std::move(f);
+    copies = counted::copies;
+    size = got.v.size();
+    roam::exit(0);
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(size, 1000u);
+  EXPECT_EQ(copies, 0);
+}
