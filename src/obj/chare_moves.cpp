@@ -64,7 +64,7 @@ void send_chare_news(std::uint64_t id, std::uint32_t to, location where) {
 }
 
 // The chare is here now (unpacked or handed over).
-void settle_chare(std::uint64_t id, void* obj, const chare_ops* ops, std::uint32_t home) {
+void settle_chare(std::uint64_t id, void* obj, const chare_ops* ops, std::uint32_t home, std::uint32_t restarts = 0) {
   pe_objects& objs = objects();
   g_chares_moved.store(true, std::memory_order_relaxed);
   chare_base* base = ops->base(obj);
@@ -78,6 +78,12 @@ void settle_chare(std::uint64_t id, void* obj, const chare_ops* ops, std::uint32
     report_fatal(describe_chare(ops, id) + " on pe " + std::to_string(me()) + ": after_migration threw: " + e.what());
     return;
   }
+  if (restarts && ops->restart) {
+    task_roots* outer_tasks = tls_task_owner;
+    tls_task_owner = &chare_access::tasks(*base);
+    for (std::uint32_t k = 0; k < restarts; ++k) ops->restart(obj, describe_chare(ops, id) + " on pe " + std::to_string(me()));
+    tls_task_owner = outer_tasks;
+  }
   // after_migration may ask to move on.
   carry_out_chare_move(objs, id, chare_record{obj, base, ops});
   if (!objs.chares.count(id)) return;
@@ -88,7 +94,8 @@ void settle_chare(std::uint64_t id, void* obj, const chare_ops* ops, std::uint32
   }
 }
 
-void chare_arrives(std::uint64_t id, std::uint64_t cls_id, std::uint32_t home, std::uint32_t epoch, bytes state) {
+void chare_arrives(std::uint64_t id, std::uint64_t cls_id, std::uint32_t home, std::uint32_t epoch, std::uint32_t restarts,
+                   bytes state) {
   const chare_ops* ops = find_chare_ops(cls_id);
   if (!ops || !ops->unpack_state) {
     report_fatal(describe_chare(ops, id) + " arriving on pe " + std::to_string(me()) +
@@ -110,7 +117,7 @@ void chare_arrives(std::uint64_t id, std::uint64_t cls_id, std::uint32_t home, s
   }
   tls_constructing = nullptr;
   chare_access::epoch(*ops->base(obj)) = epoch;
-  settle_chare(id, obj, ops, home);
+  settle_chare(id, obj, ops, home, restarts);
 }
 
 // A chare on its way to another PE of this process, as itself; destroyed with
@@ -188,11 +195,12 @@ void carry_out_chare_move(pe_objects& objs, std::uint64_t id, const chare_record
     return;
   }
   const bool as_itself = !ops->pup_on_migration && rt.is_local(dest) && !rt.opts.serialize;
-  if (std::size_t tasks = chare_access::unfinished_tasks(*rec.base); tasks && !as_itself) {
+  task_roots& tasks = chare_access::tasks(*rec.base);
+  if (!as_itself && tasks.size() != tasks.restartable) {
     report_fatal(describe_chare(ops, id) + " on pe " + std::to_string(me()) + ": cannot migrate to pe " +
-                 std::to_string(dest) + " while " + std::to_string(tasks) +
-                 " of its entry tasks are suspended: a coroutine cannot be packed (move it after they finish, or "
-                 "within its process; docs/design/flow.md)");
+                 std::to_string(dest) + " while " + std::to_string(tasks.size() - tasks.restartable) +
+                 " of its entry tasks are suspended: a coroutine cannot be packed (move it after they finish, within "
+                 "its process, or make it the class's restart_entry; docs/design/flow.md)");
     return;
   }
   bytes state;
@@ -217,8 +225,11 @@ void carry_out_chare_move(pe_objects& objs, std::uint64_t id, const chare_record
     return;
   }
   const std::uint32_t travelling_epoch = epoch;
+  // Restart-entry tasks end here and start again on arrival (docs/design/flow.md).
+  const std::uint32_t restarts = tasks.restartable;
+  tasks.destroy_all();
   ops->cls->destroy(rec.obj);
-  post_control<&chare_arrives>(dest, 0, id, ops->cls_id, home, travelling_epoch, std::move(state));
+  post_control<&chare_arrives>(dest, 0, id, ops->cls_id, home, travelling_epoch, restarts, std::move(state));
 }
 
 }  // namespace roam::detail

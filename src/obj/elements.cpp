@@ -178,11 +178,12 @@ void migrate_one(local_collection& lc, const index_storage& idx, void* obj, std:
     return;
   }
   const bool as_itself = moves_as_itself(d, dest);
-  if (std::size_t tasks = element_access::unfinished_tasks(base_of(lc, obj)); tasks && !as_itself) {
+  task_roots& tasks = element_access::tasks(base_of(lc, obj));
+  if (!as_itself && tasks.size() != tasks.restartable) {
     report_fatal(describe_element(d, idx) + " on pe " + std::to_string(me()) + ": cannot migrate to pe " +
-                 std::to_string(dest) + " while " + std::to_string(tasks) +
-                 " of its entry tasks are suspended: a coroutine cannot be packed (move it after they finish, or "
-                 "within its process; docs/design/flow.md)");
+                 std::to_string(dest) + " while " + std::to_string(tasks.size() - tasks.restartable) +
+                 " of its entry tasks are suspended: a coroutine cannot be packed (move it after they finish, within "
+                 "its process, or make it the class's restart_entry; docs/design/flow.md)");
     return;
   }
   bytes state;
@@ -207,6 +208,10 @@ void migrate_one(local_collection& lc, const index_storage& idx, void* obj, std:
     });
     return;
   }
+  // The restart-entry tasks end here and start again on arrival, from the
+  // state just packed (docs/design/flow.md).
+  fields.restarts = tasks.restartable;
+  tasks.destroy_all();
   element_fields travelling = std::move(fields);
   d->cls->destroy(obj);
   post_control<&element_arrives>(dest, 0, to_wire(d), idx, std::move(travelling), std::move(state));
@@ -311,6 +316,15 @@ void settle_arrival(local_collection& lc, const index_storage& idx, void* obj) {
   } catch (const std::exception& e) {
     report_fatal(describe_element(d, idx) + " on pe " + std::to_string(me()) + ": after_migration threw: " + e.what());
     return;
+  }
+  if (std::uint32_t n = std::exchange(element_access::fields(*d->elem->base(obj)).restarts, 0); n && d->elem->restart) {
+    element_base* outer = tls_running_element;
+    task_roots* outer_tasks = tls_task_owner;
+    tls_running_element = d->elem->base(obj);
+    tls_task_owner = &element_access::tasks(*tls_running_element);
+    for (std::uint32_t k = 0; k < n; ++k) d->elem->restart(obj, describe_element(d, idx) + " on pe " + std::to_string(me()));
+    tls_running_element = outer;
+    tls_task_owner = outer_tasks;
   }
   run_entry(lc, nullptr, obj);
   if (lc.elements.find(idx) != obj) return;

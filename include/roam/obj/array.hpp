@@ -100,7 +100,8 @@ struct element_ops_holder {
       &moves::after,
       std::is_default_constructible_v<T> ? &make_default : nullptr,
       moves::not_migratable_why,
-      moves::pup_on_migration};
+      moves::pup_on_migration,
+      moves::has_restart_entry ? &moves::restart : nullptr};
   static inline const bool registered = register_element_ops(&ops);
 };
 }  // namespace detail

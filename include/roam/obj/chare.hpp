@@ -147,7 +147,8 @@ struct chare_ops_holder {
       &moves::before,
       &moves::after,
       moves::not_migratable_why,
-      moves::pup_on_migration};
+      moves::pup_on_migration,
+      moves::has_restart_entry ? &moves::restart : nullptr};
   static inline const bool registered = register_chare_ops(&ops);
 };
 

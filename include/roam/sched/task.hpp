@@ -187,6 +187,9 @@ inline task_owner_hooks g_task_owner;
 /// Where tasks started now are recorded: those of the object whose entry is
 /// running (set by the objects layer), or null for the PE's own list.
 inline constinit thread_local task_roots* tls_task_owner = nullptr;
+/// Set just before starting an object's restart entry (docs/design/flow.md):
+/// the root it starts is counted as restartable.
+inline constinit thread_local bool tls_spawn_restartable = false;
 
 /// A task suspending on something outside its object's messages: holds the
 /// object running it (if any) in place until `resume_held` or `drop_hold`.
@@ -213,12 +216,15 @@ struct root_registration {
   pe_state* pe = nullptr;
   task_roots* roots = nullptr;
   void* frame = nullptr;
+  bool restartable = false;
   bool await_ready() const noexcept { return false; }
   bool await_suspend(std::coroutine_handle<> h) {
     frame = h.address();
+    restartable = std::exchange(tls_spawn_restartable, false);
     if (tls_task_owner) {
       roots = tls_task_owner;
       roots->add(frame);
+      if (restartable) ++roots->restartable;
     } else {
       pe = tls_pe;
       if (pe) pe->root_tasks.insert(frame);
@@ -227,7 +233,10 @@ struct root_registration {
   }
   void await_resume() const noexcept {}
   void done() const noexcept {
-    if (roots) roots->remove(frame);
+    if (roots) {
+      roots->remove(frame);
+      if (restartable) --roots->restartable;
+    }
     else if (pe) pe->root_tasks.erase(frame);
   }
 };

@@ -308,3 +308,130 @@ TEST(awaitables, awaiting_an_rvalue_future_moves_its_value_out) {
   EXPECT_EQ(size, 1000u);
   EXPECT_EQ(copies, 0);
 }
+
+// ---- restartable tasks: packed moves of objects whose run() is suspended ----
+
+namespace awaittest {
+
+// Sums the values of steps 0..n-1, each from its own message, moving to the
+// next PE after every `hop` steps. Everything run() needs to carry on is in
+// the pupped state, so after a packed move it simply starts again.
+struct stepper : roam::element<stepper> {
+  static constexpr auto restart_entry() { return &stepper::run; }
+  stepper() = default;
+  explicit stepper(roam::migrating) {}
+  stepper(int n, int hop, roam::promise<std::vector<long>> done) : n_(n), hop_(hop), done_(done) {}
+
+  roam::mailbox<int, long> value;  // (step, value)
+
+  roam::task<> run() {
+    ++starts_;
+    while (step_ < n_) {
+      auto [s, v] = co_await value.receive(step_);
+      sum_ += v * (s + 1);
+      ++step_;
+      if (step_ % hop_ == 0 && step_ < n_) {
+        pes_.push_back(static_cast<long>(roam::my_pe().value()));
+        migrate_to(roam::pe_id{(roam::my_pe().value() + 1) % roam::num_pes()});
+      }
+    }
+    done_.set_value(std::vector<long>{sum_, starts_, arrivals_});
+  }
+  void after_migration() { ++arrivals_; }
+  void pup(roam::pup_er& p) { p | n_ | hop_ | done_ | step_ | sum_ | starts_ | arrivals_ | pes_ | value; }
+
+  int n_ = 0, hop_ = 1;
+  roam::promise<std::vector<long>> done_;
+  int step_ = 0;
+  long sum_ = 0;
+  long starts_ = 0;
+  long arrivals_ = 0;
+  std::vector<long> pes_;
+};
+
+struct restart_chare : roam::chare<restart_chare> {
+  static constexpr auto restart_entry() { return &restart_chare::run; }
+  restart_chare() = default;
+  explicit restart_chare(roam::migrating) {}
+  explicit restart_chare(roam::promise<std::vector<long>> done) : done_(done) {}
+  roam::mailbox<int> poke;
+  roam::task<> run() {
+    ++starts_;
+    while (pokes_ < 3) {
+      int to = co_await poke;
+      ++pokes_;
+      migrate_to(roam::pe_id{static_cast<std::uint32_t>(to)});
+    }
+    done_.set_value(std::vector<long>{pokes_, starts_, static_cast<long>(roam::my_pe().value())});
+  }
+  void pup(roam::pup_er& p) { p | done_ | pokes_ | starts_ | poke; }
+  roam::promise<std::vector<long>> done_;
+  long pokes_ = 0, starts_ = 0;
+};
+
+// Not restartable: a second task, started by a plain entry, is also suspended.
+struct half_restartable : roam::element<half_restartable> {
+  half_restartable() = default;
+  explicit half_restartable(roam::migrating) {}
+  roam::mailbox<int> a, b;
+  roam::task<> run() { (void)co_await a; }
+  static constexpr auto restart_entry = &half_restartable::run;  // the data-member form, after run
+  roam::task<> other() { (void)co_await b; }
+  void move_to(std::uint32_t pe) { migrate_to(roam::pe_id{pe}); }
+  void pup(roam::pup_er& p) { p | a | b; }
+};
+
+}  // namespace awaittest
+
+TEST(restartable, a_suspended_restart_entry_task_moves_packed_and_carries_on_from_the_pupped_state) {
+  static constexpr int n = 60;
+  for (const char* mode : {"+serialize", ""}) {
+    std::vector<std::string> extra;
+    if (*mode) extra.push_back(mode);
+    std::vector<long> got = run_vec(3, [](roam::promise<std::vector<long>> p) {
+      auto a = roam::create_array<stepper>(roam::array_options<1>({1}, roam::block_map()), n, 7, p);
+      a[0].send<&stepper::run>();
+      // Values come early, late and out of order; they wait in the mailbox,
+      // travel with the element, and follow it.
+      for (int s = n - 1; s >= n / 2; --s) a[0].send<&stepper::value>(s, 1L);
+      for (int s = 0; s < n / 2; ++s) a[0].send<&stepper::value>(s, 1L);
+    }, extra);
+    long expect = static_cast<long>(n) * (n + 1) / 2;
+    // Packed: one start plus one restart per move; as itself: the task just
+    // moves along. (Requests made between two suspensions make one move.)
+    ASSERT_EQ(got.size(), 3u) << mode;
+    EXPECT_EQ(got[0], expect) << mode;
+    EXPECT_GE(got[2], 1) << mode;
+    EXPECT_EQ(got[1], *mode ? 1 + got[2] : 1) << mode;
+  }
+}
+
+TEST(restartable, a_chare_restart_entry_task_moves_packed) {
+  std::vector<long> got = run_vec(3, [](roam::promise<std::vector<long>> p) {
+    auto c = roam::create_chare_on<restart_chare>(roam::pe_id{0}, p);
+    c.send<&restart_chare::run>();
+    c.send<&restart_chare::poke>(2);
+    c.send<&restart_chare::poke>(1);
+    c.send<&restart_chare::poke>(0);
+  }, {"+serialize"});
+  // Three pokes, the last two restarted it after packed moves (the third
+  // finished it: its move happened after run() ended), ending on pe 1.
+  EXPECT_EQ(got, (std::vector<long>{3, 3, 1}));
+}
+
+TEST(restartable, a_packed_move_is_refused_while_a_task_other_than_the_restart_entry_is_suspended) {
+  testing::internal::CaptureStderr();
+  int rc = run_on(2, [](const roam::args&) {
+    auto a = roam::create_array<half_restartable>(roam::array_options<1>({1}, roam::block_map()));
+    a[0].send<&half_restartable::run>();
+    a[0].send<&half_restartable::other>();
+    a[0].send<&half_restartable::move_to>(1u);
+  }, {"+serialize"});
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 1);
+  EXPECT_NE(err.find("array awaittest::half_restartable[0] on pe 0: cannot migrate to pe 1 while 1 of its entry tasks "
+                     "are suspended"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("restart_entry"), std::string::npos) << err;
+}

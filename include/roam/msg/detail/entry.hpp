@@ -109,6 +109,27 @@ constexpr bool entry_is_exclusive() {
   else return false;
 }
 
+/// T names a restart entry, as `static constexpr auto restart_entry() { return &T::run; }`
+/// (usable anywhere in the class) or `static constexpr auto restart_entry = &T::run;`
+/// after run's declaration: tasks it started by a send restart after a packed move.
+template <class T>
+concept has_restart_entry = requires { T::restart_entry; };
+template <class T>
+  requires has_restart_entry<T>
+constexpr auto restart_entry_of() {
+  if constexpr (requires { T::restart_entry(); }) return T::restart_entry();
+  else return T::restart_entry;
+}
+template <class T, auto M>
+constexpr bool entry_is_restart() {
+  if constexpr (has_restart_entry<T>) {
+    if constexpr (std::is_same_v<decltype(restart_entry_of<T>()), decltype(M)>) return M == restart_entry_of<T>();
+    else return false;
+  } else {
+    return false;
+  }
+}
+
 template <class T, auto M>
 struct entry_impl {
   using traits = member_traits<decltype(M)>;
@@ -148,7 +169,9 @@ struct entry_impl {
           [self, a = args_tuple(std::forward<Tuple>(args))]() mutable { apply(self, std::move(a)); },
           [](std::exception_ptr e, const delivery_context& ctx) { report_task_failure(e, describe_delivery(ctx)); });
     } else if constexpr (is_task_v<R>) {
-      spawn(apply(self, std::forward<Tuple>(args)), [ctx = context_of(m)](std::exception_ptr e, auto*...) {
+      auto t = apply(self, std::forward<Tuple>(args));
+      if constexpr (entry_is_restart<T, M>()) tls_spawn_restartable = true;
+      spawn(std::move(t), [ctx = context_of(m)](std::exception_ptr e, auto*...) {
         if (e) report_task_failure(e, describe_delivery(ctx));
       });
     } else {

@@ -22,7 +22,8 @@ struct element_fields {
   std::uint32_t broadcasts = 0;  ///< number of the last broadcast it received
   std::uint32_t epoch = 0;       ///< incarnation and migration count: newer location news wins
   std::vector<std::pair<std::uint32_t, std::uint32_t>> section_reductions;  ///< (section, next number)
-  void pup(pup_er& p) { p | reductions | broadcasts | epoch | section_reductions; }
+  std::uint32_t restarts = 0;  ///< restart-entry tasks ended by a packed move, to start again on arrival
+  void pup(pup_er& p) { p | reductions | broadcasts | epoch | section_reductions | restarts; }
 };
 
 inline constexpr std::uint32_t no_pe = ~0u;

@@ -5,8 +5,15 @@
 #include <span>
 #include <type_traits>
 
+#include <exception>
+#include <string>
+
 #include <roam/msg/buffer.hpp>
+#include <roam/msg/detail/entry.hpp>
+#include <roam/msg/names.hpp>
 #include <roam/msg/pup.hpp>
+#include <roam/sched/runtime.hpp>
+#include <roam/sched/task.hpp>
 
 namespace roam {
 /// Tag of the constructor that rebuilds a migrated object before its pup
@@ -54,6 +61,35 @@ struct migratable_ops {
       return t;
     } else {
       return nullptr;
+    }
+  }
+  /// T names a restart entry (entry.hpp, docs/design/flow.md): its tasks may
+  /// be suspended when T is packed.
+  static constexpr bool has_restart_entry = detail::has_restart_entry<T>;
+  static constexpr bool check_restart_entry() {
+    if constexpr (has_restart_entry) {
+      static_assert(std::is_same_v<decltype(restart_entry_of<T>()), task<> (T::*)()>,
+                    "roam: restart_entry must name a member `roam::task<> run()` taking no parameters: after a move "
+                    "it restarts from the object's pupped state alone");
+    }
+    return true;
+  }
+  /// Starts the restart entry again on the object just rebuilt (the caller
+  /// makes the object current); `who` names it in an error report.
+  static void restart(void* obj, const std::string& who) {
+    if constexpr (has_restart_entry) {
+      static_assert(check_restart_entry());
+      T* t = static_cast<T*>(obj);
+      constexpr auto entry = restart_entry_of<T>();
+      auto run = (t->*entry)();
+      tls_spawn_restartable = true;
+      std::string where = who + " entry " + std::string(member_name<entry>()) + " (restarted after a move)";
+      spawn(std::move(run), [where](std::exception_ptr e) {
+        if (e) report_task_failure(e, where);
+      });
+    } else {
+      (void)obj;
+      (void)who;
     }
   }
   static void before(void* obj) {

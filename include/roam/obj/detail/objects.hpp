@@ -78,6 +78,8 @@ struct element_ops {
   /// T asked to be packed on every migration, even between PEs of one
   /// process (`static constexpr bool pup_on_migration = true;`).
   bool pup_on_migration = false;
+  /// Starts T's restart entry again after a packed move (null: T has none).
+  void (*restart)(void* obj, const std::string& who) = nullptr;
 };
 /// Registers an element type so descriptors naming it can be rebuilt from the wire.
 bool register_element_ops(const element_ops* ops);
@@ -387,6 +389,7 @@ struct chare_ops {
   void (*after_migration)(void* obj) = nullptr;
   const char* not_migratable_why = nullptr;
   bool pup_on_migration = false;
+  void (*restart)(void* obj, const std::string& who) = nullptr;
 };
 /// Registers a chare type so that a chare of it can arrive from another process.
 bool register_chare_ops(const chare_ops* ops);
