@@ -5,6 +5,7 @@
 // out after).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <vector>
@@ -103,7 +104,7 @@ struct pinger : roam::element<pinger> {
     ++g_pings;
     if (left > 0) this_array()[(this_index()[0] + 1) % 4].send<&pinger::ping>(left - 1);
   }
-  static inline long g_pings = 0;
+  static inline std::atomic<long> g_pings{0};
 };
 
 // Counts copies, to check that awaiting an rvalue future moves its value.

@@ -120,11 +120,14 @@ constexpr auto restart_entry_of() {
   if constexpr (requires { T::restart_entry(); }) return T::restart_entry();
   else return T::restart_entry;
 }
+template <auto M>
+struct entry_tag {};
 template <class T, auto M>
 constexpr bool entry_is_restart() {
   if constexpr (has_restart_entry<T>) {
-    if constexpr (std::is_same_v<decltype(restart_entry_of<T>()), decltype(M)>) return M == restart_entry_of<T>();
-    else return false;
+    // Template-argument identity, not ==: GCC will not compare pointers to
+    // two different member functions in a constant expression at -O2.
+    return std::is_same_v<entry_tag<M>, entry_tag<restart_entry_of<T>()>>;
   } else {
     return false;
   }
