@@ -14,9 +14,15 @@
 #include <roam/msg/detail/control.hpp>
 #include <roam/obj/detail/objects.hpp>
 
+#include "obj/moves.hpp"
 #include "obj/pe_objects.hpp"
 
 namespace roam::detail {
+
+bool moves_as_itself(const move_ops& ops, std::uint32_t dest) noexcept {
+  const runtime_state& rt = tls_pe->runtime();
+  return !ops.pup_on_migration && rt.is_local(dest) && !rt.opts.serialize;
+}
 
 namespace {
 
@@ -72,18 +78,9 @@ void settle_chare(std::uint64_t id, void* obj, const chare_ops* ops, std::uint32
   objs.chare_where.erase(id);
   const std::uint32_t epoch = chare_access::epoch(*base);
   if (home != me()) send_chare_news(id, home, {me(), epoch});
-  try {
-    ops->after_migration(obj);
-  } catch (const std::exception& e) {
-    report_fatal(describe_chare(ops, id) + " on pe " + std::to_string(me()) + ": after_migration threw: " + e.what());
+  if (!welcome_arrival(*ops->moves, obj, chare_access::tasks(*base), nullptr, restarts,
+                       [&] { return describe_chare(ops, id) + " on pe " + std::to_string(me()); }))
     return;
-  }
-  if (restarts && ops->restart) {
-    task_roots* outer_tasks = tls_task_owner;
-    tls_task_owner = &chare_access::tasks(*base);
-    for (std::uint32_t k = 0; k < restarts; ++k) ops->restart(obj, describe_chare(ops, id) + " on pe " + std::to_string(me()));
-    tls_task_owner = outer_tasks;
-  }
   // after_migration may ask to move on.
   carry_out_chare_move(objs, id, chare_record{obj, base, ops});
   if (!objs.chares.count(id)) return;
@@ -97,7 +94,7 @@ void settle_chare(std::uint64_t id, void* obj, const chare_ops* ops, std::uint32
 void chare_arrives(std::uint64_t id, std::uint64_t cls_id, std::uint32_t home, std::uint32_t epoch, std::uint32_t restarts,
                    bytes state) {
   const chare_ops* ops = find_chare_ops(cls_id);
-  if (!ops || !ops->unpack_state) {
+  if (!ops || !ops->moves->unpack_state) {
     report_fatal(describe_chare(ops, id) + " arriving on pe " + std::to_string(me()) +
                  ": its type is not known to this process (or cannot migrate)");
     return;
@@ -108,7 +105,7 @@ void chare_arrives(std::uint64_t id, std::uint64_t cls_id, std::uint32_t home, s
   void* obj = nullptr;
   tls_constructing = &ctx;
   try {
-    obj = ops->unpack_state(state.span());
+    obj = ops->moves->unpack_state(state.span());
   } catch (const std::exception& e) {
     tls_constructing = nullptr;
     report_fatal(describe_chare(ops, id) + " arriving on pe " + std::to_string(me()) + ": its state does not unpack: " +
@@ -190,28 +187,12 @@ void carry_out_chare_move(pe_objects& objs, std::uint64_t id, const chare_record
                  " outside [0," + std::to_string(rt.num_pes) + ")");
     return;
   }
-  if (!ops->pack_state) {
-    report_fatal(describe_chare(ops, id) + " on pe " + std::to_string(me()) + ": cannot migrate: " + ops->not_migratable_why);
-    return;
-  }
-  const bool as_itself = !ops->pup_on_migration && rt.is_local(dest) && !rt.opts.serialize;
+  const bool as_itself = moves_as_itself(*ops->moves, dest);
   task_roots& tasks = chare_access::tasks(*rec.base);
-  if (!as_itself && tasks.size() != tasks.restartable) {
-    report_fatal(describe_chare(ops, id) + " on pe " + std::to_string(me()) + ": cannot migrate to pe " +
-                 std::to_string(dest) + " while " + std::to_string(tasks.size() - tasks.restartable) +
-                 " of its entry tasks are suspended: a coroutine cannot be packed (move it after they finish, within "
-                 "its process, or make it the class's restart_entry; docs/design/flow.md)");
-    return;
-  }
   bytes state;
-  try {
-    ops->before_migration(rec.obj);
-    if (!as_itself) state = ops->pack_state(rec.obj);
-  } catch (const std::exception& e) {
-    report_fatal(describe_chare(ops, id) + " on pe " + std::to_string(me()) +
-                 (as_itself ? ": before_migration threw: " : ": packing it to migrate threw: ") + e.what());
+  if (!prepare_departure(*ops->moves, rec.obj, tasks, dest, as_itself, state,
+                         [&] { return describe_chare(ops, id) + " on pe " + std::to_string(me()); }))
     return;
-  }
   std::uint32_t& epoch = chare_access::epoch(*rec.base);
   ++epoch;
   const std::uint32_t home = chare_access::home(*rec.base);
@@ -226,8 +207,7 @@ void carry_out_chare_move(pe_objects& objs, std::uint64_t id, const chare_record
   }
   const std::uint32_t travelling_epoch = epoch;
   // Restart-entry tasks end here and start again on arrival (docs/design/flow.md).
-  const std::uint32_t restarts = tasks.restartable;
-  tasks.destroy_all();
+  const std::uint32_t restarts = end_restartable_tasks(tasks);
   ops->cls->destroy(rec.obj);
   post_control<&chare_arrives>(dest, 0, id, ops->cls_id, home, travelling_epoch, restarts, std::move(state));
 }

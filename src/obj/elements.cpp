@@ -19,6 +19,7 @@
 #include <roam/msg/detail/control.hpp>
 #include <roam/obj/detail/objects.hpp>
 
+#include "obj/moves.hpp"
 #include "obj/pe_objects.hpp"
 
 namespace roam::detail {
@@ -160,41 +161,17 @@ class element_in_transit {
 };
 void element_moves_in(collection_wire w, const index_storage& idx, element_in_transit& t);
 
-// Whether a move to `dest` hands the object over instead of packing it.
-bool moves_as_itself(const collection_desc* d, std::uint32_t dest) noexcept {
-  const runtime_state& rt = tls_pe->runtime();
-  return !d->elem->pup_on_migration && rt.is_local(dest) && !rt.opts.serialize;
-}
-
 // Sends the element to `dest` (packed, or as itself within this process);
 // this PE keeps a pointer to where it went.
 void migrate_one(local_collection& lc, const index_storage& idx, void* obj, std::uint32_t dest) {
   const collection_desc* d = lc.desc;
-  const element_ops* ops = d->elem;
-  // Even a move within the process needs pup: the same program must be able
-  // to run across processes.
-  if (!ops->pack_state) {
-    report_fatal(describe_element(d, idx) + " on pe " + std::to_string(me()) + ": cannot migrate: " + ops->not_migratable_why);
-    return;
-  }
-  const bool as_itself = moves_as_itself(d, dest);
+  const move_ops& ops = *d->elem->moves;
+  const bool as_itself = moves_as_itself(ops, dest);
   task_roots& tasks = element_access::tasks(base_of(lc, obj));
-  if (!as_itself && tasks.size() != tasks.restartable) {
-    report_fatal(describe_element(d, idx) + " on pe " + std::to_string(me()) + ": cannot migrate to pe " +
-                 std::to_string(dest) + " while " + std::to_string(tasks.size() - tasks.restartable) +
-                 " of its entry tasks are suspended: a coroutine cannot be packed (move it after they finish, within "
-                 "its process, or make it the class's restart_entry; docs/design/flow.md)");
-    return;
-  }
   bytes state;
-  try {
-    ops->before_migration(obj);
-    if (!as_itself) state = ops->pack_state(obj);
-  } catch (const std::exception& e) {
-    report_fatal(describe_element(d, idx) + " on pe " + std::to_string(me()) +
-                 (as_itself ? ": before_migration threw: " : ": packing it to migrate threw: ") + e.what());
+  if (!prepare_departure(ops, obj, tasks, dest, as_itself, state,
+                         [&] { return describe_element(d, idx) + " on pe " + std::to_string(me()); }))
     return;
-  }
   element_fields& fields = element_access::fields(base_of(lc, obj));
   ++fields.epoch;
   unlink(lc, idx);
@@ -210,8 +187,7 @@ void migrate_one(local_collection& lc, const index_storage& idx, void* obj, std:
   }
   // The restart-entry tasks end here and start again on arrival, from the
   // state just packed (docs/design/flow.md).
-  fields.restarts = tasks.restartable;
-  tasks.destroy_all();
+  fields.restarts = end_restartable_tasks(tasks);
   element_fields travelling = std::move(fields);
   d->cls->destroy(obj);
   post_control<&element_arrives>(dest, 0, to_wire(d), idx, std::move(travelling), std::move(state));
@@ -285,7 +261,7 @@ void element_arrives(collection_wire w, index_storage idx, element_fields fields
   void* obj = nullptr;
   tls_constructing = &ctx;
   try {
-    obj = d->elem->unpack_state(state.span());
+    obj = d->elem->moves->unpack_state(state.span());
   } catch (const std::exception& e) {
     tls_constructing = nullptr;
     report_fatal(describe_element(d, idx) + " arriving on pe " + std::to_string(me()) + ": its state does not unpack: " + e.what());
@@ -311,21 +287,11 @@ void settle_arrival(local_collection& lc, const index_storage& idx, void* obj) {
   if (g_element_hooks.here) g_element_hooks.here(d, f.reductions);
   std::uint32_t home = home_of(d, idx);
   if (home != me()) send_news(d, idx, home, {me(), f.epoch});
-  try {
-    d->elem->after_migration(obj);
-  } catch (const std::exception& e) {
-    report_fatal(describe_element(d, idx) + " on pe " + std::to_string(me()) + ": after_migration threw: " + e.what());
+  element_base& b = *d->elem->base(obj);
+  if (!welcome_arrival(*d->elem->moves, obj, element_access::tasks(b), &b,
+                       std::exchange(element_access::fields(b).restarts, 0),
+                       [&] { return describe_element(d, idx) + " on pe " + std::to_string(me()); }))
     return;
-  }
-  if (std::uint32_t n = std::exchange(element_access::fields(*d->elem->base(obj)).restarts, 0); n && d->elem->restart) {
-    element_base* outer = tls_running_element;
-    task_roots* outer_tasks = tls_task_owner;
-    tls_running_element = d->elem->base(obj);
-    tls_task_owner = &element_access::tasks(*tls_running_element);
-    for (std::uint32_t k = 0; k < n; ++k) d->elem->restart(obj, describe_element(d, idx) + " on pe " + std::to_string(me()));
-    tls_running_element = outer;
-    tls_task_owner = outer_tasks;
-  }
   run_entry(lc, nullptr, obj);
   if (lc.elements.find(idx) != obj) return;
   if (lc.constructed) replay_broadcasts(lc, idx, obj);

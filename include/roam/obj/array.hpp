@@ -94,14 +94,8 @@ struct element_ops_holder {
       stable_hash(type_name<T>()),
       [](void* obj) noexcept -> element_base* { return static_cast<element_base*>(static_cast<T*>(obj)); },
       &format_index<I>,
-      moves::migratable ? &moves::pack_state : nullptr,
-      moves::migratable ? &moves::unpack_state : nullptr,
-      &moves::before,
-      &moves::after,
       std::is_default_constructible_v<T> ? &make_default : nullptr,
-      moves::not_migratable_why,
-      moves::pup_on_migration,
-      moves::has_restart_entry ? &moves::restart : nullptr};
+      &moves::table};
   static inline const bool registered = register_element_ops(&ops);
 };
 }  // namespace detail

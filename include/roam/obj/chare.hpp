@@ -142,13 +142,7 @@ struct chare_ops_holder {
       stable_hash(type_name<T>()),
       &class_ops_for<T>,
       [](void* obj) noexcept -> chare_base* { return static_cast<chare_base*>(static_cast<T*>(obj)); },
-      moves::migratable ? &moves::pack_state : nullptr,
-      moves::migratable ? &moves::unpack_state : nullptr,
-      &moves::before,
-      &moves::after,
-      moves::not_migratable_why,
-      moves::pup_on_migration,
-      moves::has_restart_entry ? &moves::restart : nullptr};
+      &moves::table};
   static inline const bool registered = register_chare_ops(&ops);
 };
 

@@ -23,6 +23,25 @@ struct migrating {};
 
 namespace roam::detail {
 
+/// How an object of a type the runtime does not know moves: array elements
+/// and singleton chares alike (filled by migratable_ops<T>, migratable.hpp).
+struct move_ops {
+  /// The state, through its pup (null: T is not migratable). A roam::bytes:
+  /// not zero-filled first, and above 16 KiB it crosses processes as a
+  /// segment sent from its own memory.
+  bytes (*pack_state)(void* obj) = nullptr;
+  /// Builds a T from packed state; runs under a construction context.
+  void* (*unpack_state)(std::span<const std::byte> state) = nullptr;
+  void (*before_migration)(void* obj) = nullptr;
+  void (*after_migration)(void* obj) = nullptr;
+  const char* not_migratable_why = nullptr;
+  /// T asked to be packed on every migration, even between PEs of one
+  /// process (`static constexpr bool pup_on_migration = true;`).
+  bool pup_on_migration = false;
+  /// Starts T's restart entry again after a packed move (null: T has none).
+  void (*restart)(void* obj, const std::string& who) = nullptr;
+};
+
 template <class T>
 struct migratable_ops {
   static constexpr bool migratable =
@@ -98,6 +117,14 @@ struct migratable_ops {
   static void after(void* obj) {
     if constexpr (requires(T& t) { t.after_migration(); }) static_cast<T*>(obj)->after_migration();
   }
+  /// The type-erased table the runtime moves T with.
+  static inline const move_ops table{migratable ? &pack_state : nullptr,
+                                     migratable ? &unpack_state : nullptr,
+                                     &before,
+                                     &after,
+                                     not_migratable_why,
+                                     pup_on_migration,
+                                     has_restart_entry ? &restart : nullptr};
 };
 
 }  // namespace roam::detail

@@ -26,6 +26,7 @@
 #include <roam/msg/detail/entry.hpp>
 #include <roam/msg/detail/wire.hpp>
 #include <roam/obj/detail/element_base.hpp>
+#include <roam/obj/detail/migratable.hpp>
 #include <roam/obj/send_options.hpp>
 
 namespace roam {
@@ -59,27 +60,14 @@ using map_fn = std::uint32_t (*)(const index_storage& idx, const index_storage& 
 bool register_map(std::string_view name, map_fn fn);
 
 /// What the runtime does with an array element of a type it does not know:
-/// find its base, print its index, and move it (null when T cannot move).
+/// find its base, print its index, build one on demand, and move it.
 struct element_ops {
   std::uint64_t cls_id = 0;
   element_base* (*base)(void* obj) noexcept = nullptr;
   std::string (*format_index)(const index_storage&) = nullptr;
-  /// The element's state, through its pup (null: T is not migratable). A
-  /// roam::bytes: not zero-filled first, and above 16 KiB it crosses
-  /// processes as a segment sent from its own memory.
-  bytes (*pack_state)(void* obj) = nullptr;
-  /// Builds a T from packed state; runs under a construction context.
-  void* (*unpack_state)(std::span<const std::byte> state) = nullptr;
-  void (*before_migration)(void* obj) = nullptr;
-  void (*after_migration)(void* obj) = nullptr;
   /// Demand creation: a default-built T (null: T has no default constructor).
   void* (*make_default)() = nullptr;
-  const char* not_migratable_why = nullptr;
-  /// T asked to be packed on every migration, even between PEs of one
-  /// process (`static constexpr bool pup_on_migration = true;`).
-  bool pup_on_migration = false;
-  /// Starts T's restart entry again after a packed move (null: T has none).
-  void (*restart)(void* obj, const std::string& who) = nullptr;
+  const move_ops* moves = nullptr;
 };
 /// Registers an element type so descriptors naming it can be rebuilt from the wire.
 bool register_element_ops(const element_ops* ops);
@@ -381,15 +369,7 @@ struct chare_ops {
   std::uint64_t cls_id = 0;
   const class_ops* cls = nullptr;
   chare_base* (*base)(void* obj) noexcept = nullptr;
-  /// The chare's state, through its pup (null: T is not migratable).
-  bytes (*pack_state)(void* obj) = nullptr;
-  /// Builds a T from packed state; runs under a construction context.
-  void* (*unpack_state)(std::span<const std::byte> state) = nullptr;
-  void (*before_migration)(void* obj) = nullptr;
-  void (*after_migration)(void* obj) = nullptr;
-  const char* not_migratable_why = nullptr;
-  bool pup_on_migration = false;
-  void (*restart)(void* obj, const std::string& who) = nullptr;
+  const move_ops* moves = nullptr;
 };
 /// Registers a chare type so that a chare of it can arrive from another process.
 bool register_chare_ops(const chare_ops* ops);
