@@ -30,11 +30,11 @@
 ///   (`p | box;`) and they travel with the object.
 #include <coroutine>
 #include <cstddef>
-#include <deque>
 #include <optional>
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <roam/msg/pup.hpp>
 
@@ -101,12 +101,12 @@ class mailbox {
   }
 
   /// Messages waiting in the mailbox.
-  std::size_t size() const noexcept { return kept_.size(); }
-  bool empty() const noexcept { return kept_.empty(); }
+  std::size_t size() const noexcept { return kept_.size() - front_; }
+  bool empty() const noexcept { return front_ == kept_.size(); }
   /// True when a message with reference number `ref` is waiting.
   bool has(const ref_type& ref) const {
-    for (const auto& m : kept_)
-      if (std::get<0>(m) == ref) return true;
+    for (std::size_t i = front_; i < kept_.size(); ++i)
+      if (std::get<0>(kept_[i]) == ref) return true;
     return false;
   }
 
@@ -121,6 +121,7 @@ class mailbox {
   /// see docs/design/flow.md).
   template <class P>
   void pup(P& p) {
+    compact();
     p | kept_;
   }
 
@@ -137,13 +138,13 @@ class mailbox {
     ~receive_op() { withdraw(); }
 
     /// Takes a matching waiting message now, if there is one.
-    bool try_take() { return !owner_->kept_.empty() && take_kept(); }
+    bool try_take() { return !owner_->empty() && take_kept(); }
     bool take_kept() {
       auto& kept = owner_->kept_;
-      for (auto it = kept.begin(); it != kept.end(); ++it) {
-        if (ref_ && !(std::get<0>(*it) == *ref_)) continue;
-        value_.emplace(std::move(*it));
-        kept.erase(it);
+      for (std::size_t i = owner_->front_; i < kept.size(); ++i) {
+        if (ref_ && !(std::get<0>(kept[i]) == *ref_)) continue;
+        value_.emplace(std::move(kept[i]));
+        owner_->drop_kept(i);
         return true;
       }
       return false;
@@ -197,8 +198,29 @@ class mailbox {
     w->linked_ = false;
   }
   static const ref_type& first_of(const ref_type& r, const auto&...) noexcept { return r; }
+  // Removes kept message i (already moved from).
+  void drop_kept(std::size_t i) {
+    if (i == front_) {
+      if (++front_ == kept_.size()) {
+        kept_.clear();
+        front_ = 0;
+      } else if (front_ >= 32 && 2 * front_ >= kept_.size()) {
+        compact();
+      }
+    } else {
+      kept_.erase(kept_.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+  }
+  void compact() {
+    kept_.erase(kept_.begin(), kept_.begin() + static_cast<std::ptrdiff_t>(front_));
+    front_ = 0;
+  }
 
-  std::deque<message_type> kept_;
+  // Messages no receive wanted yet, oldest first from front_: a vector used
+  // as a queue, since an empty std::deque already holds ~600 bytes and a
+  // program may have a mailbox or two in each of a million objects.
+  std::vector<message_type> kept_;
+  std::size_t front_ = 0;
   receive_op* head_ = nullptr;
   receive_op* tail_ = nullptr;
 };
