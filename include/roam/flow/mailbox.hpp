@@ -79,25 +79,24 @@ class mailbox {
   /// path of every mailbox round trip: the waiters are all receive_ops of
   /// this mailbox, so the offer is inline (no function pointer), and the
   /// list is singly linked since the taker's predecessor is at hand here.
+  /// The taker reads the message where it lies (the runtime's copy of the
+  /// arguments), moving out of it as it resumes.
   template <class... U>
     requires(sizeof...(U) == sizeof...(A))
   void deliver(U&&... a) {
-    receive_op* prev = nullptr;
-    for (receive_op* w = head_; w; prev = w, w = w->next_) {
-      if (w->ref_ && !(first_of(a...) == *w->ref_)) continue;
-      if (w->decide_) {
-        // A when_any branch: the first offer decides the race, and the
-        // winner's rivals (maybe `prev`) withdraw meanwhile.
-        if (!w->decide_(w->decide_ctx_)) continue;
-        w->withdraw();
-      } else {
-        unlink_after(prev, w);
-      }
-      w->value_.emplace(std::forward<U>(a)...);
-      w->resume_.resume();
-      return;
+    message_type m(std::forward<U>(a)...);
+    deliver_tuple(m);
+  }
+  /// The same with the arguments as a tuple (what the runtime holds): moved
+  /// from when it is a non-const message_type, else copied first.
+  template <class Tuple>
+  void deliver_tuple(Tuple&& t) {
+    if constexpr (std::is_same_v<std::remove_reference_t<Tuple>, message_type>) {
+      offer(t);
+    } else {
+      message_type m(std::forward<Tuple>(t));
+      offer(m);
     }
-    kept_.emplace_back(std::forward<U>(a)...);
   }
 
   /// Messages waiting in the mailbox.
@@ -143,8 +142,8 @@ class mailbox {
       auto& kept = owner_->kept_;
       for (std::size_t i = owner_->front_; i < kept.size(); ++i) {
         if (ref_ && !(std::get<0>(kept[i]) == *ref_)) continue;
-        value_.emplace(std::move(kept[i]));
-        owner_->drop_kept(i);
+        taken_ = &kept[i];  // removed once read (take_value), with no suspension between
+        kept_at_ = i;
         return true;
       }
       return false;
@@ -169,10 +168,15 @@ class mailbox {
       for (receive_op* w = owner_->head_; w != this; w = w->next_) prev = w;
       owner_->unlink_after(prev, this);
     }
-    bool ready() const noexcept { return value_.has_value(); }
+    bool ready() const noexcept { return taken_ != nullptr; }
     value_type take_value() {
-      if constexpr (sizeof...(A) == 1) return std::get<0>(std::move(*value_));
-      else return std::move(*value_);
+      value_type v = [this]() -> value_type {
+        if constexpr (sizeof...(A) == 1) return std::get<0>(std::move(*taken_));
+        else return std::move(*taken_);
+      }();
+      taken_ = nullptr;
+      if (kept_at_ != not_kept) owner_->drop_kept(kept_at_);
+      return v;
     }
 
     bool await_ready() { return try_take(); }
@@ -181,9 +185,11 @@ class mailbox {
 
    private:
     friend class mailbox;
+    static constexpr std::size_t not_kept = ~std::size_t{0};
     mailbox* owner_;
     std::optional<ref_type> ref_;
-    std::optional<message_type> value_;
+    message_type* taken_ = nullptr;  ///< the message this receive took, until read
+    std::size_t kept_at_;            ///< its index among the kept ones, or not_kept
     bool linked_ = false;
     receive_op* next_;
     bool (*decide_)(void*);
@@ -192,12 +198,30 @@ class mailbox {
   };
 
  private:
+  void offer(message_type& m) {
+    receive_op* prev = nullptr;
+    for (receive_op* w = head_; w; prev = w, w = w->next_) {
+      if (w->ref_ && !(std::get<0>(m) == *w->ref_)) continue;
+      if (w->decide_) {
+        // A when_any branch: the first offer decides the race, and the
+        // winner's rivals (maybe `prev`) withdraw meanwhile.
+        if (!w->decide_(w->decide_ctx_)) continue;
+        w->withdraw();
+      } else {
+        unlink_after(prev, w);
+      }
+      w->taken_ = &m;
+      w->kept_at_ = receive_op::not_kept;
+      w->resume_.resume();
+      return;
+    }
+    kept_.push_back(std::move(m));
+  }
   void unlink_after(receive_op* prev, receive_op* w) noexcept {
     (prev ? prev->next_ : head_) = w->next_;
     if (tail_ == w) tail_ = prev;
     w->linked_ = false;
   }
-  static const ref_type& first_of(const ref_type& r, const auto&...) noexcept { return r; }
   // Removes kept message i (already moved from).
   void drop_kept(std::size_t i) {
     if (i == front_) {

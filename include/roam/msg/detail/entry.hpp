@@ -156,7 +156,7 @@ struct entry_impl {
   template <class Tuple>
   static decltype(auto) apply(T* self, Tuple&& args) {
     if constexpr (std::is_member_object_pointer_v<decltype(M)>) {  // a mailbox
-      std::apply([self](auto&&... a) { (self->*M).deliver(std::forward<decltype(a)>(a)...); }, std::forward<Tuple>(args));
+      (self->*M).deliver_tuple(std::forward<Tuple>(args));
     } else {
       return std::apply([self](auto&&... a) -> decltype(auto) { return (self->*M)(std::forward<decltype(a)>(a)...); },
                         std::forward<Tuple>(args));
