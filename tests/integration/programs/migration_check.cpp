@@ -15,6 +15,10 @@
 //   6. A section of a sparse array with a user index, built before some
 //      members exist: multicasts reach every member once and in order while
 //      members move, and section reductions sum exactly.
+//   7. Restart entries: elements whose run() task waits on a mailbox while
+//      they hop PEs; a packed move (another process, +serialize) ends the
+//      task and starts it again from the pupped state. Every numbered
+//      message is taken once, and starts = elements + packed arrivals.
 //   migration_check [elements=400] [chains=3] [hops=12]
 #include <cstdint>
 #include <cstdio>
@@ -218,6 +222,42 @@ void expect(const std::string& what, long got, long want) {
   if (got != want) ++failures;
 }
 
+// Part 7: sums numbered gifts in order, moving on every 5 steps.
+using pilgrim_report = std::tuple<long, long, long>;  // (sum, starts, packed arrivals)
+constexpr auto pilgrim_reducer = roam::tuple_of(roam::sum, roam::sum, roam::sum);
+using pilgrim_total = std::remove_cvref_t<decltype(pilgrim_reducer)>::result_t<pilgrim_report>;
+
+struct pilgrim : roam::element<pilgrim> {
+  static constexpr auto restart_entry() { return &pilgrim::run; }
+  pilgrim() = default;
+  explicit pilgrim(roam::migrating) : rebuilt_(true) {}
+  pilgrim(long n, roam::callback<pilgrim_total> done) : n_(n), done_(done) {}
+
+  roam::mailbox<long, long> gift;  // (step, value)
+
+  roam::task<> run() {
+    ++starts_;
+    while (step_ < n_) {
+      auto [s, v] = co_await gift.receive(step_);
+      (void)s;
+      sum_ += v;
+      ++step_;
+      if (step_ % 5 == 0) migrate_to(roam::pe_id{(roam::my_pe().value() + 1) % roam::num_pes()});
+    }
+    contribute(pilgrim_report{sum_, starts_, packed_arrivals_}, pilgrim_reducer, done_);
+  }
+  void after_migration() {
+    if (rebuilt_) ++packed_arrivals_;
+    rebuilt_ = false;
+  }
+  void pup(roam::pup_er& p) { p | n_ | done_ | step_ | sum_ | starts_ | packed_arrivals_ | gift; }
+
+  long n_ = 0;
+  roam::callback<pilgrim_total> done_;
+  long step_ = 0, sum_ = 0, starts_ = 0, packed_arrivals_ = 0;
+  bool rebuilt_ = false;  // not state: true only in an object unpacked from a move
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -342,6 +382,22 @@ int main(int argc, char** argv) {
       expect("section multicasts delivered", c[0], static_cast<long>(members.size()) * casts);
       expect("section multicasts out of order (tiles that stay)", c[1], 0);
       expect("tiles", c[2], count);
+    }
+
+    // 7. Restart entries across packed moves.
+    {
+      constexpr long pilgrims = 8, steps = 40;
+      auto [fp, pp] = roam::make_future<pilgrim_total>();
+      auto pil = roam::create_array<pilgrim>(roam::index<1>{pilgrims}, steps, roam::callback<pilgrim_total>::to_future(pp));
+      pil.send<&pilgrim::run>();
+      for (long s = steps - 1; s >= 0; s -= 2)  // odd steps first, backwards, then the even ones
+        for (long e = 0; e < pilgrims; ++e) pil[e].send<&pilgrim::gift>(s, s + 1);
+      for (long s = 0; s < steps; s += 2)
+        for (long e = 0; e < pilgrims; ++e) pil[e].send<&pilgrim::gift>(s, s + 1);
+      auto [sum, starts, packed] = co_await fp;
+      expect("restartable tasks: gifts summed", sum, pilgrims * steps * (steps + 1) / 2);
+      expect("restartable tasks: starts = elements + packed arrivals", starts, pilgrims + packed);
+      if (roam::num_nodes() > 1 && packed == 0) expect("restartable tasks moved packed across processes", packed, 1);
     }
 
     std::printf("migration_check: %s\n", failures == 0 ? "OK" : "FAILED");
