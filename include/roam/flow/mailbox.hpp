@@ -34,6 +34,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include <roam/msg/pup.hpp>
@@ -67,20 +68,13 @@ class mailbox {
   mailbox(const mailbox&) = delete;
   mailbox& operator=(const mailbox&) = delete;
   ~mailbox() {
-    for (receive_op* w = head_; w;) {
-      receive_op* next = w->next_;
-      w->linked_ = false;
-      w = next;
-    }
+    if (first_) first_->linked_ = false;
+    for (receive_op* w = more_head_; w; w = w->next_) w->linked_ = false;
   }
 
   /// A message arrives (the runtime calls this for send<&T::box>(args...)):
-  /// handed to the first waiter that wants it, else kept. This is the hot
-  /// path of every mailbox round trip: the waiters are all receive_ops of
-  /// this mailbox, so the offer is inline (no function pointer), and the
-  /// list is singly linked since the taker's predecessor is at hand here.
-  /// The taker reads the message where it lies (the runtime's copy of the
-  /// arguments), moving out of it as it resumes.
+  /// handed to the first waiter that wants it, else kept. The taker reads
+  /// the message where it lies, moving out of it as it resumes.
   template <class... U>
     requires(sizeof...(U) == sizeof...(A))
   void deliver(U&&... a) {
@@ -101,7 +95,7 @@ class mailbox {
 
   /// Messages waiting in the mailbox.
   std::size_t size() const noexcept { return kept_.size() - front_; }
-  bool empty() const noexcept { return front_ == kept_.size(); }
+  bool empty() const noexcept { return kept_.empty(); }  // cleared whenever the last is taken
   /// True when a message with reference number `ref` is waiting.
   bool has(const ref_type& ref) const {
     for (std::size_t i = front_; i < kept_.size(); ++i)
@@ -125,8 +119,8 @@ class mailbox {
   }
 
   /// An awaitable receive (also usable in when_any / when_all). While it
-  /// waits it is linked into its mailbox's list of waiters (it lives in the
-  /// awaiting coroutine's frame, so it never moves then).
+  /// waits it is one of its mailbox's waiters (it lives in the awaiting
+  /// coroutine's frame, so it never moves then).
   class receive_op {
    public:
     // Only what await_ready reads is set here; arm() sets the rest: every
@@ -134,14 +128,16 @@ class mailbox {
     receive_op(mailbox* box, std::optional<ref_type> ref) noexcept : owner_(box), ref_(std::move(ref)) {}
     receive_op(receive_op&& o) noexcept : owner_(o.owner_), ref_(std::move(o.ref_)) {}  // never moved while linked
     receive_op& operator=(receive_op&&) = delete;
-    ~receive_op() { withdraw(); }
+    ~receive_op() {
+      if (linked_) owner_->withdraw(this);
+    }
 
     /// Takes a matching waiting message now, if there is one.
     bool try_take() { return !owner_->empty() && take_kept(); }
     bool take_kept() {
       auto& kept = owner_->kept_;
       for (std::size_t i = owner_->front_; i < kept.size(); ++i) {
-        if (ref_ && !(std::get<0>(kept[i]) == *ref_)) continue;
+        if (!matches(kept[i])) continue;
         taken_ = &kept[i];  // removed once read (take_value), with no suspension between
         kept_at_ = i;
         return true;
@@ -154,28 +150,20 @@ class mailbox {
       decide_ = decide;
       decide_ctx_ = ctx;
       resume_ = resume;
-      linked_ = true;
-      next_ = nullptr;
-      (owner_->tail_ ? owner_->tail_->next_ : owner_->head_) = this;
-      owner_->tail_ = this;
+      owner_->add_waiter(this);
     }
-    /// Stops waiting (no effect once a message was handed over). Off the
-    /// hot path (a when_any's losers, a frame destroyed while waiting), so
-    /// it looks for its predecessor.
+    /// Stops waiting (no effect once a message was handed over).
     void withdraw() noexcept {
-      if (!linked_) return;
-      receive_op* prev = nullptr;
-      for (receive_op* w = owner_->head_; w != this; w = w->next_) prev = w;
-      owner_->unlink_after(prev, this);
+      if (linked_) owner_->withdraw(this);
     }
+    /// A message was handed to this receive (read or not).
     bool ready() const noexcept { return taken_ != nullptr; }
     value_type take_value() {
       value_type v = [this]() -> value_type {
         if constexpr (sizeof...(A) == 1) return std::get<0>(std::move(*taken_));
         else return std::move(*taken_);
       }();
-      taken_ = nullptr;
-      if (kept_at_ != not_kept) owner_->drop_kept(kept_at_);
+      if (kept_at_ != not_kept) [[unlikely]] owner_->drop_kept(kept_at_);
       return v;
     }
 
@@ -186,44 +174,103 @@ class mailbox {
    private:
     friend class mailbox;
     static constexpr std::size_t not_kept = ~std::size_t{0};
+    bool matches(const message_type& m) const { return !ref_ || std::get<0>(m) == *ref_; }
+
     mailbox* owner_;
     std::optional<ref_type> ref_;
-    message_type* taken_ = nullptr;  ///< the message this receive took, until read
-    std::size_t kept_at_;            ///< its index among the kept ones, or not_kept
-    bool linked_ = false;
-    receive_op* next_;
+    message_type* taken_ = nullptr;    ///< the message this receive took, until read
+    std::size_t kept_at_ = not_kept;   ///< its index among the kept ones, or not_kept
+    bool linked_ = false;              ///< one of the mailbox's waiters
+    receive_op* next_;                 ///< the next waiter behind it (in more_head_'s list)
     bool (*decide_)(void*);
     void* decide_ctx_;
     std::coroutine_handle<> resume_;
   };
 
  private:
+  // Reference numbers cheap to copy are copied into the first-waiter slot,
+  // so that the common case reads nothing but the mailbox.
+  static constexpr bool ref_in_slot = std::is_trivially_copyable_v<ref_type> && sizeof(ref_type) <= 16;
+
+  // The hot path of every mailbox round trip: one task waiting, matched
+  // from the mailbox's own fields (no pointer to follow before resuming it);
+  // anything else (several waiters, a when_any) takes the general path.
   void offer(message_type& m) {
-    receive_op* prev = nullptr;
-    for (receive_op* w = head_; w; prev = w, w = w->next_) {
-      if (w->ref_ && !(std::get<0>(m) == *w->ref_)) continue;
-      if (w->decide_) {
-        // A when_any branch: the first offer decides the race, and the
-        // winner's rivals (maybe `prev`) withdraw meanwhile.
-        if (!w->decide_(w->decide_ctx_)) continue;
-        w->withdraw();
-      } else {
-        unlink_after(prev, w);
-      }
+    if (receive_op* w = first_; w && first_plain_ && first_matches(m)) {
+      const std::coroutine_handle<> h = first_resume_;
+      pop_first();  // the next waiter (if any) takes the slot
+      w->linked_ = false;
       w->taken_ = &m;
-      w->kept_at_ = receive_op::not_kept;
-      w->resume_.resume();
+      h.resume();
       return;
     }
+    if (first_ && offer_in_order(m)) return;
     kept_.push_back(std::move(m));
   }
-  void unlink_after(receive_op* prev, receive_op* w) noexcept {
-    (prev ? prev->next_ : head_) = w->next_;
-    if (tail_ == w) tail_ = prev;
-    w->linked_ = false;
+  bool first_matches(const message_type& m) const {
+    if constexpr (ref_in_slot) return first_any_ || std::get<0>(m) == first_ref_;
+    else return first_->matches(m);
   }
-  // Removes kept message i (already moved from).
-  void drop_kept(std::size_t i) {
+  // Every waiter in the order they started waiting; the first that wants
+  // the message (and whose when_any, if any, has not decided) takes it.
+  bool offer_in_order(message_type& m) {
+    receive_op* w = first_;
+    while (w) {
+      if (w->matches(m) && (!w->decide_ || w->decide_(w->decide_ctx_))) {
+        // A when_any's decide withdrew the winner's rivals (maybe neighbours
+        // of w) meanwhile: withdraw looks w up afresh.
+        withdraw(w);
+        w->taken_ = &m;
+        w->resume_.resume();
+        return true;
+      }
+      w = w == first_ ? more_head_ : w->next_;
+    }
+    return false;
+  }
+  void add_waiter(receive_op* w) noexcept {
+    w->linked_ = true;
+    w->next_ = nullptr;
+    if (!first_) {
+      set_first(w);
+      return;
+    }
+    (more_tail_ ? more_tail_->next_ : more_head_) = w;
+    more_tail_ = w;
+  }
+  void set_first(receive_op* w) noexcept {
+    first_ = w;
+    first_resume_ = w->resume_;
+    first_plain_ = w->decide_ == nullptr;
+    if constexpr (ref_in_slot) {
+      first_any_ = !w->ref_;
+      if (w->ref_) first_ref_ = *w->ref_;
+    }
+  }
+  // The first waiter leaves; the next in line takes its slot.
+  void pop_first() noexcept {
+    if (receive_op* n = more_head_) {
+      more_head_ = n->next_;
+      if (!more_head_) more_tail_ = nullptr;
+      set_first(n);
+    } else {
+      first_ = nullptr;
+    }
+  }
+  void withdraw(receive_op* w) noexcept {
+    w->linked_ = false;
+    if (w == first_) {
+      pop_first();
+      return;
+    }
+    receive_op* prev = nullptr;
+    for (receive_op* x = more_head_; x != w; x = x->next_) prev = x;
+    (prev ? prev->next_ : more_head_) = w->next_;
+    if (more_tail_ == w) more_tail_ = prev;
+  }
+  // Removes kept message i (already moved from). Out of line: inlined into
+  // every receive it made the delivered (common) case measurably slower.
+  [[gnu::noinline]] void drop_kept(std::size_t i) {
     if (i == front_) {
       if (++front_ == kept_.size()) {
         kept_.clear();
@@ -240,13 +287,20 @@ class mailbox {
     front_ = 0;
   }
 
+  // Waiters, in the order they started waiting: the first in a slot of its
+  // own (see offer), the rest in a list.
+  receive_op* first_ = nullptr;
+  std::coroutine_handle<> first_resume_;
+  [[no_unique_address]] std::conditional_t<ref_in_slot, ref_type, std::monostate> first_ref_{};
+  bool first_any_ = false;
+  bool first_plain_ = false;
+  receive_op* more_head_ = nullptr;
+  receive_op* more_tail_ = nullptr;
   // Messages no receive wanted yet, oldest first from front_: a vector used
   // as a queue, since an empty std::deque already holds ~600 bytes and a
   // program may have a mailbox or two in each of a million objects.
   std::vector<message_type> kept_;
   std::size_t front_ = 0;
-  receive_op* head_ = nullptr;
-  receive_op* tail_ = nullptr;
 };
 
 }  // namespace roam

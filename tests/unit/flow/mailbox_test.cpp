@@ -77,6 +77,26 @@ struct counter : roam::element<counter> {
     int v = co_await go;
     if (v == 13) throw std::runtime_error("unlucky message");
   }
+  // Many receives on one mailbox at once: the first waiter's slot and the
+  // list behind it, served by reference number, then in arrival order.
+  roam::task<> crowd(roam::promise<std::vector<long>> done) {
+    std::vector<long> log;
+    auto [a, b, c, d] = co_await roam::when_all(item.receive(3), item.receive(2), item.receive(1), item.receive(0));
+    log.push_back(std::get<1>(a));
+    log.push_back(std::get<1>(b));
+    log.push_back(std::get<1>(c));
+    log.push_back(std::get<1>(d));
+    // Two branches of a when_any on the same mailbox: the loser (the first
+    // waiter) withdraws while the winner takes the message.
+    auto r = co_await roam::when_any(item.receive(10), item.receive(11));
+    log.push_back(static_cast<long>(r.index()));
+    log.push_back(static_cast<long>(item.size()));
+    // Two "any" receives: the older waiter gets the older message.
+    auto [x, y] = co_await roam::when_all(item.receive(), item.receive());
+    log.push_back(std::get<1>(x));
+    log.push_back(std::get<1>(y));
+    done.set_value(log);
+  }
   void pup(roam::pup_er& p) { p | item | go; }
 };
 
@@ -180,6 +200,18 @@ TEST(mailbox, joins_complete_whichever_part_arrives_first) {
   });
   ASSERT_EQ(got.size(), static_cast<std::size_t>(rounds));
   for (int r = 0; r < rounds; ++r) EXPECT_EQ(got[static_cast<std::size_t>(r)], r * 101);
+}
+
+TEST(mailbox, many_waiters_on_one_mailbox_take_their_own_messages) {
+  std::vector<long> got = run_vec(1, [](roam::promise<std::vector<long>> p) {
+    auto a = roam::create_array<counter>(roam::index<1>{1});
+    a[0].send<&counter::crowd>(p);
+    for (int k = 0; k < 4; ++k) a[0].send<&counter::item>(k, 100L + k);
+    a[0].send<&counter::item>(11, 111L);
+    a[0].send<&counter::item>(20, 7L);
+    a[0].send<&counter::item>(21, 8L);
+  });
+  EXPECT_EQ(got, (std::vector<long>{103, 102, 101, 100, 1, 0, 7, 8}));
 }
 
 TEST(mailbox, when_all_interleaves_branches_and_completes_only_when_all_have) {
