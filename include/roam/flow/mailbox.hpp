@@ -168,7 +168,16 @@ class mailbox {
     }
 
     bool await_ready() { return try_take(); }
-    void await_suspend(std::coroutine_handle<> h) noexcept { arm(nullptr, nullptr, h); }
+    void await_suspend(std::coroutine_handle<> h) noexcept {
+      // The common case, nobody waiting yet: only the mailbox's slot is
+      // written (decide_/resume_ here are read only for listed waiters).
+      if (!owner_->first_) {
+        linked_ = true;
+        owner_->fill_first(this, h, true);
+        return;
+      }
+      arm(nullptr, nullptr, h);
+    }
     value_type await_resume() { return take_value(); }
 
    private:
@@ -216,15 +225,20 @@ class mailbox {
   bool offer_in_order(message_type& m) {
     receive_op* w = first_;
     while (w) {
-      if (w->matches(m) && (!w->decide_ || w->decide_(w->decide_ctx_))) {
+      // The slot's waiter may have been filled without decide_/resume_ (see
+      // await_suspend): its own are the slot's.
+      const bool is_first = w == first_;
+      bool (*decide)(void*) = is_first && first_plain_ ? nullptr : w->decide_;
+      if (w->matches(m) && (!decide || decide(w->decide_ctx_))) {
+        const std::coroutine_handle<> h = w == first_ ? first_resume_ : w->resume_;
         // A when_any's decide withdrew the winner's rivals (maybe neighbours
         // of w) meanwhile: withdraw looks w up afresh.
         withdraw(w);
         w->taken_ = &m;
-        w->resume_.resume();
+        h.resume();
         return true;
       }
-      w = w == first_ ? more_head_ : w->next_;
+      w = is_first ? more_head_ : w->next_;
     }
     return false;
   }
@@ -232,16 +246,16 @@ class mailbox {
     w->linked_ = true;
     w->next_ = nullptr;
     if (!first_) {
-      set_first(w);
+      fill_first(w, w->resume_, w->decide_ == nullptr);
       return;
     }
     (more_tail_ ? more_tail_->next_ : more_head_) = w;
     more_tail_ = w;
   }
-  void set_first(receive_op* w) noexcept {
+  void fill_first(receive_op* w, std::coroutine_handle<> h, bool plain) noexcept {
     first_ = w;
-    first_resume_ = w->resume_;
-    first_plain_ = w->decide_ == nullptr;
+    first_resume_ = h;
+    first_plain_ = plain;
     if constexpr (ref_in_slot) {
       first_any_ = !w->ref_;
       if (w->ref_) first_ref_ = *w->ref_;
@@ -252,7 +266,7 @@ class mailbox {
     if (receive_op* n = more_head_) {
       more_head_ = n->next_;
       if (!more_head_) more_tail_ = nullptr;
-      set_first(n);
+      fill_first(n, n->resume_, n->decide_ == nullptr);
     } else {
       first_ = nullptr;
     }
