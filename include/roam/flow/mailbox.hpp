@@ -138,8 +138,10 @@ class mailbox {
       auto& kept = owner_->kept_;
       for (std::size_t i = owner_->front_; i < kept.size(); ++i) {
         if (!matches(kept[i])) continue;
-        taken_ = &kept[i];  // removed once read (take_value), with no suspension between
-        kept_at_ = i;
+        // Through the mailbox's hand-off slot, so that reading it (take_value)
+        // is the same for a kept message and a delivered one.
+        taken_ = &owner_->handoff_.emplace(std::move(kept[i]));
+        owner_->drop_kept(i);
         return true;
       }
       return false;
@@ -159,12 +161,8 @@ class mailbox {
     /// A message was handed to this receive (read or not).
     bool ready() const noexcept { return taken_ != nullptr; }
     value_type take_value() {
-      value_type v = [this]() -> value_type {
-        if constexpr (sizeof...(A) == 1) return std::get<0>(std::move(*taken_));
-        else return std::move(*taken_);
-      }();
-      if (kept_at_ != not_kept) [[unlikely]] owner_->drop_kept(kept_at_);
-      return v;
+      if constexpr (sizeof...(A) == 1) return std::get<0>(std::move(*taken_));
+      else return std::move(*taken_);
     }
 
     bool await_ready() { return try_take(); }
@@ -182,13 +180,11 @@ class mailbox {
 
    private:
     friend class mailbox;
-    static constexpr std::size_t not_kept = ~std::size_t{0};
     bool matches(const message_type& m) const { return !ref_ || std::get<0>(m) == *ref_; }
 
     mailbox* owner_;
     std::optional<ref_type> ref_;
     message_type* taken_ = nullptr;    ///< the message this receive took, until read
-    std::size_t kept_at_ = not_kept;   ///< its index among the kept ones, or not_kept
     bool linked_ = false;              ///< one of the mailbox's waiters
     receive_op* next_;                 ///< the next waiter behind it (in more_head_'s list)
     bool (*decide_)(void*);
@@ -204,7 +200,7 @@ class mailbox {
   // The hot path of every mailbox round trip: one task waiting, matched
   // from the mailbox's own fields (no pointer to follow before resuming it);
   // anything else (several waiters, a when_any) takes the general path.
-  void offer(message_type& m) {
+  [[gnu::always_inline]] inline void offer(message_type& m) {
     if (receive_op* w = first_; w && first_plain_ && first_matches(m)) {
       const std::coroutine_handle<> h = first_resume_;
       pop_first();  // the next waiter (if any) takes the slot
@@ -213,6 +209,10 @@ class mailbox {
       h.resume();
       return;
     }
+    offer_otherwise(m);
+  }
+  // Out of line, so that the entry that delivers holds only the fast path.
+  [[gnu::noinline]] void offer_otherwise(message_type& m) {
     if (first_ && offer_in_order(m)) return;
     kept_.push_back(std::move(m));
   }
@@ -282,9 +282,8 @@ class mailbox {
     (prev ? prev->next_ : more_head_) = w->next_;
     if (more_tail_ == w) more_tail_ = prev;
   }
-  // Removes kept message i (already moved from). Out of line: inlined into
-  // every receive it made the delivered (common) case measurably slower.
-  [[gnu::noinline]] void drop_kept(std::size_t i) {
+  // Removes kept message i (already moved from).
+  void drop_kept(std::size_t i) {
     if (i == front_) {
       if (++front_ == kept_.size()) {
         kept_.clear();
@@ -315,6 +314,8 @@ class mailbox {
   // program may have a mailbox or two in each of a million objects.
   std::vector<message_type> kept_;
   std::size_t front_ = 0;
+  // A kept message on its way to the receive that took it (see take_kept).
+  std::optional<message_type> handoff_;
 };
 
 }  // namespace roam
