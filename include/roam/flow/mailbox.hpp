@@ -30,6 +30,7 @@
 ///   (`p | box;`) and they travel with the object.
 #include <coroutine>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <tuple>
 #include <type_traits>
@@ -201,7 +202,9 @@ class mailbox {
   // from the mailbox's own fields (no pointer to follow before resuming it);
   // anything else (several waiters, a when_any) takes the general path.
   [[gnu::always_inline]] inline void offer(message_type& m) {
-    if (receive_op* w = first_; w && first_plain_ && first_matches(m)) {
+    receive_op* w = first_;
+    const first_kind k = first_kind_;
+    if (w && (k == first_kind::any || (k == first_kind::by_ref && first_ref_matches(m)))) {
       const std::coroutine_handle<> h = first_resume_;
       pop_first();  // the next waiter (if any) takes the slot
       w->linked_ = false;
@@ -216,9 +219,9 @@ class mailbox {
     if (first_ && offer_in_order(m)) return;
     kept_.push_back(std::move(m));
   }
-  bool first_matches(const message_type& m) const {
-    if constexpr (ref_in_slot) return first_any_ || std::get<0>(m) == first_ref_;
-    else return first_->matches(m);
+  bool first_ref_matches(const message_type& m) const {
+    if constexpr (ref_in_slot) return std::get<0>(m) == first_ref_;
+    else return false;  // never by_ref then
   }
   // Every waiter in the order they started waiting; the first that wants
   // the message (and whose when_any, if any, has not decided) takes it.
@@ -228,7 +231,7 @@ class mailbox {
       // The slot's waiter may have been filled without decide_/resume_ (see
       // await_suspend): its own are the slot's.
       const bool is_first = w == first_;
-      bool (*decide)(void*) = is_first && first_plain_ ? nullptr : w->decide_;
+      bool (*decide)(void*) = is_first && first_kind_ != first_kind::race ? nullptr : w->decide_;
       if (w->matches(m) && (!decide || decide(w->decide_ctx_))) {
         const std::coroutine_handle<> h = w == first_ ? first_resume_ : w->resume_;
         // A when_any's decide withdrew the winner's rivals (maybe neighbours
@@ -255,10 +258,15 @@ class mailbox {
   void fill_first(receive_op* w, std::coroutine_handle<> h, bool plain) noexcept {
     first_ = w;
     first_resume_ = h;
-    first_plain_ = plain;
-    if constexpr (ref_in_slot) {
-      first_any_ = !w->ref_;
-      if (w->ref_) first_ref_ = *w->ref_;
+    if (!plain) {
+      first_kind_ = first_kind::race;
+    } else if (!w->ref_) {
+      first_kind_ = first_kind::any;
+    } else if constexpr (ref_in_slot) {
+      first_kind_ = first_kind::by_ref;
+      first_ref_ = *w->ref_;
+    } else {
+      first_kind_ = first_kind::other;
     }
   }
   // The first waiter leaves; the next in line takes its slot.
@@ -305,8 +313,11 @@ class mailbox {
   receive_op* first_ = nullptr;
   std::coroutine_handle<> first_resume_;
   [[no_unique_address]] std::conditional_t<ref_in_slot, ref_type, std::monostate> first_ref_{};
-  bool first_any_ = false;
-  bool first_plain_ = false;
+  // What the first waiter wants, in one byte for the fast path: a reference
+  // number (in first_ref_), any message, a reference number compared through
+  // the waiter (not cheap to copy), or it is a when_any branch.
+  enum class first_kind : std::uint8_t { by_ref, any, other, race };
+  first_kind first_kind_ = first_kind::any;
   receive_op* more_head_ = nullptr;
   receive_op* more_tail_ = nullptr;
   // Messages no receive wanted yet, oldest first from front_: a vector used
