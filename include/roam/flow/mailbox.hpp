@@ -152,15 +152,13 @@ class mailbox {
     void arm(bool (*decide)(void* ctx), void* ctx, std::coroutine_handle<> resume) noexcept {
       decide_ = decide;
       decide_ctx_ = ctx;
-      resume_ = resume;
+      resume_ = resume.address();
       owner_->add_waiter(this);
     }
     /// Stops waiting (no effect once a message was handed over).
     void withdraw() noexcept {
       if (linked_) owner_->withdraw(this);
     }
-    /// A message was handed to this receive (read or not).
-    bool ready() const noexcept { return taken_ != nullptr; }
     value_type take_value() {
       if constexpr (sizeof...(A) == 1) return std::get<0>(std::move(*taken_));
       else return std::move(*taken_);
@@ -185,12 +183,12 @@ class mailbox {
 
     mailbox* owner_;
     std::optional<ref_type> ref_;
-    message_type* taken_ = nullptr;    ///< the message this receive took, until read
+    message_type* taken_;  ///< the message this receive took: set when it takes one, read once by take_value
     bool linked_ = false;              ///< one of the mailbox's waiters
     receive_op* next_;                 ///< the next waiter behind it (in more_head_'s list)
     bool (*decide_)(void*);
     void* decide_ctx_;
-    std::coroutine_handle<> resume_;
+    void* resume_;  ///< the awaiting coroutine (a raw address: left unset, not zeroed, on the fast path)
   };
 
  private:
@@ -233,7 +231,8 @@ class mailbox {
       const bool is_first = w == first_;
       bool (*decide)(void*) = is_first && first_kind_ != first_kind::race ? nullptr : w->decide_;
       if (w->matches(m) && (!decide || decide(w->decide_ctx_))) {
-        const std::coroutine_handle<> h = w == first_ ? first_resume_ : w->resume_;
+        const std::coroutine_handle<> h =
+            w == first_ ? first_resume_ : std::coroutine_handle<>::from_address(w->resume_);
         // A when_any's decide withdrew the winner's rivals (maybe neighbours
         // of w) meanwhile: withdraw looks w up afresh.
         withdraw(w);
@@ -249,7 +248,7 @@ class mailbox {
     w->linked_ = true;
     w->next_ = nullptr;
     if (!first_) {
-      fill_first(w, w->resume_, w->decide_ == nullptr);
+      fill_first(w, std::coroutine_handle<>::from_address(w->resume_), w->decide_ == nullptr);
       return;
     }
     (more_tail_ ? more_tail_->next_ : more_head_) = w;
@@ -274,7 +273,7 @@ class mailbox {
     if (receive_op* n = more_head_) {
       more_head_ = n->next_;
       if (!more_head_) more_tail_ = nullptr;
-      fill_first(n, n->resume_, n->decide_ == nullptr);
+      fill_first(n, std::coroutine_handle<>::from_address(n->resume_), n->decide_ == nullptr);
     } else {
       first_ = nullptr;
     }
