@@ -9,16 +9,7 @@
 
 #include <roam/sched/detail/runtime_state.hpp>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define ROAM_I_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ROAM_I_ASAN 1
-#endif
-#endif
-#if defined(ROAM_I_ASAN)
-#include <sanitizer/asan_interface.h>
-#endif
+#include "sched/sanitizers.hpp"
 
 namespace roam::detail {
 

@@ -29,27 +29,7 @@
 #include "sched/stack_pool.hpp"
 #include "sched/ult_internal.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define ROAM_I_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ROAM_I_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define ROAM_I_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define ROAM_I_TSAN 1
-#endif
-#endif
-
-#if defined(ROAM_I_ASAN)
-#include <sanitizer/common_interface_defs.h>
-#endif
-#if defined(ROAM_I_TSAN)
-#include <sanitizer/tsan_interface.h>
-#endif
+#include "sched/sanitizers.hpp"
 
 namespace roam::detail {
 
