@@ -11,6 +11,7 @@
 #include <roam/obj/chare.hpp>
 #include <roam/obj/map.hpp>
 #include <roam/msg/detail/remote.hpp>
+#include <roam/obj/detail/layer_anchor.hpp>
 #include <roam/obj/detail/objects.hpp>
 #include <roam/sched/detail/startup.hpp>
 #include <roam/sched/detail/tree.hpp>
@@ -163,6 +164,12 @@ const bool registered = [] {
   register_map("hash", &hash_map_fn);
   return true;
 }();
+
+}  // namespace
+
+bool objects_layer_linked() noexcept { return registered; }
+
+namespace {
 
 std::uint64_t chare_id_of(const message& m) noexcept {
   return static_cast<std::uint32_t>(m.index.v[0]) | (std::uint64_t{static_cast<std::uint32_t>(m.index.v[1])} << 32);

@@ -1,5 +1,6 @@
 #include <barrier>
 #include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <future>
 #include <charconv>
@@ -179,14 +180,35 @@ void pe_thread_body(runtime_state& rt, std::uint32_t local, std::barrier<>& sync
 }
 
 
-// Runs the PEs of this process until the program exits; `main` starts on
-// global PE 0 (node 0 only).
-int run_pes(runtime_state& rt, unique_function<void(const roam::args&)>& main, roam::args& program_args) {
+// Makes `rt` the process's runtime (g_runtime). Callers do this before
+// anything can deliver to it: a communication thread runs control messages
+// (a peer's exit) that find the runtime through g_runtime, and one delivered
+// while it was still unset was dropped, leaving this node running after the
+// others ended (the tcp n3_ppn2 hang at exit, session 6).
+bool install_runtime(runtime_state& rt) {
   runtime_state* expected = nullptr;
-  if (!g_runtime.compare_exchange_strong(expected, &rt)) {
-    std::fprintf(stderr, "roam: roam::run called while another run is active\n");
-    return 1;
+  if (g_runtime.compare_exchange_strong(expected, &rt)) return true;
+  std::fprintf(stderr, "roam: roam::run called while another run is active\n");
+  return false;
+}
+
+// ROAM_TEST_SLOW_START=<node>:<ms> makes that node wait before its PEs start,
+// after the transport delivers to it: tests use it to have peers finish (and
+// exit) first, a start-up race otherwise seen only on loaded machines.
+void test_slow_start(std::uint32_t node) {
+  const char* v = std::getenv("ROAM_TEST_SLOW_START");
+  if (!v || !*v) return;
+  unsigned long n = 0, ms = 0;
+  if (std::sscanf(v, "%lu:%lu", &n, &ms) != 2) {
+    std::fprintf(stderr, "roam: ROAM_TEST_SLOW_START='%s' is not <node>:<milliseconds>; ignored\n", v);
+    return;
   }
+  if (n == node) std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+}
+
+// Runs the PEs of this process until the program exits; `main` starts on
+// global PE 0 (node 0 only). `rt` is installed (install_runtime).
+int run_pes(runtime_state& rt, unique_function<void(const roam::args&)>& main, roam::args& program_args) {
   std::barrier<> sync(static_cast<std::ptrdiff_t>(rt.ppn));
   std::vector<std::thread> threads;
   threads.reserve(rt.ppn - 1);
@@ -294,8 +316,13 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
     }
     node_layout layout{net->my_node(), net->num_nodes(), ppn};
     runtime_state rt(opts, layout, net.get());
+    if (!install_runtime(rt)) {
+      net->finish();
+      return 1;
+    }
     rt.pes[0]->drive_progress(net.get());
     net->set_handlers(handlers_for(rt));
+    test_slow_start(rt.my_node);
     int code = run_pes(rt, main, program_args);
     net->finish();
     g_runtime.store(nullptr);
@@ -316,6 +343,10 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
       return;
     }
     runtime_state* rt = started.get_future().get();
+    if (!rt) {
+      net->finish();
+      return;
+    }
     net->set_handlers(handlers_for(*rt));
     auto idle_since = std::chrono::steady_clock::now();
     while (!pes_done.load(std::memory_order_acquire)) {
@@ -339,7 +370,13 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
   int code = 0;
   {
     runtime_state rt(opts, layout, net.get());
+    if (!install_runtime(rt)) {
+      started.set_value(nullptr);
+      comm_thread.join();
+      return 1;
+    }
     started.set_value(&rt);
+    test_slow_start(rt.my_node);
     code = run_pes(rt, main, program_args);
     pes_done.store(true, std::memory_order_release);
     net->wake();
@@ -379,6 +416,7 @@ int run_main(int& argc, char** argv, unique_function<void(const roam::args&)> ma
   }
   if (opts.pes == 0) opts.pes = opts.ppn ? opts.ppn : static_cast<std::uint32_t>(available_cores());
   runtime_state rt(opts, node_layout{0, 1, opts.pes}, nullptr);
+  if (!install_runtime(rt)) return 1;
   int code = run_pes(rt, main, program_args);
   g_runtime.store(nullptr);
   return code;
