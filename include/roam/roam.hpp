@@ -21,6 +21,7 @@
 #include <roam/obj/readonly.hpp>
 #include <roam/obj/section.hpp>
 #include <roam/obj/send_options.hpp>
+#include <roam/obj/task_report.hpp>
 #include <roam/msg/future.hpp>
 #include <roam/sched/runtime.hpp>
 #include <roam/sched/task.hpp>

@@ -1,5 +1,6 @@
 // The entry registry: stable id -> operations, filled during static
 // initialisation, checked for hash collisions before any PE starts.
+#include <algorithm>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -55,6 +56,19 @@ const entry_ops* find_entry(std::uint64_t id) noexcept {
   std::lock_guard lock(r.mutex);
   auto it = r.by_id.find(id);
   return it == r.by_id.end() ? nullptr : it->second;
+}
+
+std::vector<const entry_ops*> mailbox_entries_of(std::string_view class_name) {
+  std::vector<const entry_ops*> found;
+  {
+    auto& r = the_registry();
+    std::lock_guard lock(r.mutex);
+    for (const auto& [id, ops] : r.by_id)
+      if (ops->describe_waiting && ops->class_name == class_name) found.push_back(ops);
+  }
+  // In declaration-independent but stable order, so reports compare across runs.
+  std::sort(found.begin(), found.end(), [](const entry_ops* a, const entry_ops* b) { return a->name < b->name; });
+  return found;
 }
 
 std::string describe_delivery(const delivery_context& ctx) {

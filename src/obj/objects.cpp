@@ -158,6 +158,7 @@ const bool registered = [] {
   g_thread_owner.idle = &threads_idle;
   g_task_owner.resume = &resume_owned_task;
   g_deliver_entry = &deliver;
+  g_report_waiting_tasks = &print_waiting_tasks_here;
   install_remote_hooks();
   register_map("block", &block_map_fn);
   register_map("round_robin", &round_robin_map_fn);

@@ -123,6 +123,10 @@ void carry_out_chare_move(pe_objects& objs, std::uint64_t id, const chare_record
 /// on where the chare is now.
 void correct_chare_sender(const message& m, std::uint64_t id, const chare_record& rec) noexcept;
 
+// task_report.cpp
+/// Prints this PE's suspended tasks to stderr (g_report_waiting_tasks; a control message's function).
+void print_waiting_tasks_here() noexcept;
+
 // elements.cpp
 /// Destroys an element's suspended entry tasks (before the element itself).
 void end_tasks(const collection_desc* d, void* obj) noexcept;

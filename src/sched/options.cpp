@@ -88,6 +88,9 @@ const std::vector<option_spec>& specs() {
       {"serialize", "ROAM_SERIALIZE", "",
        "pack every entry-method message with pup, as if it crossed processes (tests the wire path)",
        [](runtime_options& o, std::string_view v) { return parse_flag(v, o.serialize); }},
+      {"taskreport", "ROAM_TASKREPORT", "",
+       "at exit, each PE lists its suspended tasks: object, mailbox, awaited and kept reference numbers",
+       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.task_report); }},
       {"help", "", "", "print these options and exit",
        [](runtime_options& o, std::string_view) {
          o.help = true;

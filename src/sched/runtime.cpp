@@ -164,6 +164,7 @@ void pe_thread_body(runtime_state& rt, std::uint32_t local, std::barrier<>& sync
   sync.arrive_and_wait();  // every PE exists before anyone sends
   pe.run_loop();
   sync.arrive_and_wait();  // nobody runs messages any more
+  if (rt.opts.task_report && g_report_waiting_tasks) g_report_waiting_tasks();
   // Destroy suspended coroutines, then let higher layers destroy objects.
   for (void* frame : std::vector<void*>(pe.root_tasks.begin(), pe.root_tasks.end()))
     std::coroutine_handle<>::from_address(frame).destroy();

@@ -32,6 +32,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -46,6 +48,17 @@ template <class... A>
 class mailbox;
 
 namespace detail {
+
+/// A reference number as text, for reports: numbers and strings as
+/// themselves, anything else as "?" (the report still counts it).
+template <class R>
+std::string format_ref(const R& r) {
+  if constexpr (std::is_same_v<R, bool>) return r ? "true" : "false";
+  else if constexpr (std::is_integral_v<R> || std::is_floating_point_v<R>) return std::to_string(r);
+  else if constexpr (std::is_enum_v<R>) return std::to_string(static_cast<std::underlying_type_t<R>>(r));
+  else if constexpr (std::is_convertible_v<const R&, std::string_view>) return "\"" + std::string(std::string_view(r)) + "\"";
+  else return "?";
+}
 
 template <class... A>
 using mailbox_value_t = std::conditional_t<sizeof...(A) == 1, std::tuple_element_t<0, std::tuple<A..., void>>, std::tuple<A...>>;
@@ -110,6 +123,34 @@ class mailbox {
   /// The oldest message whose first argument equals `ref`.
   receive_op receive(ref_type ref) noexcept { return receive_op(this, std::move(ref)); }
   receive_op operator co_await() noexcept { return receive(); }
+
+  /// For reports of waiting tasks (roam::report_waiting_tasks): appends one
+  /// line naming this mailbox, its waiting receives and the reference numbers
+  /// they want, and the messages it keeps; nothing when it has neither.
+  void describe(std::string_view name, std::string& out) const {
+    if (!first_ && kept_.empty()) return;
+    out += "\n    mailbox ";
+    out += name;
+    out += ": ";
+    std::size_t waiting = 0;
+    std::string wants;
+    for (const receive_op* w = first_; w; w = w == first_ ? more_head_ : w->next_) {
+      ++waiting;
+      if (waiting <= describe_limit) {
+        wants += waiting > 1 ? ", " : "";
+        wants += w->ref_ ? "ref " + detail::format_ref(*w->ref_) : std::string("any message");
+      }
+    }
+    out += std::to_string(waiting) + (waiting == 1 ? " receive waits" : " receives wait");
+    if (waiting) out += " (" + wants + (waiting > describe_limit ? ", ..." : "") + ")";
+    out += "; " + std::to_string(size()) + (size() == 1 ? " message kept" : " messages kept");
+    if (size()) {
+      out += size() == 1 ? " (ref " : " (refs ";
+      for (std::size_t i = front_; i < kept_.size() && i < front_ + describe_limit; ++i)
+        out += (i > front_ ? ", " : "") + detail::format_ref(std::get<0>(kept_[i]));
+      out += size() > describe_limit ? ", ...)" : ")";
+    }
+  }
 
   /// The waiting messages travel with the object (tasks waiting on it do not:
   /// see docs/design/flow.md).
@@ -192,6 +233,7 @@ class mailbox {
   };
 
  private:
+  static constexpr std::size_t describe_limit = 8;  // reference numbers listed per line
   // Reference numbers cheap to copy are copied into the first-waiter slot,
   // so that the common case reads nothing but the mailbox.
   static constexpr bool ref_in_slot = std::is_trivially_copyable_v<ref_type> && sizeof(ref_type) <= 16;

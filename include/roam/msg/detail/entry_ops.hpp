@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <roam/msg/detail/message.hpp>
 #include <roam/msg/pup.hpp>
@@ -52,6 +53,9 @@ struct entry_ops {
   /// sizing and packing tables must both be given, or neither.
   std::size_t (*packed_size)(const message* m, segment_table* segments);
   void (*pack)(const message* m, std::byte* out, std::size_t n, segment_table* segments);
+  /// Mailbox entries: appends what the mailbox of object `obj` (the class's
+  /// own type) waits for and keeps, for reports of waiting tasks; else null.
+  void (*describe_waiting)(const void* obj, std::string& out) = nullptr;
 };
 
 /// The serialized size and the packing of a payload, for any `Impl` with a
@@ -79,5 +83,8 @@ void pack_via(const message* m, std::byte* out, std::size_t n, segment_table* se
 bool register_entry(const entry_ops* ops);
 /// The entry with this stable id, or nullptr.
 const entry_ops* find_entry(std::uint64_t id) noexcept;
+/// The registered mailbox entries of class `class_name` (type_name of the
+/// object's type), for reports of waiting tasks.
+std::vector<const entry_ops*> mailbox_entries_of(std::string_view class_name);
 
 }  // namespace roam::detail

@@ -30,6 +30,7 @@ struct runtime_options {
   std::chrono::microseconds idle_spin{50};  ///< +idlespin US: spin this long before sleeping
   std::uint32_t bfactor = 4;             ///< +bfactor K: branching factor of spanning trees
   std::size_t ul_stack = 256 * 1024;     ///< +ulstack BYTES: stack of each user-level thread
+  bool task_report = false;              ///< +taskreport: each PE reports its suspended tasks at exit
   bool help = false;                     ///< +help
 };
 
@@ -105,6 +106,11 @@ struct remote_hooks {
   void (*main_returned)(runtime_state& rt) noexcept = nullptr;
 };
 inline remote_hooks g_remote;
+
+/// Set by the objects layer: prints the calling PE's suspended tasks, what
+/// their objects' mailboxes wait for and keep (roam::report_waiting_tasks).
+/// Under +taskreport each PE calls it at exit, before its tasks are destroyed.
+inline void (*g_report_waiting_tasks)() noexcept = nullptr;
 
 /// The calling PE; aborts with a clear message when called off a PE thread.
 pe_state& this_pe(const char* what);
