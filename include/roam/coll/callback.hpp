@@ -59,6 +59,30 @@ struct entry_callback {
   static inline const bool registered = register_callback_ops(&ops);
 };
 
+/// A proxy and a reference number delivered with the value: (ref, value).
+template <class Proxy, class Ref>
+struct tagged_target {
+  Proxy proxy;
+  Ref ref;
+  void pup(pup_er& p) { p | proxy | ref; }
+};
+
+template <class T, class Proxy, class Ref, auto M, bool Broadcast>
+struct tagged_entry_callback {
+  static void deliver(const std::byte* target, void* value) {
+    auto t = read_target<tagged_target<Proxy, Ref>>(target);
+    if constexpr (std::is_void_v<T>) t.proxy.template send<M>(std::move(t.ref));
+    else t.proxy.template send<M>(std::move(t.ref), std::move(*static_cast<T*>(value)));
+  }
+  static constexpr std::uint64_t id = stable_hash(
+      type_name<decltype(M)>(),
+      stable_hash(member_name<M>(),
+                  stable_hash(type_name<Ref>(), stable_hash(Broadcast ? "callback-tagged-bcast/" : "callback-tagged/",
+                                                            stable_hash(type_name<Proxy>())))));
+  static constexpr callback_ops ops{id, member_name<M>(), &deliver};
+  static inline const bool registered = register_callback_ops(&ops);
+};
+
 template <class T>
 struct future_callback {
   static void deliver(const std::byte* target, void* value) {
@@ -113,6 +137,22 @@ class callback {
   template <auto M, class Proxy>
   static callback broadcast(const Proxy& target) {
     return make<detail::entry_callback<T, Proxy, M, true>>(target);
+  }
+  /// The same, with a reference number: delivers (`ref`, value), or `ref`
+  /// alone for callback<void>, through entry or mailbox `M`. SDAG's
+  /// reduction refnum: each element names its iteration in its contribution,
+  /// `contribute(x, roam::sum, callback<double>::broadcast<&cell::sums>(this_array(), iter))`,
+  /// and a task takes each result with `co_await sums.receive(iter)` however
+  /// many reductions are in flight.
+  template <auto M, class Proxy, class Ref>
+  static callback to(const Proxy& target, Ref ref) {
+    return make<detail::tagged_entry_callback<T, Proxy, Ref, M, false>>(
+        detail::tagged_target<Proxy, Ref>{target, std::move(ref)});
+  }
+  template <auto M, class Proxy, class Ref>
+  static callback broadcast(const Proxy& target, Ref ref) {
+    return make<detail::tagged_entry_callback<T, Proxy, Ref, M, true>>(
+        detail::tagged_target<Proxy, Ref>{target, std::move(ref)});
   }
   /// Delivers to the future of `p` (on the future's PE).
   static callback to_future(const promise<T>& p) { return make<detail::future_callback<T>>(p); }

@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "support/run_roam.hpp"
@@ -133,4 +134,37 @@ TEST(reductions, partials_travel_through_the_wire_format_under_serialize) {
   EXPECT_EQ(all, expect);
   EXPECT_EQ(st.count, 50u);
   EXPECT_DOUBLE_EQ(st.mean, 24.5);
+}
+
+namespace {
+// Takes tagged results in a plain entry: (tag, value).
+struct tag_sink : roam::chare<tag_sink> {
+  void take(std::string tag, long v) { seen.push_back(tag + "=" + std::to_string(v)); }
+  void barrier_done(std::string tag) { seen.push_back(tag); }
+  static inline std::vector<std::string> seen;
+};
+struct tag_cell : roam::element<tag_cell> {
+  void go(roam::callback<long> sum_to, roam::callback<> done_to) {
+    contribute(static_cast<long>(this_index()[0]), roam::sum, sum_to);
+    contribute(done_to);
+  }
+};
+}  // namespace
+
+TEST(reductions, a_callback_with_a_reference_number_delivers_it_with_the_result) {
+  for (const char* mode : {"", "+serialize"}) {
+    std::vector<std::string> extra;
+    if (*mode) extra.push_back(mode);
+    tag_sink::seen.clear();
+    int rc = run_on(2, [](const roam::args&) -> roam::task<> {
+      auto sink = roam::create_chare_on<tag_sink>(roam::pe_id{1});
+      auto a = roam::create_array<tag_cell>({10});
+      a.send<&tag_cell::go>(roam::callback<long>::to<&tag_sink::take>(sink, std::string("step-3")),
+                            roam::callback<>::to<&tag_sink::barrier_done>(sink, std::string("synced")));
+      co_await roam::quiescence();
+      roam::exit(0);
+    }, extra);
+    EXPECT_EQ(rc, 0);
+    EXPECT_EQ(tag_sink::seen, (std::vector<std::string>{"step-3=45", "synced"})) << mode;
+  }
 }

@@ -107,6 +107,26 @@ struct pinger : roam::element<pinger> {
   static inline std::atomic<long> g_pings{0};
 };
 
+// Several reductions in flight at once, each result tagged with its round
+// (SDAG's reduction refnum) and taken out of order by reference number.
+struct tagged_summer : roam::element<tagged_summer> {
+  roam::mailbox<int, long> sums;  // (round, total)
+  roam::mailbox<int> synced;      // a barrier's round
+  roam::task<> run(int rounds, roam::promise<std::vector<long>> done) {
+    for (int r = 0; r < rounds; ++r)
+      contribute(static_cast<long>(this_index()[0]) * (r + 1), roam::sum,
+                 roam::callback<long>::broadcast<&tagged_summer::sums>(this_array(), r));
+    contribute(roam::callback<>::broadcast<&tagged_summer::synced>(this_array(), 77));
+    std::vector<long> got;
+    for (int r = rounds - 1; r >= 0; --r) {
+      auto [round, total] = co_await sums.receive(r);
+      got.push_back(round * 1000 + total);
+    }
+    got.push_back(co_await synced.receive(77));
+    if (this_index()[0] == 0) done.set_value(got);
+  }
+};
+
 // Counts copies, to check that awaiting an rvalue future moves its value.
 struct counted {
   counted() = default;
@@ -276,6 +296,19 @@ TEST(awaitables, elements_await_each_reduction_result_in_their_task) {
   });
   // Round r: sum over i of (i + r) = 15 + 6r.
   EXPECT_EQ(got, (std::vector<long>{15, 21, 27, 33}));
+}
+
+TEST(awaitables, tagged_reduction_results_are_taken_by_round_while_several_are_in_flight) {
+  for (const char* mode : {"", "+serialize"}) {
+    std::vector<std::string> extra;
+    if (*mode) extra.push_back(mode);
+    std::vector<long> got = run_vec(2, [](roam::promise<std::vector<long>> p) {
+      auto a = roam::create_array<tagged_summer>(roam::index<1>{6});
+      a.send<&tagged_summer::run>(4, p);
+    }, extra);
+    // Round r: sum over i of i * (r + 1) = 15 (r + 1); taken last round first; then the barrier's 77.
+    EXPECT_EQ(got, (std::vector<long>{3060, 2045, 1030, 15, 77})) << mode;
+  }
 }
 
 TEST(awaitables, a_task_awaits_a_reduction_through_a_future_callback) {
