@@ -17,7 +17,10 @@ function(roam_program_test name)
   # the elements after it, so the free-form regexes come last.
   set(defs -DEXPECT_RC=${A_RC})
   set(i 0)
+  # A ";" in a regex would split its -D in two (the rest silently ignored by
+  # cmake -P): each stays escaped through the list of arguments.
   foreach(re IN LISTS A_EACH_REGEX)
+    string(REPLACE ";" "\\;" re "${re}")
     list(APPEND defs "-DEACH_REGEX_${i}=${re}")
     math(EXPR i "${i} + 1")
   endforeach()
@@ -25,9 +28,11 @@ function(roam_program_test name)
     list(APPEND defs -DEACH_REGEX_COUNT=${i})
   endif()
   if(DEFINED A_REGEX)
+    string(REPLACE ";" "\\;" A_REGEX "${A_REGEX}")
     list(APPEND defs "-DREGEX=${A_REGEX}")
   endif()
   if(DEFINED A_NOT_REGEX)
+    string(REPLACE ";" "\\;" A_NOT_REGEX "${A_NOT_REGEX}")
     list(APPEND defs "-DNOT_REGEX=${A_NOT_REGEX}")
   endif()
   add_test(NAME ${name}

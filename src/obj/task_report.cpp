@@ -2,7 +2,10 @@
 // objects, counts their unfinished tasks and lets each of their classes'
 // mailbox entries describe what it waits for and keeps.
 #include <cstdio>
+#include <map>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include <roam/obj/task_report.hpp>
 #include <roam/msg/detail/control.hpp>
@@ -16,9 +19,18 @@ namespace {
 
 std::string tasks_text(std::size_t n) { return std::to_string(n) + (n == 1 ? " task" : " tasks"); }
 
-void describe_mailboxes(std::string_view class_name, const void* obj, std::string& out) {
-  for (const entry_ops* ops : mailbox_entries_of(class_name)) ops->describe_waiting(obj, out);
-}
+// The mailbox entries of each class met in one report, looked up once.
+class mailbox_lookup {
+ public:
+  void describe(std::string_view class_name, const void* obj, std::string& out) {
+    auto it = by_class_.find(class_name);
+    if (it == by_class_.end()) it = by_class_.emplace(class_name, mailbox_entries_of(class_name)).first;
+    for (const entry_ops* ops : it->second) ops->describe_waiting(obj, out);
+  }
+
+ private:
+  std::map<std::string_view, std::vector<const entry_ops*>> by_class_;
+};
 
 void print_here() {
   std::string text = waiting_tasks_here();
@@ -34,6 +46,7 @@ std::string waiting_tasks_here() {
   if (!pe || !pe->slot(layer_slot::objects)) return {};
   std::size_t total = 0;
   std::string lines;
+  mailbox_lookup mailboxes;
   for (const auto& lc : objects().collections) {
     if (!lc || !lc->desc || !lc->desc->elem) continue;
     const collection_desc& d = *lc->desc;
@@ -42,7 +55,7 @@ std::string waiting_tasks_here() {
       if (n == 0) continue;
       total += n;
       lines += "\n  " + describe_target(target_kind::element, &d, member.index, d.dims, {}) + ": " + tasks_text(n);
-      describe_mailboxes(d.cls->name, member.obj, lines);
+      mailboxes.describe(d.cls->name, member.obj, lines);
     }
   }
   for (const auto& [id, rec] : objects().chares) {
@@ -55,7 +68,7 @@ std::string waiting_tasks_here() {
     std::string who = describe_target(target_kind::chare, nullptr, idx, 0, {});
     who.replace(0, 5, "chare " + std::string(rec.ops->cls->name));
     lines += "\n  " + who + ": " + tasks_text(n);
-    describe_mailboxes(rec.ops->cls->name, rec.obj, lines);
+    mailboxes.describe(rec.ops->cls->name, rec.obj, lines);
   }
   if (const std::size_t n = pe->root_tasks.size()) {
     total += n;
@@ -79,7 +92,10 @@ namespace roam {
 
 void report_waiting_tasks() {
   const std::uint32_t pes = num_pes();
-  for (std::uint32_t pe = 0; pe < pes; ++pe) detail::post_control_uncounted<&detail::print_waiting_tasks_here>(pe);
+  const std::uint32_t me = detail::this_pe("roam::report_waiting_tasks").id();
+  for (std::uint32_t pe = 0; pe < pes; ++pe)
+    if (pe != me) detail::post_control_uncounted<&detail::print_waiting_tasks_here>(pe);
+  detail::print_waiting_tasks_here();  // this PE at once: the caller may be about to exit
 }
 
 }  // namespace roam

@@ -49,15 +49,23 @@ class mailbox;
 
 namespace detail {
 
-/// A reference number as text, for reports: numbers and strings as
-/// themselves, anything else as "?" (the report still counts it).
+/// A reference number as text, for reports: numbers, enums, characters and
+/// strings as themselves, anything else as "?" (the report still counts it).
 template <class R>
 std::string format_ref(const R& r) {
-  if constexpr (std::is_same_v<R, bool>) return r ? "true" : "false";
-  else if constexpr (std::is_integral_v<R> || std::is_floating_point_v<R>) return std::to_string(r);
-  else if constexpr (std::is_enum_v<R>) return std::to_string(static_cast<std::underlying_type_t<R>>(r));
-  else if constexpr (std::is_convertible_v<const R&, std::string_view>) return "\"" + std::string(std::string_view(r)) + "\"";
-  else return "?";
+  if constexpr (std::is_same_v<R, bool>) {
+    return r ? "true" : "false";
+  } else if constexpr (std::is_same_v<R, char>) {
+    return std::string("'") + r + "'";
+  } else if constexpr ((std::is_integral_v<R> || std::is_floating_point_v<R>) && sizeof(R) <= 8) {
+    return std::to_string(r);
+  } else if constexpr (std::is_enum_v<R>) {
+    return format_ref(static_cast<std::underlying_type_t<R>>(r));
+  } else if constexpr (!std::is_pointer_v<R> && std::is_convertible_v<const R&, std::string_view>) {
+    return "\"" + std::string(std::string_view(r)) + "\"";
+  } else {
+    return "?";
+  }
 }
 
 template <class... A>

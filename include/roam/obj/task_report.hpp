@@ -10,11 +10,13 @@
 ///   chare driver #0.3: 1 task
 /// ```
 ///
-/// - `roam::report_waiting_tasks()` asks every PE to print this to stderr
-///   when it next runs a message (quiescence detection does not count the
-///   request); PEs with no suspended task print nothing. Calling it from a
-///   quiescence callback shows what a stuck program waits for.
-/// - The runtime option `+taskreport` prints it on every PE at exit.
+/// - `roam::report_waiting_tasks()` prints the calling PE's report at once
+///   and asks every other PE to print its own to stderr when it next runs a
+///   message (quiescence detection does not count these requests); PEs with
+///   no unfinished task print nothing. Calling it from a quiescence callback
+///   shows what a stuck program waits for. Other PEs' reports are lost if
+///   the program exits before they run them: for a report at the end, use
+///   the runtime option `+taskreport`, which prints it on every PE at exit.
 /// - Listed per object with unfinished tasks: each mailbox that has a
 ///   receive waiting or messages kept (with their reference numbers: numbers
 ///   and strings as themselves, other types as "?"). Tasks waiting on a
@@ -25,7 +27,7 @@
 
 namespace roam {
 
-/// Every PE prints its suspended tasks to stderr (asynchronously).
+/// Every PE prints its unfinished tasks to stderr (this one now, the others asynchronously).
 void report_waiting_tasks();
 
 namespace detail {

@@ -4,7 +4,9 @@
 // with the job's code instead of waiting forever for a program that is over.
 #include <cstdio>
 
-#include <roam/roam.hpp>
+// Only the runtime header: nothing here refers to the objects layer, which the
+// link must still bring in (src/CMakeLists.txt, obj/detail/layer_anchor.hpp).
+#include <roam/sched/runtime.hpp>
 
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args&) {

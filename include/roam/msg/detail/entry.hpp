@@ -297,12 +297,17 @@ struct entry_impl {
   static constexpr std::uint64_t id = stable_hash(
       type_name<decltype(M)>(), stable_hash(member_name<M>(), stable_hash("/", stable_hash(type_name<T>()))));
 
-  static void describe_waiting(const void* obj, std::string& out) {
+  // Mailboxes (and any message-taking member that can say what it waits for).
+  static constexpr bool describes_waiting = [] {
     if constexpr (std::is_member_object_pointer_v<decltype(M)>)
-      (static_cast<const T*>(obj)->*M).describe(member_name<M>(), out);
+      return requires(const T& t, std::string& out) { (t.*M).describe(std::string_view{}, out); };
+    else
+      return false;
+  }();
+  static void describe_waiting(const void* obj, std::string& out) {
+    if constexpr (describes_waiting) (static_cast<const T*>(obj)->*M).describe(member_name<M>(), out);
   }
-  static constexpr void (*describe_fn)(const void*, std::string&) =
-      std::is_member_object_pointer_v<decltype(M)> ? &describe_waiting : nullptr;
+  static constexpr void (*describe_fn)(const void*, std::string&) = describes_waiting ? &describe_waiting : nullptr;
 
   static constexpr entry_ops ops{id,      member_name<M>(), type_name<T>(), entry_is_exclusive<T, M>(),
                                  &invoke, &destroy,         &packed_size_via<entry_impl>, &pack_via<entry_impl>,

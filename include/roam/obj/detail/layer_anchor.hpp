@@ -10,6 +10,7 @@
 namespace roam::detail {
 
 bool objects_layer_linked() noexcept;
-inline const bool g_objects_layer_linked = objects_layer_linked();
+// `used`: emitted (and so initialized) even where nothing refers to it.
+[[gnu::used]] inline const bool g_objects_layer_linked = objects_layer_linked();
 
 }  // namespace roam::detail
