@@ -47,11 +47,12 @@ struct pinger : roam::element<pinger> {
       case ball_kind::buffer_resend: partner().send<&pinger::ball_resend>(bytes_); break;
     }
   }
-  // Copying the buffer into each message matches a marshalled Charm++ entry.
-  void ball(std::vector<char> data) {
+  // Copying the received data into each new message matches a marshalled
+  // Charm++ entry (`recv(int n, char data[n])` sending `data` on): one copy
+  // per hop, and only the arriving and the leaving message in use.
+  void ball(const std::vector<char>& data) {
     if (this_index()[0] == 0 && --remaining_ == 0) return finish();
-    buffer_.swap(data);
-    partner().send<&pinger::ball>(buffer_);
+    partner().send<&pinger::ball>(data);
   }
   void ball_buffer(roam::bytes data) {
     if (this_index()[0] == 0 && --remaining_ == 0) return finish();
