@@ -90,12 +90,23 @@ void print_waiting_tasks_here() noexcept {
 
 namespace roam {
 
-void report_waiting_tasks() {
-  const std::uint32_t pes = num_pes();
-  const std::uint32_t me = detail::this_pe("roam::report_waiting_tasks").id();
-  for (std::uint32_t pe = 0; pe < pes; ++pe)
-    if (pe != me) detail::post_control_uncounted<&detail::print_waiting_tasks_here>(pe);
-  detail::print_waiting_tasks_here();  // this PE at once: the caller may be about to exit
+namespace detail {
+namespace {
+// One PE after another, so that the reports come out in PE order and the
+// last one knows that all have printed.
+void report_and_pass_on(std::uint32_t next, promise<> done) {
+  print_waiting_tasks_here();
+  if (next < roam::num_pes()) post_control_uncounted<&report_and_pass_on>(next, next + 1, std::move(done));
+  else done.set_value();
+}
+}  // namespace
+}  // namespace detail
+
+future<> report_waiting_tasks() {
+  detail::this_pe("roam::report_waiting_tasks");
+  auto [printed, done] = make_future<>();
+  detail::post_control_uncounted<&detail::report_and_pass_on>(0, 1u, std::move(done));
+  return std::move(printed);
 }
 
 }  // namespace roam

@@ -10,13 +10,13 @@
 ///   chare driver #0.3: 1 task
 /// ```
 ///
-/// - `roam::report_waiting_tasks()` prints the calling PE's report at once
-///   and asks every other PE to print its own to stderr when it next runs a
-///   message (quiescence detection does not count these requests); PEs with
-///   no unfinished task print nothing. Calling it from a quiescence callback
-///   shows what a stuck program waits for. Other PEs' reports are lost if
-///   the program exits before they run them: for a report at the end, use
-///   the runtime option `+taskreport`, which prints it on every PE at exit.
+/// - `co_await roam::report_waiting_tasks();` has every PE print its report
+///   to stderr, one PE after another in PE order (each when it next runs a
+///   message; quiescence detection does not count these requests), and
+///   resumes once all have. PEs with no unfinished task print nothing.
+///   Called after quiescence it shows what a stuck program waits for; a
+///   program that exits without awaiting it may lose the reports.
+/// - The runtime option `+taskreport` prints the same on every PE at exit.
 /// - Listed per object with unfinished tasks: each mailbox that has a
 ///   receive waiting or messages kept (with their reference numbers: numbers
 ///   and strings as themselves, other types as "?"). Tasks waiting on a
@@ -25,10 +25,13 @@
 ///   sends to is not listed.
 #include <string>
 
+#include <roam/msg/future.hpp>
+
 namespace roam {
 
-/// Every PE prints its unfinished tasks to stderr (this one now, the others asynchronously).
-void report_waiting_tasks();
+/// Every PE prints its unfinished tasks to stderr, in PE order; the future
+/// is ready once all have.
+future<> report_waiting_tasks();
 
 namespace detail {
 /// The calling PE's report ("" when it has no suspended task).

@@ -2,6 +2,7 @@
 // tasks wait for, per mailbox and reference number, on request and at exit.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -104,10 +105,8 @@ TEST(task_report, report_waiting_tasks_prints_on_every_pe_and_taskreport_at_exit
     a[0].send<&stuck::wait_for>(5);
     a[1].send<&stuck::wait_for>(6);
     co_await roam::quiescence();
-    roam::report_waiting_tasks();
-    // After the report on each PE: messages from one PE to another arrive in order.
-    (void)co_await a[0].call<&stuck::here>();
-    (void)co_await a[1].call<&stuck::here>();
+    co_await roam::report_waiting_tasks();
+    std::fputs("-- reported --\n", stderr);
     roam::exit(0);
   }, {"+taskreport"});
   std::string err = testing::internal::GetCapturedStderr();
@@ -123,6 +122,10 @@ TEST(task_report, report_waiting_tasks_prints_on_every_pe_and_taskreport_at_exit
   EXPECT_EQ(count("  array reporttest::stuck[1]: 1 task\n    mailbox reporttest::stuck::ghost: 1 receive waits (ref 6); 0 messages kept\n"), 2u)
       << err;
   EXPECT_EQ(count("[pe 1/2] 1 unfinished task:"), 2u) << err;
+  // On request: in PE order, all before the future was ready.
+  const auto pe0 = err.find("[pe 0/2]"), pe1 = err.find("[pe 1/2]"), reported = err.find("-- reported --");
+  EXPECT_LT(pe0, pe1) << err;
+  EXPECT_LT(pe1, reported) << err;
 }
 
 TEST(task_report, elides_long_lists_and_forgets_a_task_once_it_ends) {
