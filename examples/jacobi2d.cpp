@@ -23,26 +23,8 @@
 using namespace jacobi;
 
 struct block : roam::element<block, roam::index<2>> {
-  block(jacobi_params p, roam::promise<gathered> done) : p_(p), done_(done) {
-    bi_ = this_index()[0];
-    bj_ = this_index()[1];
-    h_ = first_of_block(bi_ + 1, p_.n, p_.blocks) - first_of_block(bi_, p_.n, p_.blocks);
-    w_ = first_of_block(bj_ + 1, p_.n, p_.blocks) - first_of_block(bj_, p_.n, p_.blocks);
-    stride_ = w_ + 2;
-    neighbours_ = (bi_ > 0) + (bi_ < p_.blocks - 1) + (bj_ > 0) + (bj_ < p_.blocks - 1);
-    // Interior starts at 0; halos on the grid's edge hold the fixed boundary
-    // values in both buffers, halos facing a neighbour are overwritten by ghosts.
-    u_.assign(static_cast<std::size_t>((h_ + 2) * stride_), 0.0);
-    for (int j = 0; j < w_ + 2; ++j) {
-      at(u_, 0, j) = bi_ == 0 ? top_boundary : 0.0;
-      if (bi_ == p_.blocks - 1) at(u_, h_ + 1, j) = other_boundary;
-    }
-    for (int i = 1; i <= h_; ++i) {
-      if (bj_ == 0) at(u_, i, 0) = other_boundary;
-      if (bj_ == p_.blocks - 1) at(u_, i, w_ + 1) = other_boundary;
-    }
-    next_ = u_;
-  }
+  block(jacobi_params p, roam::promise<gathered> done)
+      : p_(p), done_(done), grid_(p, this_index()[0], this_index()[1]) {}
 
   // Broadcast by main: iteration 0 begins.
   void start() {
@@ -77,76 +59,35 @@ struct block : roam::element<block, roam::index<2>> {
     int count = 0;
   };
 
-  double& at(std::vector<double>& v, int i, int j) {
-    return v[static_cast<std::size_t>(i * stride_ + j)];
-  }
-
-  void send_edge(int bi, int bj, side from, std::vector<double> edge) {
-    this_array()[{bi, bj}].send<&block::ghost>(iter_, static_cast<std::int32_t>(from), std::move(edge));
-  }
-
   void begin_iteration() {
-    if (bi_ > 0) send_edge(bi_ - 1, bj_, from_south, row(1));
-    if (bi_ < p_.blocks - 1) send_edge(bi_ + 1, bj_, from_north, row(h_));
-    if (bj_ > 0) send_edge(bi_, bj_ - 1, from_east, column(1));
-    if (bj_ < p_.blocks - 1) send_edge(bi_, bj_ + 1, from_west, column(w_));
+    grid_.send_edges([this](int bi, int bj, side from, std::vector<double> edge) {
+      this_array()[{bi, bj}].send<&block::ghost>(iter_, static_cast<std::int32_t>(from), std::move(edge));
+    });
     edges_sent_ = true;
     try_compute();  // the ghosts may all be here already
   }
 
-  std::vector<double> row(int i) {
-    return {u_.begin() + i * stride_ + 1, u_.begin() + i * stride_ + 1 + w_};
-  }
-  std::vector<double> column(int j) {
-    std::vector<double> c(static_cast<std::size_t>(h_));
-    for (int i = 1; i <= h_; ++i) c[static_cast<std::size_t>(i - 1)] = at(u_, i, j);
-    return c;
-  }
-
   void try_compute() {
     ghost_set& g = pending_[static_cast<std::size_t>(iter_ & 1)];
-    if (!edges_sent_ || g.count < neighbours_) return;
+    if (!edges_sent_ || g.count < grid_.neighbours()) return;
     edges_sent_ = false;
     // Ghosts into the halo of the current buffer.
-    for (int j = 1; j <= w_; ++j) {
-      if (!g.edge[from_north].empty()) at(u_, 0, j) = g.edge[from_north][static_cast<std::size_t>(j - 1)];
-      if (!g.edge[from_south].empty()) at(u_, h_ + 1, j) = g.edge[from_south][static_cast<std::size_t>(j - 1)];
-    }
-    for (int i = 1; i <= h_; ++i) {
-      if (!g.edge[from_west].empty()) at(u_, i, 0) = g.edge[from_west][static_cast<std::size_t>(i - 1)];
-      if (!g.edge[from_east].empty()) at(u_, i, w_ + 1) = g.edge[from_east][static_cast<std::size_t>(i - 1)];
+    for (int k = 0; k < 4; ++k) {
+      const auto& edge = g.edge[static_cast<std::size_t>(k)];
+      if (!edge.empty()) grid_.fill_halo(static_cast<side>(k), edge);
     }
     g = ghost_set{};
-
-    double change = 0;
-    for (int i = 1; i <= h_; ++i) {
-      for (int j = 1; j <= w_; ++j) {
-        double v = stencil(at(u_, i - 1, j), at(u_, i + 1, j), at(u_, i, j - 1), at(u_, i, j + 1));
-        change = std::max(change, std::abs(v - at(u_, i, j)));
-        at(next_, i, j) = v;
-      }
-    }
-    std::swap(u_, next_);
-    contribute(change, roam::max, roam::callback<double>::broadcast<&block::check>(this_array()));
+    contribute(grid_.relax(), roam::max, roam::callback<double>::broadcast<&block::check>(this_array()));
   }
 
   void finish() {
-    std::vector<double> interior;
-    interior.reserve(static_cast<std::size_t>(h_ * w_));
-    for (int i = 1; i <= h_; ++i)
-      for (int j = 1; j <= w_; ++j) interior.push_back(at(u_, i, j));
     double seconds = std::chrono::duration<double>(jacobi_clock::now() - t0_).count();
-    contribute(block_report(std::move(interior), iter_, last_change_, seconds), report_reducer,
-               roam::callback<gathered>::to_future(done_));
+    contribute(grid_.report(iter_, last_change_, seconds), report_reducer, roam::callback<gathered>::to_future(done_));
   }
 
   jacobi_params p_;
   roam::promise<gathered> done_;
-  int bi_ = 0, bj_ = 0;  // block coordinates
-  int h_ = 0, w_ = 0;    // rows and columns of the grid this block owns
-  int stride_ = 0;       // w_ + 2: a row of the buffers, halo included
-  int neighbours_ = 0;
-  std::vector<double> u_, next_;  // (h_ + 2) x (w_ + 2), halo included
+  block_grid grid_;
   std::array<ghost_set, 2> pending_;  // ghosts of iteration k in slot k % 2
   bool edges_sent_ = false;           // this iteration's edges are out; computing may start
   std::int32_t iter_ = 0;             // iterations completed

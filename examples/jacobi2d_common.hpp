@@ -1,7 +1,8 @@
 #pragma once
 // What jacobi2d.cpp (message handlers) and jacobi2d_tasks.cpp (one coroutine
 // task per block) share: the problem, its parameters and arguments, the
-// report each block contributes, and the serial reference run that checks the
+// report each block contributes, a block's part of the grid and its
+// computation (block_grid), and the serial reference run that checks the
 // gathered grid to the last bit. Only the blocks' control flow differs.
 #include <algorithm>
 #include <chrono>
@@ -53,6 +54,97 @@ using gathered = std::remove_cvref_t<decltype(report_reducer)>::result_t<block_r
 
 // Which halo of the RECEIVING block a ghost edge fills.
 enum side : std::int32_t { from_north = 0, from_south = 1, from_west = 2, from_east = 3 };
+
+// One block's part of the grid with its halo, and what a block does with it:
+// both versions compute the same way and differ only in how a block waits for
+// its neighbours' edges.
+class block_grid {
+ public:
+  block_grid(const jacobi_params& p, int bi, int bj)
+      : blocks_(p.blocks),
+        bi_(bi),
+        bj_(bj),
+        h_(first_of_block(bi + 1, p.n, p.blocks) - first_of_block(bi, p.n, p.blocks)),
+        w_(first_of_block(bj + 1, p.n, p.blocks) - first_of_block(bj, p.n, p.blocks)),
+        stride_(w_ + 2) {
+    // Interior starts at 0; halos on the grid's edge hold the fixed boundary
+    // values in both buffers, halos facing a neighbour are overwritten by ghosts.
+    u_.assign(static_cast<std::size_t>((h_ + 2) * stride_), 0.0);
+    for (int j = 0; j < w_ + 2; ++j) {
+      at(u_, 0, j) = bi_ == 0 ? top_boundary : 0.0;
+      if (bi_ == blocks_ - 1) at(u_, h_ + 1, j) = other_boundary;
+    }
+    for (int i = 1; i <= h_; ++i) {
+      if (bj_ == 0) at(u_, i, 0) = other_boundary;
+      if (bj_ == blocks_ - 1) at(u_, i, w_ + 1) = other_boundary;
+    }
+    next_ = u_;
+  }
+
+  int neighbours() const { return (bi_ > 0) + (bi_ < blocks_ - 1) + (bj_ > 0) + (bj_ < blocks_ - 1); }
+
+  // Calls send(bi, bj, side, edge) for each neighbour: the edge of this block
+  // it needs, and which of its halos that fills.
+  template <class Send>
+  void send_edges(Send send) {
+    if (bi_ > 0) send(bi_ - 1, bj_, from_south, row(1));
+    if (bi_ < blocks_ - 1) send(bi_ + 1, bj_, from_north, row(h_));
+    if (bj_ > 0) send(bi_, bj_ - 1, from_east, column(1));
+    if (bj_ < blocks_ - 1) send(bi_, bj_ + 1, from_west, column(w_));
+  }
+
+  // A neighbour's edge into this block's halo on side `from`.
+  void fill_halo(side from, const std::vector<double>& edge) {
+    switch (from) {
+      case from_north: std::copy(edge.begin(), edge.end(), &at(u_, 0, 1)); break;
+      case from_south: std::copy(edge.begin(), edge.end(), &at(u_, h_ + 1, 1)); break;
+      case from_west:
+        for (int i = 1; i <= h_; ++i) at(u_, i, 0) = edge[static_cast<std::size_t>(i - 1)];
+        break;
+      case from_east:
+        for (int i = 1; i <= h_; ++i) at(u_, i, w_ + 1) = edge[static_cast<std::size_t>(i - 1)];
+        break;
+    }
+  }
+
+  // One sweep over the interior; returns the largest change.
+  double relax() {
+    double change = 0;
+    for (int i = 1; i <= h_; ++i) {
+      for (int j = 1; j <= w_; ++j) {
+        double v = stencil(at(u_, i - 1, j), at(u_, i + 1, j), at(u_, i, j - 1), at(u_, i, j + 1));
+        change = std::max(change, std::abs(v - at(u_, i, j)));
+        at(next_, i, j) = v;
+      }
+    }
+    std::swap(u_, next_);
+    return change;
+  }
+
+  // The final report's share: the interior, row by row.
+  block_report report(std::int32_t iterations, double last_change, double seconds) {
+    std::vector<double> interior;
+    interior.reserve(static_cast<std::size_t>(h_ * w_));
+    for (int i = 1; i <= h_; ++i)
+      for (int j = 1; j <= w_; ++j) interior.push_back(at(u_, i, j));
+    return block_report(std::move(interior), iterations, last_change, seconds);
+  }
+
+ private:
+  double& at(std::vector<double>& v, int i, int j) { return v[static_cast<std::size_t>(i * stride_ + j)]; }
+  std::vector<double> row(int i) { return {u_.begin() + i * stride_ + 1, u_.begin() + i * stride_ + 1 + w_}; }
+  std::vector<double> column(int j) {
+    std::vector<double> c(static_cast<std::size_t>(h_));
+    for (int i = 1; i <= h_; ++i) c[static_cast<std::size_t>(i - 1)] = at(u_, i, j);
+    return c;
+  }
+
+  int blocks_;
+  int bi_, bj_;  // block coordinates
+  int h_, w_;    // rows and columns of the grid this block owns
+  int stride_;   // w_ + 2: a row of the buffers, halo included
+  std::vector<double> u_, next_;  // (h_ + 2) x (w_ + 2), halo included
+};
 
 // Serial reference: the same grid, boundary and stencil for exactly `iters`
 // iterations. Returns the grid (n x n, row-major) and fills the max change of

@@ -42,26 +42,8 @@ struct block : roam::element<block, roam::index<2>> {
   // The max reduction's result, the same on every block: the largest change of the iteration just done.
   roam::mailbox<double> max_change;
 
-  block(jacobi_params p, roam::promise<gathered> done) : p_(p), done_(done) {
-    bi_ = this_index()[0];
-    bj_ = this_index()[1];
-    h_ = first_of_block(bi_ + 1, p_.n, p_.blocks) - first_of_block(bi_, p_.n, p_.blocks);
-    w_ = first_of_block(bj_ + 1, p_.n, p_.blocks) - first_of_block(bj_, p_.n, p_.blocks);
-    stride_ = w_ + 2;
-    neighbours_ = (bi_ > 0) + (bi_ < p_.blocks - 1) + (bj_ > 0) + (bj_ < p_.blocks - 1);
-    // Interior starts at 0; halos on the grid's edge hold the fixed boundary
-    // values in both buffers, halos facing a neighbour are overwritten by ghosts.
-    u_.assign(static_cast<std::size_t>((h_ + 2) * stride_), 0.0);
-    for (int j = 0; j < w_ + 2; ++j) {
-      at(u_, 0, j) = bi_ == 0 ? top_boundary : 0.0;
-      if (bi_ == p_.blocks - 1) at(u_, h_ + 1, j) = other_boundary;
-    }
-    for (int i = 1; i <= h_; ++i) {
-      if (bj_ == 0) at(u_, i, 0) = other_boundary;
-      if (bj_ == p_.blocks - 1) at(u_, i, w_ + 1) = other_boundary;
-    }
-    next_ = u_;
-  }
+  block(jacobi_params p, roam::promise<gathered> done)
+      : p_(p), done_(done), grid_(p, this_index()[0], this_index()[1]) {}
 
   // Broadcast by main: the block's whole life.
   roam::task<> run() {
@@ -69,17 +51,16 @@ struct block : roam::element<block, roam::index<2>> {
     std::int32_t iter = 0;  // iterations completed
     double change = 0;
     for (;;) {
-      if (bi_ > 0) send_edge(bi_ - 1, bj_, iter, from_south, row(1));
-      if (bi_ < p_.blocks - 1) send_edge(bi_ + 1, bj_, iter, from_north, row(h_));
-      if (bj_ > 0) send_edge(bi_, bj_ - 1, iter, from_east, column(1));
-      if (bj_ < p_.blocks - 1) send_edge(bi_, bj_ + 1, iter, from_west, column(w_));
+      grid_.send_edges([&](int bi, int bj, side from, std::vector<double> edge) {
+        this_array()[{bi, bj}].send<&block::ghost>(iter, from, std::move(edge));
+      });
       // Straight into the halo: this iteration's edges are already out, and
       // receive(iter) leaves a faster neighbour's next-iteration ghost queued.
-      for (int k = 0; k < neighbours_; ++k) {
+      for (int k = 0; k < grid_.neighbours(); ++k) {
         auto [ref, from, edge] = co_await ghost.receive(iter);
-        fill_halo(from, edge);
+        grid_.fill_halo(from, edge);
       }
-      contribute(relax(), roam::max, roam::callback<double>::broadcast<&block::max_change>(this_array()));
+      contribute(grid_.relax(), roam::max, roam::callback<double>::broadcast<&block::max_change>(this_array()));
       change = co_await max_change;
       ++iter;
       if (change < p_.tol || iter >= p_.max_iters) break;
@@ -87,66 +68,14 @@ struct block : roam::element<block, roam::index<2>> {
     // Every block stopped after the same reduction, so no ghost may be left over.
     if (!ghost.empty()) roam::abort("jacobi2d_tasks: a ghost outlived the last iteration");
 
-    std::vector<double> interior;
-    interior.reserve(static_cast<std::size_t>(h_ * w_));
-    for (int i = 1; i <= h_; ++i)
-      for (int j = 1; j <= w_; ++j) interior.push_back(at(u_, i, j));
     double seconds = std::chrono::duration<double>(jacobi_clock::now() - t0).count();
-    contribute(block_report(std::move(interior), iter, change, seconds), report_reducer,
-               roam::callback<gathered>::to_future(done_));
+    contribute(grid_.report(iter, change, seconds), report_reducer, roam::callback<gathered>::to_future(done_));
   }
 
  private:
-  double& at(std::vector<double>& v, int i, int j) {
-    return v[static_cast<std::size_t>(i * stride_ + j)];
-  }
-
-  void send_edge(int bi, int bj, std::int32_t iter, side from, std::vector<double> edge) {
-    this_array()[{bi, bj}].send<&block::ghost>(iter, from, std::move(edge));
-  }
-  std::vector<double> row(int i) {
-    return {u_.begin() + i * stride_ + 1, u_.begin() + i * stride_ + 1 + w_};
-  }
-  std::vector<double> column(int j) {
-    std::vector<double> c(static_cast<std::size_t>(h_));
-    for (int i = 1; i <= h_; ++i) c[static_cast<std::size_t>(i - 1)] = at(u_, i, j);
-    return c;
-  }
-
-  void fill_halo(side from, const std::vector<double>& edge) {
-    switch (from) {
-      case from_north: std::copy(edge.begin(), edge.end(), &at(u_, 0, 1)); break;
-      case from_south: std::copy(edge.begin(), edge.end(), &at(u_, h_ + 1, 1)); break;
-      case from_west:
-        for (int i = 1; i <= h_; ++i) at(u_, i, 0) = edge[static_cast<std::size_t>(i - 1)];
-        break;
-      case from_east:
-        for (int i = 1; i <= h_; ++i) at(u_, i, w_ + 1) = edge[static_cast<std::size_t>(i - 1)];
-        break;
-    }
-  }
-
-  // One sweep over the interior; returns the largest change.
-  double relax() {
-    double change = 0;
-    for (int i = 1; i <= h_; ++i) {
-      for (int j = 1; j <= w_; ++j) {
-        double v = stencil(at(u_, i - 1, j), at(u_, i + 1, j), at(u_, i, j - 1), at(u_, i, j + 1));
-        change = std::max(change, std::abs(v - at(u_, i, j)));
-        at(next_, i, j) = v;
-      }
-    }
-    std::swap(u_, next_);
-    return change;
-  }
-
   jacobi_params p_;
   roam::promise<gathered> done_;
-  int bi_ = 0, bj_ = 0;  // block coordinates
-  int h_ = 0, w_ = 0;    // rows and columns of the grid this block owns
-  int stride_ = 0;       // w_ + 2: a row of the buffers, halo included
-  int neighbours_ = 0;
-  std::vector<double> u_, next_;  // (h_ + 2) x (w_ + 2), halo included
+  block_grid grid_;
 };
 
 int main(int argc, char** argv) {
