@@ -192,11 +192,27 @@ void element_gone(const collection_desc* d, std::uint32_t next) {
   move_here(r, next, -1);
   try_flush(d, r);
 }
-std::uint32_t element_born(const collection_desc* d, std::uint32_t at_least) {
+std::uint32_t element_born(const collection_desc* d, std::uint32_t parent_next, std::uint32_t& count_on) {
   array_reductions& r = state_of(d);
-  std::uint32_t first = std::max(r.next_flush, at_least);
-  r.slots[first].delta += 1;
+  count_on = no_pe;
+  std::uint32_t first = parent_next == no_parent ? r.next_flush : parent_next;
+  if (first >= r.next_flush) {
+    // Counted in this PE's partial, which cannot pass `first` up while the
+    // parent (here, owing it) or, without a parent, this PE's turn is open.
+    r.slots[first].delta += 1;
+    return first;
+  }
+  // The parent arrived late: this PE passed `first` up already. The root still
+  // waits for the parent, so it can count the birth; but the child, once built
+  // elsewhere, may contribute straight to the root, so the root must have
+  // counted the birth first: the insertion travels through the root.
+  if (r.root) add_at_root(d, r, first, nullptr, 0, 1, false);
+  else count_on = tree_root;
   return first;
+}
+void element_born_at_root(const collection_desc* d, std::uint32_t first) {
+  array_reductions& r = state_of(d);
+  add_at_root(d, r, first, nullptr, 0, 1, false);
 }
 void element_died(const collection_desc* d, std::uint32_t next) {
   array_reductions& r = state_of(d);
@@ -213,6 +229,7 @@ const bool hooks_installed = [] {
   g_element_hooks.here = &element_here;
   g_element_hooks.gone = &element_gone;
   g_element_hooks.born = &element_born;
+  g_element_hooks.born_at_root = &element_born_at_root;
   g_element_hooks.died = &element_died;
   g_element_hooks.constructed = &array_constructed;
   return true;

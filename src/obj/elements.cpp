@@ -359,7 +359,8 @@ void* create_on_demand(local_collection& lc, const index_storage& idx) {
   auto prev = lc.locations().known.find(idx);
   f.epoch = prev == lc.loc->known.end() ? 0 : prev->second.epoch + 1;
   f.broadcasts = lc.bcast_seen;
-  f.reductions = g_element_hooks.born ? g_element_hooks.born(d, 0) : 0;
+  std::uint32_t count_on = no_pe;  // never set without a parent
+  f.reductions = g_element_hooks.born ? g_element_hooks.born(d, no_parent, count_on) : 0;
   d->dynamic.store(true, std::memory_order_relaxed);
   link(lc, idx, obj);
   if (g_element_hooks.here) g_element_hooks.here(d, f.reductions);
@@ -661,15 +662,20 @@ element_start note_insert_issued(const collection_desc* d, element_base* parent)
   ++lc.inserts_issued;
   element_start start;
   start.issuer = me();
+  std::uint32_t parent_next = no_parent;
   if (parent) {
     const element_fields& f = element_access::fields(*parent);
-    start.reductions = f.reductions;
+    parent_next = f.reductions;
     start.broadcasts = f.broadcasts;
   } else {
     start.broadcasts = lc.bcast_seen;
   }
-  if (g_element_hooks.born) start.reductions = g_element_hooks.born(d, start.reductions);
+  if (g_element_hooks.born) start.reductions = g_element_hooks.born(d, parent_next, start.count_birth_on);
   return start;
+}
+
+void count_birth_at_root(const collection_desc* d, std::uint32_t first) {
+  if (g_element_hooks.born_at_root) g_element_hooks.born_at_root(d, first);
 }
 
 void insert_acked(collection_wire w) {

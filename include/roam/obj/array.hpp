@@ -172,6 +172,15 @@ void insert_here(collection_wire collection, index_storage idx, std::uint32_t ep
 template <class T, class... Args>
 void insert_at_home(collection_wire collection, index_storage idx, std::uint32_t pe, element_start start, Args... args) {
   const collection_desc* d = ensure_collection(collection);
+  if (start.count_birth_on != no_pe) {
+    // Step 0, on the reductions' root: the issuing PE had passed the new
+    // element's first reduction up, so the root counts the birth before the
+    // element can exist (and contribute), then the insertion goes on.
+    count_birth_at_root(d, start.reductions);
+    start.count_birth_on = no_pe;
+    post_control<&insert_at_home<T, Args...>, T>(home_of(d, idx), 0, collection, idx, pe, start, std::move(args)...);
+    return;
+  }
   if (pe == no_pe) pe = tls_pe->id();
   std::uint32_t epoch = register_insertion(d, idx, pe);
   if (epoch == ~0u) {
@@ -262,8 +271,9 @@ class array_proxy : public detail::fan_out_sender<array_proxy<T>, T> {
     desc_->dynamic.store(true, std::memory_order_relaxed);
     detail::element_base* parent = detail::tls_running_element;
     detail::element_start start = detail::note_insert_issued(desc_, parent && parent->descriptor() == desc_ ? parent : nullptr);
+    std::uint32_t first_stop = start.count_birth_on != detail::no_pe ? start.count_birth_on : detail::home_of(desc_, idx);
     detail::post_control<&detail::insert_at_home<T, std::decay_t<A>...>, T>(
-        detail::home_of(desc_, idx), 0, detail::to_wire(desc_), idx, pe, start, std::forward<A>(args)...);
+        first_stop, 0, detail::to_wire(desc_), idx, pe, start, std::forward<A>(args)...);
   }
   bool fan_out_root(std::uint32_t& pe) const noexcept {
     pe = detail::broadcast_root;

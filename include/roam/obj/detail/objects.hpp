@@ -321,9 +321,16 @@ struct element_hooks {
   void (*here)(const collection_desc*, std::uint32_t next_reduction) = nullptr;
   /// One left this PE (migrated away).
   void (*gone)(const collection_desc*, std::uint32_t next_reduction) = nullptr;
-  /// One is being inserted (on this PE or another), joining reductions from
-  /// `at_least` on: returns its first reduction number and counts the birth.
-  std::uint32_t (*born)(const collection_desc*, std::uint32_t at_least) = nullptr;
+  /// One is being inserted (on this PE or another) by an element whose next
+  /// reduction is `parent_next` (or `no_parent`): returns the new one's first
+  /// reduction (the parent's next, else this PE's current) and counts the
+  /// birth there, unless this PE has already passed that reduction up. Then
+  /// only the root may count it, before the element exists: the hook returns
+  /// the PE that must see the insertion first in `count_on` (else no_pe).
+  std::uint32_t (*born)(const collection_desc*, std::uint32_t parent_next, std::uint32_t& count_on) = nullptr;
+  /// The root counts a birth for reduction `first` (an insertion on its way
+  /// from a PE that had passed `first` up).
+  void (*born_at_root)(const collection_desc*, std::uint32_t first) = nullptr;
   /// One was destroyed here.
   void (*died)(const collection_desc*, std::uint32_t next_reduction) = nullptr;
   /// The array's initial members on this PE are built.
@@ -341,8 +348,15 @@ struct element_start {
   std::uint32_t reductions = 0;
   std::uint32_t broadcasts = 0;
   std::uint32_t issuer = 0;  ///< the PE that called insert: told when the element is built
-  void pup(pup_er& p) { p | reductions | broadcasts | issuer; }
+  /// The PE that must count the birth before the insertion goes on to the
+  /// element's home (the reductions' root), or no_pe: see element_hooks::born.
+  std::uint32_t count_birth_on = no_pe;
+  void pup(pup_er& p) { p | reductions | broadcasts | issuer | count_birth_on; }
 };
+/// `parent_next` of an insertion that does not come from an element of the array.
+inline constexpr std::uint32_t no_parent = ~0u;
+/// The root counts the birth of an insertion relayed through it (element_start::count_birth_on).
+void count_birth_at_root(const collection_desc* desc, std::uint32_t first);
 /// The calling PE issues an insertion into `desc` (done_inserting waits for
 /// it) from inside element `parent` (or null): where the new element starts.
 /// Its birth is counted here and now, so no reduction can complete without it.
