@@ -32,6 +32,8 @@ inline double seconds_since(bench_clock::time_point t0) {
 roam::task<> bench_migrate();
 /// Mailbox tasks against plain entries, memory per suspended task (flow_bench.cpp).
 roam::task<> bench_flow();
+/// Fine-grained work between messages: what idling costs per hop (idle_bench.cpp).
+roam::task<> bench_idle();
 /// User-level threads: threaded entry ping-pong, context switch, memory per thread (thread_bench.cpp).
 roam::task<> bench_thread();
 

@@ -57,13 +57,27 @@ const std::vector<option_spec>& specs() {
        [](runtime_options& o, std::string_view v) { return parse_flag(v, o.set_cpu_affinity); }},
       {"busywait", "ROAM_BUSYWAIT", "", "idle PEs spin instead of sleeping (lowest latency, burns cores)",
        [](runtime_options& o, std::string_view v) { return parse_flag(v, o.busywait); }},
-      {"idlespin", "ROAM_IDLESPIN", "US", "microseconds an idle PE spins before it sleeps (default 50)",
+      {"idlespin", "ROAM_IDLESPIN", "US",
+       "microseconds an idle PE spins at least before it sleeps (default 50); it spins longer while work keeps "
+       "coming back within +idlespinmax",
        [](runtime_options& o, std::string_view v) {
          std::uint64_t n = 0;
          auto e = parse_uint(v, 10'000'000, n);
          o.idle_spin = std::chrono::microseconds(n);
          return e;
        }},
+      {"idlespinmax", "ROAM_IDLESPINMAX", "US",
+       "longest idle spin the PE may learn from short gaps between messages (default 500; at most +idlespin: fixed "
+       "spin)",
+       [](runtime_options& o, std::string_view v) {
+         std::uint64_t n = 0;
+         auto e = parse_uint(v, 10'000'000, n);
+         o.idle_spin_max = std::chrono::microseconds(n);
+         return e;
+       }},
+      {"idlestats", "ROAM_IDLESTATS", "",
+       "at exit, each PE prints how often it idled, slept and was woken, and the wake-up latency",
+       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.idle_stats); }},
       {"bfactor", "ROAM_BFACTOR", "K", "branching factor of the spanning trees of collectives (default 4)",
        [](runtime_options& o, std::string_view v) {
          std::uint64_t n = 0;

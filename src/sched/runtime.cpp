@@ -151,6 +151,24 @@ void report_task_failure(std::exception_ptr e, const std::string& where) noexcep
 
 namespace {
 
+double microseconds(std::chrono::nanoseconds t) { return static_cast<double>(t.count()) / 1e3; }
+
+// +idlestats: one line per PE, written at once so PEs' lines do not interleave.
+void print_idle_stats(const pe_state& pe) {
+  const idle_stats& s = pe.idle();
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "[pe %u/%u] idle %llu times (%.0f us spinning), slept %llu times (%.0f us asleep), woken by a sender "
+                "%llu times: wake-up latency mean %.1f us, max %.1f us; sent %llu wakes; spin budget now %.0f us\n",
+                pe.id(), pe.runtime().num_pes, static_cast<unsigned long long>(s.episodes), microseconds(s.spinning),
+                static_cast<unsigned long long>(s.slept), microseconds(s.asleep),
+                static_cast<unsigned long long>(s.woken),
+                s.woken ? microseconds(s.wake_latency_total) / static_cast<double>(s.woken) : 0.0,
+                microseconds(s.wake_latency_max), static_cast<unsigned long long>(s.wakes_sent),
+                microseconds(pe.idle_spin_budget()));
+  std::fputs(line, stderr);
+}
+
 void pe_thread_body(runtime_state& rt, std::uint32_t local, std::barrier<>& sync) {
   pe_state& pe = *rt.pes[local];
   std::uint32_t id = pe.id();
@@ -165,6 +183,7 @@ void pe_thread_body(runtime_state& rt, std::uint32_t local, std::barrier<>& sync
   pe.run_loop();
   sync.arrive_and_wait();  // nobody runs messages any more
   if (rt.opts.task_report && g_report_waiting_tasks) g_report_waiting_tasks();
+  if (rt.opts.idle_stats) print_idle_stats(pe);
   // Destroy suspended coroutines, then let higher layers destroy objects.
   for (void* frame : std::vector<void*>(pe.root_tasks.begin(), pe.root_tasks.end()))
     std::coroutine_handle<>::from_address(frame).destroy();

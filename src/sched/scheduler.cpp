@@ -15,12 +15,21 @@ namespace {
 // the PE busy, so neither starves.
 constexpr unsigned poll_period = 32;
 
+std::int64_t since_epoch_ns(pe_state::clock::time_point t) noexcept {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
 bool heap_less(std::int32_t pa, std::int64_t sa, std::int32_t pb, std::int64_t sb) {
   return pa != pb ? pa < pb : sa < sb;
 }
 }  // namespace
 
-pe_state::pe_state(runtime_state& rt, std::uint32_t id, std::uint32_t pe_count) : rt_(rt), id_(id) {
+pe_state::pe_state(runtime_state& rt, std::uint32_t id, std::uint32_t pe_count)
+    : rt_(rt),
+      id_(id),
+      // More PEs than cores: a spinning PE takes the core from the one that
+      // would produce its work, so the spin stays at its minimum.
+      idle_policy_(rt.opts.idle_spin, rt.opts.idle_spin_max, !rt.oversubscribed) {
   pool_.init(id, pe_count);
   heap_.reserve(64);
 }
@@ -119,21 +128,36 @@ void pe_state::go_idle() {
     }
     return;
   }
-  // The spin ends early when a timer falls due.
-  auto spin_end = clock::now() + rt_.opts.idle_spin;
+  // The spin ends early when a timer falls due. The clock is read every 64
+  // looks, not when work appears, so finding work costs no clock read; the
+  // gap the policy learns is short by at most 64 looks.
+  ++idle_stats_.episodes;
+  const auto start = clock::now();
+  auto spin_end = start + idle_policy_.budget();
   if (!timers_.empty()) spin_end = std::min(spin_end, timers_.front().first);
+  auto last_look = start;
+  auto end_spinning = [&] {
+    idle_stats_.spinning += last_look - start;
+    idle_policy_.episode(last_look - start);
+  };
   for (unsigned i = 1;; ++i) {
-    if (work_visible()) return;
-    if (drives_ && drives_->progress()) return;
+    if (work_visible() || (drives_ && drives_->progress())) {
+      end_spinning();
+      return;
+    }
     if ((i & 63) == 0) {
       if (rt_.oversubscribed) sched_yield();
-      auto now = clock::now();
-      if (now >= spin_end) {
-        if (!timers_.empty() && timers_.front().first <= now) return;  // run the timer
+      last_look = clock::now();
+      if (last_look >= spin_end) {
+        if (!timers_.empty() && timers_.front().first <= last_look) {  // run the timer
+          end_spinning();
+          return;
+        }
         break;
       }
     }
   }
+  idle_stats_.spinning += last_look - start;
   // About to sleep: hand back other PEs' blocks now rather than on every idle
   // moment, where it would cost a remote cache line per message in a ping-pong.
   pool_.flush_returns();
@@ -141,8 +165,13 @@ void pe_state::go_idle() {
   if (!timers_.empty()) {
     auto next = timers_.front().first;  // a min-heap by deadline
     timeout = std::max(std::chrono::nanoseconds{0}, std::chrono::duration_cast<std::chrono::nanoseconds>(next - clock::now()));
-    if (timeout.count() == 0) return;
+    if (timeout.count() == 0) {
+      idle_policy_.episode(last_look - start);
+      return;
+    }
   }
+  ++idle_stats_.slept;
+  const auto sleep_start = clock::now();
   std::uint32_t seen = wake_.load(std::memory_order_seq_cst);
   sleeping_.store(1, std::memory_order_seq_cst);
   if (drives_) {
@@ -155,9 +184,21 @@ void pe_state::go_idle() {
     futex_wait(wake_, seen, timeout);
   }
   sleeping_.store(0, std::memory_order_relaxed);
+  const auto woke = clock::now();
+  idle_stats_.asleep += woke - sleep_start;
+  const std::int64_t stamp = wake_stamp_.load(std::memory_order_relaxed);
+  if (stamp >= since_epoch_ns(sleep_start)) {
+    std::chrono::nanoseconds latency{since_epoch_ns(woke) - stamp};
+    ++idle_stats_.woken;
+    idle_stats_.wake_latency_total += latency;
+    idle_stats_.wake_latency_max = std::max(idle_stats_.wake_latency_max, latency);
+  }
+  idle_policy_.episode(woke - start);
 }
 
 void pe_state::wake() noexcept {
+  wake_stamp_.store(since_epoch_ns(clock::now()), std::memory_order_relaxed);
+  if (tls_pe) ++tls_pe->idle_stats_.wakes_sent;
   wake_.fetch_add(1, std::memory_order_seq_cst);
   if (drives_) drives_->wake();
   else futex_wake(wake_, 1);

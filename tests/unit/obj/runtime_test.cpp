@@ -184,6 +184,73 @@ TEST(runtime, idle_pes_sleep_instead_of_spinning) {
   EXPECT_LT(used, 0.15) << "idle PEs used " << used << " s of CPU in 0.3 s";
 }
 
+namespace {
+struct rally : roam::chare<rally> {
+  // Hits back and forth with `work` of busy work per hit: fine-grained rhythm
+  // whose gaps teach the idle policy to spin longer.
+  void hit(int left, roam::chare_proxy<rally> other, std::chrono::microseconds work, roam::callback<> done) {
+    auto end = std::chrono::steady_clock::now() + work;
+    while (std::chrono::steady_clock::now() < end) {
+    }
+    if (left == 0) return done.send();
+    other.send<&rally::hit>(left - 1, this_proxy(), work, done);
+  }
+};
+}  // namespace
+
+TEST(runtime, pes_that_learned_a_long_spin_still_sleep_once_work_stops) {
+  // Two PEs (one per core: the spin adapts) rally 400 hits with 100 us of
+  // work each, so each idles ~100 us at a time and learns to spin through
+  // such gaps; then nothing happens for 300 ms. They must fall asleep.
+  double idle_cpu = -1;
+  int rc = run_on(2, [&](const roam::args&) -> roam::task<> {
+    auto a = roam::create_chare_on<rally>(roam::pe_id{0});
+    auto b = roam::create_chare_on<rally>(roam::pe_id{1});
+    auto [f, p] = roam::make_future<>();
+    a.send<&rally::hit>(400, b, std::chrono::microseconds(100), roam::callback<>::to_future(p));
+    co_await f;
+    double before = process_cpu_seconds();
+    roam::after(std::chrono::milliseconds(300), [&idle_cpu, before] {
+      idle_cpu = process_cpu_seconds() - before;
+      roam::exit(0);
+    });
+  });
+  EXPECT_EQ(rc, 0);
+  // Spinning through would burn 0.6 s; two PEs that spin their learned
+  // budget (at most +idlespinmax, 500 us) a few times and then sleep, a few ms.
+  EXPECT_GE(idle_cpu, 0.0);
+  EXPECT_LT(idle_cpu, 0.1) << "idle PEs used " << idle_cpu << " s of CPU in 0.3 s after the rally";
+}
+
+TEST(runtime, a_sleeping_pe_is_woken_once_however_many_messages_reach_it_meanwhile) {
+  // PE 1 sleeps (nothing to do for 20 ms); PE 0 then sends it 2000 messages
+  // at once. The first sender to find it asleep claims the wake: PE 0 must
+  // not make a system call per message while PE 1 is waking up.
+  std::uint64_t wakes_sent = 0, sleeps = 0;
+  int rc = run_on(2, [&](const roam::args&) -> roam::task<> {
+    struct sink : roam::chare<sink> {
+      int got = 0;
+      void take(int) { ++got; }
+      std::uint64_t sleeps() { return roam::detail::tls_pe->idle().slept; }
+    };
+    auto s = roam::create_chare_on<sink>(roam::pe_id{1});
+    co_await s.call<&sink::sleeps>();  // built and answered: PE 1 has nothing left to do
+    auto [f, p] = roam::make_future<>();
+    roam::after(std::chrono::milliseconds(20), [s, p = p]() mutable {
+      for (int i = 0; i < 2000; ++i) s.send<&sink::take>(i);
+      p.set_value();
+    });
+    co_await f;
+    sleeps = co_await s.call<&sink::sleeps>();
+    wakes_sent = roam::detail::tls_pe->idle().wakes_sent;
+    roam::exit(0);
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_GE(sleeps, 1u);
+  // Each of PE 1's sleeps can be claimed by one wake (the exit's wake aside).
+  EXPECT_LE(wakes_sent, sleeps + 1) << "PE 0 sent " << wakes_sent << " wakes for " << sleeps << " sleeps";
+}
+
 TEST(runtime, busywait_and_affinity_options_run_programs_correctly) {
   for (auto opts : {std::vector<std::string>{"+busywait"}, std::vector<std::string>{"+setcpuaffinity"}}) {
     int got = 0;

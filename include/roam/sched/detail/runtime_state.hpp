@@ -27,7 +27,9 @@ struct runtime_options {
   bool set_cpu_affinity = false;         ///< +setcpuaffinity
   bool busywait = false;                 ///< +busywait: idle PEs spin, never sleep
   bool serialize = false;                ///< +serialize: every entry message goes through pup (tests the wire path)
-  std::chrono::microseconds idle_spin{50};  ///< +idlespin US: spin this long before sleeping
+  std::chrono::microseconds idle_spin{50};  ///< +idlespin US: spin at least this long before sleeping
+  std::chrono::microseconds idle_spin_max{500};  ///< +idlespinmax US: how long the learned spin may grow
+  bool idle_stats = false;               ///< +idlestats: each PE prints its idle/sleep/wake figures at exit
   std::uint32_t bfactor = 4;             ///< +bfactor K: branching factor of spanning trees
   std::size_t ul_stack = 256 * 1024;     ///< +ulstack BYTES: stack of each user-level thread
   bool task_report = false;              ///< +taskreport: each PE reports its suspended tasks at exit
