@@ -40,7 +40,8 @@ def resolve(repo, spec, cache):
 
 
 def describe(repo, sha):
-    return git(repo, "log", "-1", "--format=%h %s", sha)[:80]
+    text = git(repo, "log", "-1", "--format=%h %s", sha)
+    return text if len(text) <= 72 else text[:69] + "..."
 
 
 def snapshot(repo, cache):

@@ -5,13 +5,16 @@ COLUMNS = ("bench", "case", "bytes", "pes", "metric", "BASE", "HEAD", "slowdown"
 
 
 def number(x):
-    """Four significant digits; millions as "M" like docs/perf.md does."""
+    """Four significant digits; large values with "k", "M" or "G" (as
+    docs/perf.md writes them) rather than in exponent form."""
     if x is None:
         return "-"
     if abs(x) >= 1e9:
         return "%.4g G" % (x / 1e9)
     if abs(x) >= 1e6:
         return "%.4g M" % (x / 1e6)
+    if abs(x) >= 1e4:  # below, "%.4g" shows every digit anyway
+        return "%.4g k" % (x / 1e3)
     return "%.4g" % x
 
 

@@ -31,7 +31,8 @@ def rows_of(base_runs, head_runs, threshold=0.15):
     runs = []
     for b, h in zip(base_runs, head_runs):
         runs += [(BASE, compare.parse_lines("\n".join(b))), (HEAD, compare.parse_lines("\n".join(h)))]
-    return {(r["case"], r["bytes"], r["metric"], r["pes"]): r for r in compare.compare(compare.collect(runs), threshold)}
+    rows = compare.compare(compare.collect(runs), threshold)
+    return {(r["case"], r["bytes"], r["metric"], r["pes"]): r for r in rows}
 
 
 class Direction(unittest.TestCase):
@@ -109,6 +110,10 @@ class Flagging(unittest.TestCase):
         self.assertIn("only in BASE", text)
         self.assertIn("only in HEAD", text)
 
+    def test_numbers_keep_their_magnitude(self):
+        self.assertEqual([table.number(x) for x in (0.02315, 5204, 13062, 101200, 2.86e6, 4.59e7, None)],
+                         ["0.02315", "5204", "13.06 k", "101.2 k", "2.86 M", "45.9 M", "-"])
+
     def test_other_lines_are_skipped(self):
         out = "\n".join(["roam: a notice", "{not json", '{"bench":"coll"}', line("coll", "c", "us", 1.0), ""])
         self.assertEqual(len(compare.parse_lines(out)), 1)
@@ -121,9 +126,11 @@ FAKE = textwrap.dedent('''\
     FACTOR, BENCHES, FAIL = {factor!r}, {benches!r}, {fail!r}
     args = sys.argv[1:]
     if not args or args[0] not in BENCHES:
-        sys.exit(print("usage: roam-bench [" + "|".join(BENCHES + ["all", "noop"]) + "] [--json]", file=sys.stderr) or 2)
+        print("usage: roam-bench [" + "|".join(BENCHES + ["all", "noop"]) + "] [--json]", file=sys.stderr)
+        sys.exit(2)
     if args[0] == FAIL:
-        sys.exit(print("fake failure", file=sys.stderr) or 1)
+        print("fake failure", file=sys.stderr)
+        sys.exit(1)
     pes = int(args[args.index("+p") + 1])
     for case, metric, value in (("c_time", "us_per_op", 1.0), ("c_rate", "msgs_per_s", 1e6)):
         value = value * FACTOR if metric.endswith("us_per_op") else value / FACTOR
