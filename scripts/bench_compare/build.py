@@ -77,7 +77,6 @@ def build(repo, cache, sha, dirname, jobs, what):
     only what changed since the last comparison is recompiled.
     """
     path = os.path.join(cache, dirname)
-    git(repo, "worktree", "prune")  # forgets worktrees whose directory was deleted (make clean)
     if os.path.exists(os.path.join(path, ".git")):
         current = subprocess.run(["git", "-C", path, "rev-parse", "HEAD"], capture_output=True, text=True)
         if current.returncode != 0:
@@ -85,8 +84,12 @@ def build(repo, cache, sha, dirname, jobs, what):
         if current.stdout.strip() != sha:
             git(path, "checkout", "-q", "-f", "--detach", sha)
     else:
+        # A directory deleted by `make clean` stays registered as a worktree
+        # and would block `worktree add`: forget it (that one only), then
+        # clear what an interrupted earlier attempt left.
+        subprocess.run(["git", "-C", repo, "worktree", "remove", "--force", path], capture_output=True)
         if os.path.exists(path):
-            shutil.rmtree(path)  # an interrupted earlier attempt
+            shutil.rmtree(path)
         os.makedirs(cache, exist_ok=True)
         git(repo, "worktree", "add", "-q", "--detach", path, sha)
     log_path = os.path.join(path, "build", "bench-compare-build.log")

@@ -122,7 +122,7 @@ class Flagging(unittest.TestCase):
 FAKE = textwrap.dedent('''\
     #!/usr/bin/env python3
     # A stand-in for roam-bench: prints fixed results, scaled by FACTOR.
-    import json, sys
+    import json, sys, time
     FACTOR, BENCHES, FAIL = {factor!r}, {benches!r}, {fail!r}
     args = sys.argv[1:]
     if not args or args[0] not in BENCHES:
@@ -131,6 +131,8 @@ FAKE = textwrap.dedent('''\
     if args[0] == FAIL:
         print("fake failure", file=sys.stderr)
         sys.exit(1)
+    if args[0] == "hang":
+        time.sleep(60)
     pes = int(args[args.index("+p") + 1])
     for case, metric, value in (("c_time", "us_per_op", 1.0), ("c_rate", "msgs_per_s", 1e6)):
         value = value * FACTOR if metric.endswith("us_per_op") else value / FACTOR
@@ -185,6 +187,13 @@ class WholeScript(unittest.TestCase):
         self.assertEqual(statuses[("old", "c_rate")], "only in BASE")
         self.assertEqual(statuses[("coll", "c_time")], "")
         self.assertIn("FAILED RUN", r.stdout)
+
+    def test_a_hanging_run_is_killed_and_reported(self):
+        base = self.fake("base", 1.0, benches=("coll", "hang"))
+        r, report = self.run_script(base, base, "--pes", "1", "--rounds", "1", "--timeout", "1")
+        self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
+        self.assertEqual(report["failed_runs"], 2)
+        self.assertIn("no result after 1 s", r.stdout)
 
     def test_unknown_bench_is_an_error(self):
         base = self.fake("base", 1.0)
