@@ -3,7 +3,7 @@
 JOBS ?= 2
 DEMO_ARGS ?= 11
 
-.PHONY: deps demo test test-asan test-tsan bench clean
+.PHONY: deps demo test test-asan test-tsan bench bench-compare clean
 
 deps:
 	@scripts/install-deps.sh
@@ -33,6 +33,14 @@ bench: deps
 	cmake --build --preset release -j $(JOBS) --target roam-bench
 	./build/release/bench/roam-bench all +p1
 	./build/release/bench/roam-bench all +p2
+
+# Regression guard: roam-bench of BASE against HEAD (default: the current
+# commit; WORKTREE: uncommitted changes), run alternately on the same cores.
+# More options through BENCH_COMPARE_ARGS, e.g. "--bench coll --pes 2".
+HEAD ?= HEAD
+bench-compare: deps
+	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<revision> [HEAD=<revision>|WORKTREE] [BENCH_COMPARE_ARGS=...]" >&2; exit 2; }
+	scripts/bench-compare --jobs $(JOBS) $(BENCH_COMPARE_ARGS) $(BASE) $(HEAD)
 
 clean:
 	rm -rf build
