@@ -27,8 +27,7 @@ pe_tree all_pes() {
   return pe_tree{rt.num_pes, rt.ppn, rt.opts.bfactor};
 }
 
-array_reductions& state_of(const collection_desc* d) {
-  coll_state& st = local_coll_state();
+[[gnu::noinline]] array_reductions& find_state(coll_state& st, const collection_desc* d) {
   auto [it, fresh] = st.arrays.try_emplace(d->id);
   array_reductions& r = it->second;
   if (fresh) {
@@ -40,7 +39,19 @@ array_reductions& state_of(const collection_desc* d) {
     tree.for_each_child(me, [&](std::uint32_t c) { r.children.push_back(c); });
     if (r.root) r.population = static_cast<std::int64_t>(d->volume);
   }
+  st.last_array_id = d->id;
+  st.last_array = &r;
   return r;
+}
+
+// Every contribution looks its array up: the last one found is kept (entries
+// are never erased, so the pointer stays valid), and the look-up stays out of
+// line so that this check is inlined.
+inline array_reductions& state_of(const collection_desc* d) {
+  coll_state& st = local_coll_state();
+  if (st.last_array && st.last_array_id == d->id) [[likely]]
+    return *st.last_array;
+  return find_state(st, d);
 }
 
 std::string describe(const array_reductions& r, std::uint32_t seq) { return r.name + " reduction #" + std::to_string(seq); }
@@ -66,17 +77,16 @@ void start_here(collection_wire w, std::uint32_t seq);
 void child_partial(collection_wire w, std::uint32_t seq, partial_handle p, std::uint64_t count, std::int64_t delta);
 void root_partial(collection_wire w, std::uint32_t seq, partial_handle p, std::uint64_t count, std::int64_t delta);
 
-void mark_started(const collection_desc* d, array_reductions& r, array_slot& slot, std::uint32_t seq) {
-  if (slot.started) return;
-  slot.started = true;
+[[gnu::noinline]] void announce_start(const collection_desc* d, const array_reductions& r, std::uint32_t seq) {
   for (std::uint32_t c : r.children) post_control_uncounted<&start_here>(c, to_wire(d), seq);
 }
-
-std::int64_t owing(const array_reductions& r, std::uint32_t seq) {
-  std::int64_t n = 0;
-  for (auto it = r.here.begin(); it != r.here.end() && it->first <= seq; ++it) n += it->second;
-  return n;
+inline void mark_started(const collection_desc* d, array_reductions& r, array_slot& slot, std::uint32_t seq) {
+  if (slot.started) return;
+  slot.started = true;
+  announce_start(d, r, seq);
 }
+
+std::int64_t owing(array_reductions& r, std::uint32_t seq) { return r.here.owing(seq); }
 
 void try_complete_root(const collection_desc* d, array_reductions& r) {
   for (;;) {
@@ -115,12 +125,13 @@ void add_at_root(const collection_desc* d, array_reductions& r, std::uint32_t se
 }
 
 // Passes up every reduction this PE is done with, in order.
-void try_flush(const collection_desc* d, array_reductions& r) {
+[[gnu::noinline]] void flush_ready(const collection_desc* d, array_reductions& r) {
   for (;;) {
+    if (!r.constructed || owing(r, r.next_flush) > 0) return;
     auto it = r.slots.find(r.next_flush);
-    if (it == r.slots.end() || !it->second.started || !r.constructed) return;
+    if (it == r.slots.end() || !it->second.started) return;
     array_slot& slot = it->second;
-    if (slot.children < r.children.size() || owing(r, r.next_flush) > 0) return;
+    if (slot.children < r.children.size()) return;
     std::uint32_t seq = r.next_flush++;
     std::unique_ptr<partial_base> value = std::move(slot.value);
     std::uint64_t count = slot.count;
@@ -129,6 +140,12 @@ void try_flush(const collection_desc* d, array_reductions& r) {
     if (r.root) add_at_root(d, r, seq, std::move(value), count, delta, true);
     else post_control<&child_partial>(r.parent, 0, to_wire(d), seq, partial_handle{std::move(value)}, count, delta);
   }
+}
+// Called after every contribution: the O(1) check that some local element
+// still owes the reduction is inlined, before any look-up.
+inline void try_flush(const collection_desc* d, array_reductions& r) {
+  if (!r.constructed || owing(r, r.next_flush) > 0) return;
+  flush_ready(d, r);
 }
 
 void start_here(collection_wire w, std::uint32_t seq) {
@@ -178,11 +195,7 @@ void add_here(const collection_desc* d, array_reductions& r, std::uint32_t seq, 
   try_flush(d, r);
 }
 
-void move_here(array_reductions& r, std::uint32_t from, std::int64_t n) {
-  auto& v = r.here[from];
-  v += n;
-  if (v == 0) r.here.erase(from);
-}
+void move_here(array_reductions& r, std::uint32_t from, std::int64_t n) { r.here.add(from, n); }
 
 // ---- population hooks (called by the objects layer) ----
 
@@ -241,9 +254,37 @@ void submit_array_contribution(const contributor& who, std::unique_ptr<partial_b
   (void)hooks_installed;
   array_reductions& r = state_of(who.desc);
   std::uint32_t seq = who.take_number();
-  move_here(r, seq, -1);
-  move_here(r, seq + 1, 1);
+  r.here.step(seq);
   add_here(who.desc, r, seq, std::move(p), 1, 0);
+}
+
+// The common case, once per element and reduction: the value is folded into
+// this PE's partial without being boxed (only the PE's first contribution to
+// a reduction is), with no map touched but the slot's.
+void submit_array_contribution(const contributor& who, const pending_contribution& c) {
+  (void)hooks_installed;
+  array_reductions& r = state_of(who.desc);
+  std::uint32_t seq = who.take_number();
+  r.here.step(seq);
+  if (seq < r.next_flush) [[unlikely]] {  // a migrant late for it: to the root
+    add_here(who.desc, r, seq, c.box(c.self), 1, 0);
+    return;
+  }
+  array_slot& slot = r.slots[seq];
+  if (!slot.value) {
+    slot.value = c.box(c.self);
+  } else if (slot.value->type != c.type && *slot.value->type != *c.type) {
+    report_fatal(describe(r, seq) + ": contributions disagree on the reducer or the value type");
+  } else {
+    try {
+      c.absorb(*slot.value, c.self);
+    } catch (const std::exception& e) {
+      report_fatal(describe(r, seq) + ": " + e.what());
+    }
+  }
+  ++slot.count;
+  mark_started(who.desc, r, slot, seq);
+  try_flush(who.desc, r);
 }
 
 }  // namespace roam::detail

@@ -140,8 +140,9 @@ void add_local_from(std::uint64_t key, std::uint32_t seq, partial_handle p) { ad
 
 coll_state& local_coll_state() noexcept { return *static_cast<coll_state*>(tls_pe->slot(layer_slot::collectives)); }
 
-void submit_contribution(const contributor& who, const pending_contribution& c) {
-  (void)registered;
+namespace {
+
+[[gnu::noinline]] void submit_member_contribution(const contributor& who, const pending_contribution& c) {
   if (who.desc->kind != collection_kind::group) {
     submit_contribution(who, c.box(c.self));
     return;
@@ -168,6 +169,15 @@ void submit_contribution(const contributor& who, const pending_contribution& c) 
     return;
   }
   try_complete(key, r, seq);
+}
+
+}  // namespace
+
+// Both branches are tail calls: nothing is saved on the way to an array's.
+void submit_contribution(const contributor& who, const pending_contribution& c) {
+  (void)registered;
+  if (who.desc->kind == collection_kind::array) return submit_array_contribution(who, c);
+  submit_member_contribution(who, c);
 }
 
 void submit_contribution(const contributor& who, std::unique_ptr<partial_base> p) {

@@ -49,6 +49,64 @@ struct array_root_slot {
   std::int64_t delta = 0;
   bool flushed = false;  ///< the whole tree passed it up
 };
+/// The local elements of one array by their next reduction number, as the
+/// flush asks for it: how many owe reduction `seq`, i.e. have a next number at
+/// or below it. Every contribution moves one element up by one and every
+/// contribution checks whether the PE may flush, so both are O(1) in the
+/// common case (a window of counts starting at the lowest number asked
+/// about); numbers beyond the window (elements far ahead) are kept in a map,
+/// and elements below it (migrants that arrived late) only as a total, since
+/// they all owe every reduction from the window's start on.
+class next_numbers {
+ public:
+  /// `n` elements whose next number is `next` arrived (n > 0) or left (n < 0).
+  void add(std::uint32_t next, std::int64_t n) {
+    if (next < base_) {
+      behind_ += n;
+    } else if (next - base_ < window) {
+      counts_[next % window] += n;
+    } else {
+      auto& v = far_[next];
+      v += n;
+      if (v == 0) far_.erase(next);
+    }
+  }
+  /// An element contributed to reduction `from`: its next number is from + 1.
+  void step(std::uint32_t from) {
+    if (from >= base_ && from + 1 - base_ < window) [[likely]] {
+      --counts_[from % window];
+      ++counts_[(from + 1) % window];
+      return;
+    }
+    add(from, -1);
+    add(from + 1, 1);
+  }
+  /// Elements that still owe reduction `seq`. `seq` never goes below an
+  /// earlier call's: numbers under it are from then on only counted in total.
+  std::int64_t owing(std::uint32_t seq) {
+    while (base_ < seq) advance();
+    return behind_ + counts_[seq % window];
+  }
+
+ private:
+  static constexpr std::uint32_t window = 32;
+  void advance() {
+    std::int64_t& first = counts_[base_ % window];
+    behind_ += first;
+    first = 0;
+    ++base_;
+    // The number that just entered the window at its end.
+    if (!far_.empty() && far_.begin()->first == base_ + window - 1) {
+      counts_[far_.begin()->first % window] = far_.begin()->second;
+      far_.erase(far_.begin());
+    }
+  }
+  std::uint32_t base_ = 0;  ///< the window's first number
+  std::int64_t behind_ = 0;  ///< elements whose next number is below base_
+  std::int64_t counts_[window] = {};  ///< by next number modulo window, for base_ .. base_ + window - 1
+  std::map<std::uint32_t, std::int64_t> far_;  ///< from base_ + window on
+};
+
 /// This PE's part in the reductions of one array (tree over all PEs).
 struct array_reductions {
   std::string name;
@@ -57,7 +115,7 @@ struct array_reductions {
   bool root = false;
   bool constructed = false;            ///< the array's initial members are built here
   std::uint32_t next_flush = 0;        ///< the lowest reduction this PE has not passed up
-  std::map<std::uint32_t, std::int64_t> here;  ///< local elements by their next reduction number
+  next_numbers here;                   ///< local elements by their next reduction number
   std::map<std::uint32_t, array_slot> slots;
   // Root only:
   std::int64_t population = 0;         ///< elements that take part in reduction next_result, before its own delta
@@ -114,6 +172,8 @@ constexpr std::uint64_t reduction_key(reduction_scope s, std::uint32_t id) noexc
 struct coll_state {
   std::unordered_map<std::uint64_t, collection_reductions> reductions;
   std::unordered_map<std::uint32_t, array_reductions> arrays;  ///< by array id
+  std::uint32_t last_array_id = 0;          ///< the array state_of found last (array_reductions.cpp)
+  array_reductions* last_array = nullptr;
   /// Section reductions are numbered per (section, member): the member's count so far.
   std::map<std::pair<std::uint32_t, std::uint64_t>, std::uint32_t> section_counts;
   quiescence_state qd;

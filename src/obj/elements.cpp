@@ -210,15 +210,16 @@ void migrate_with_partners(local_collection& lc, const index_storage& idx, void*
 // carries out what it asked for, and corrects the sender's cache when the
 // message had to be passed on to get here.
 // Runs one entry on an element, which can ask for things meanwhile.
-void invoke_on(local_collection& lc, message* m, void* obj) noexcept {
+void invoke_on(message* m, void* obj, element_base& b) noexcept {
   element_base* outer = tls_running_element;
   task_roots* outer_tasks = tls_task_owner;
-  tls_running_element = &base_of(lc, obj);
-  tls_task_owner = &element_access::tasks(*tls_running_element);
+  tls_running_element = &b;
+  tls_task_owner = &element_access::tasks(b);
   invoke_guarded(m, obj);
   tls_running_element = outer;
   tls_task_owner = outer_tasks;
 }
+void invoke_on(local_collection& lc, message* m, void* obj) noexcept { invoke_on(m, obj, base_of(lc, obj)); }
 
 void run_entry(local_collection& lc, message* m, void* obj) noexcept {
   if (m) {
@@ -495,20 +496,23 @@ void deliver_array_broadcast(local_collection& lc, message* m) noexcept {
     // No copy of the member list: only the element just run can leave it (its
     // requests run right after its entry), and members added meanwhile were
     // born with this broadcast counted as seen.
+    // Once per element and broadcast: the element's base is found once (an
+    // indirect call) and run_entry is entered only for a request.
     for (std::size_t i = 0; i < lc.order.size();) {
       if (tls_pe->runtime().stopping()) break;
-      const local_collection::member mem = lc.order[i];
-      element_fields& f = element_access::fields(base_of(lc, mem.obj));
+      void* const obj = lc.order[i].obj;
+      element_base& b = base_of(lc, obj);
+      element_fields& f = element_access::fields(b);
       if (f.broadcasts >= n) {  // got it on the PE it came from
         ++i;
         continue;
       }
       f.broadcasts = n;
       m->target = target_kind::element;  // so errors and tasks name the element
-      m->index = mem.index;
-      invoke_on(lc, m, mem.obj);
-      run_entry(lc, nullptr, mem.obj);
-      if (i < lc.order.size() && lc.order[i].obj == mem.obj) ++i;  // else it left: the next one moved into slot i
+      m->index = lc.order[i].index;
+      invoke_on(m, obj, b);
+      if (element_access::has_request(b)) run_entry(lc, nullptr, obj);
+      if (i < lc.order.size() && lc.order[i].obj == obj) ++i;  // else it left: the next one moved into slot i
     }
     m->target = target_kind::array_all;
     lc.bcast_history.push_back(m);

@@ -144,8 +144,10 @@ struct barrier_partial final : partial_base {
 void submit_contribution(const contributor& who, std::unique_ptr<partial_base> p);
 /// The same without boxing the value unless this PE has no partial for that reduction yet.
 void submit_contribution(const contributor& who, const pending_contribution& c);
-/// The same for a reduction over a section `who` belongs to.
+/// The same for an array element (array_reductions.cpp: arrays count contributions).
 void submit_array_contribution(const contributor& who, std::unique_ptr<partial_base> p);
+void submit_array_contribution(const contributor& who, const pending_contribution& c);
+/// The same for a reduction over a section `who` belongs to.
 void submit_section_contribution(const contributor& who, const section_desc* section, std::unique_ptr<partial_base> p);
 
 template <class V, class R, class Result>
