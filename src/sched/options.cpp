@@ -1,6 +1,7 @@
 #include "sched/options.hpp"
 
 #include <charconv>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -35,6 +36,14 @@ std::string parse_flag(std::string_view text, bool& out) {
   return {};
 }
 
+// A duration in whole microseconds, up to 10 s.
+std::string parse_microseconds(std::string_view text, std::chrono::microseconds& out) {
+  std::uint64_t n = 0;
+  auto e = parse_uint(text, 10'000'000, n);
+  out = std::chrono::microseconds(n);
+  return e;
+}
+
 std::string parse_pe_count(std::string_view text, std::uint32_t& out) {
   std::uint64_t n = 0;
   auto e = parse_uint(text, 4096, n);
@@ -60,21 +69,11 @@ const std::vector<option_spec>& specs() {
       {"idlespin", "ROAM_IDLESPIN", "US",
        "microseconds an idle PE spins at least before it sleeps (default 50); it spins longer while work keeps "
        "coming back within +idlespinmax",
-       [](runtime_options& o, std::string_view v) {
-         std::uint64_t n = 0;
-         auto e = parse_uint(v, 10'000'000, n);
-         o.idle_spin = std::chrono::microseconds(n);
-         return e;
-       }},
+       [](runtime_options& o, std::string_view v) { return parse_microseconds(v, o.idle_spin); }},
       {"idlespinmax", "ROAM_IDLESPINMAX", "US",
        "longest idle spin the PE may learn from short gaps between messages (default 500; at most +idlespin: fixed "
        "spin)",
-       [](runtime_options& o, std::string_view v) {
-         std::uint64_t n = 0;
-         auto e = parse_uint(v, 10'000'000, n);
-         o.idle_spin_max = std::chrono::microseconds(n);
-         return e;
-       }},
+       [](runtime_options& o, std::string_view v) { return parse_microseconds(v, o.idle_spin_max); }},
       {"idlestats", "ROAM_IDLESTATS", "",
        "at exit, each PE prints how often it idled, slept and was woken, and the wake-up latency",
        [](runtime_options& o, std::string_view v) { return parse_flag(v, o.idle_stats); }},
