@@ -7,8 +7,12 @@
 // idle for 10-200 µs between messages, again and again: with a fixed 50 µs
 // spin they pay a wake every time. Programs that are really idle must not
 // burn a core. So the spin budget follows the recent short gaps: it grows to
-// twice their average (up to +idlespinmax) while work keeps coming back within
-// that bound, and halves after every gap longer than it, down to +idlespin.
+// twice the longest of them (up to +idlespinmax) while work keeps coming back
+// within that bound, and halves after every gap longer than it, down to
+// +idlespin. "Longest", decaying by 1/8 per episode, not "average": a PE
+// typically idles a few times for nothing between two real waits (a Jacobi
+// block between its ghosts, then for the reduction), and an average of those
+// would drop the budget under the real wait.
 // A PE that sees only long gaps therefore spins at most +idlespin per episode
 // after a few of them; one in a steady fine-grained rhythm never sleeps.
 #include <algorithm>
@@ -33,11 +37,11 @@ class idle_policy {
     if (!adaptive_) return;
     if (gap <= max_) {
       // Work came back soon enough that spinning through the gap pays.
-      average_ = average_.count() == 0 ? gap : (average_ * 3 + gap) / 4;
-      budget_ = std::clamp(average_ * 2, min_, max_);
+      peak_ = std::max(gap, peak_ - peak_ / 8);
+      budget_ = std::clamp(peak_ * 2, min_, max_);
     } else {
       budget_ = std::max(min_, budget_ / 2);
-      average_ = budget_ / 2;
+      peak_ = budget_ / 2;
     }
   }
 
@@ -45,7 +49,7 @@ class idle_policy {
   ns min_{std::chrono::microseconds(50)};
   ns max_{std::chrono::microseconds(50)};
   ns budget_{std::chrono::microseconds(50)};
-  ns average_{0};  ///< of the recent gaps that were short
+  ns peak_{0};  ///< the longest recent short gap, decaying by 1/8 per episode
   bool adaptive_ = false;
 };
 
