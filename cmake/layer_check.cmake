@@ -1,4 +1,4 @@
-# Enforces the layering of design.md: a layer's headers and sources may include
+# Enforces the layering of docs/architecture.md: a layer's headers and sources may include
 # only their own layer and the layers below. Runs at configure time; cheap.
 set(ROAM_LAYERS machine sched msg obj coll flow)
 function(roam_check_layers)
