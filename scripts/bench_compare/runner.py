@@ -12,7 +12,7 @@ from .compare import BASE, HEAD, parse_lines
 
 # What roam-bench knew when this script was written; used only when a
 # binary's usage line cannot be read.
-KNOWN_BENCHES = ("pingpong", "empty", "create", "fib", "coll", "migrate", "thread", "flow")
+KNOWN_BENCHES = ("pingpong", "empty", "create", "fib", "coll", "migrate", "thread", "flow", "idle")
 NOT_BENCHES = ("all", "noop")
 
 
