@@ -205,6 +205,10 @@ void element_gone(const collection_desc* d, std::uint32_t next) {
   move_here(r, next, -1);
   try_flush(d, r);
 }
+void element_born_at_root(const collection_desc* d, std::uint32_t first) {
+  array_reductions& r = state_of(d);
+  add_at_root(d, r, first, nullptr, 0, 1, false);
+}
 std::uint32_t element_born(const collection_desc* d, std::uint32_t parent_next, std::uint32_t& count_on) {
   array_reductions& r = state_of(d);
   count_on = no_pe;
@@ -219,13 +223,9 @@ std::uint32_t element_born(const collection_desc* d, std::uint32_t parent_next, 
   // waits for the parent, so it can count the birth; but the child, once built
   // elsewhere, may contribute straight to the root, so the root must have
   // counted the birth first: the insertion travels through the root.
-  if (r.root) add_at_root(d, r, first, nullptr, 0, 1, false);
+  if (r.root) element_born_at_root(d, first);
   else count_on = tree_root;
   return first;
-}
-void element_born_at_root(const collection_desc* d, std::uint32_t first) {
-  array_reductions& r = state_of(d);
-  add_at_root(d, r, first, nullptr, 0, 1, false);
 }
 void element_died(const collection_desc* d, std::uint32_t next) {
   array_reductions& r = state_of(d);
