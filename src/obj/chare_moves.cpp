@@ -1,4 +1,4 @@
-// Singleton chares that migrate. The protocol is the arrays' (elements.cpp,
+// Singleton chares that migrate. The protocol is the arrays' (element_*.cpp,
 // docs/design/migration.md) with the birth PE as the home:
 // - a PE a chare leaves keeps where it went (newest epoch); the birth PE
 //   also hears of every arrival, so it can always pass a message on;
@@ -117,25 +117,6 @@ void chare_arrives(std::uint64_t id, std::uint64_t cls_id, std::uint32_t home, s
   settle_chare(id, obj, ops, home, restarts);
 }
 
-// A chare on its way to another PE of this process, as itself; destroyed with
-// the message should that be discarded (shutdown).
-class chare_in_transit {
- public:
-  chare_in_transit(void* obj, const chare_ops* ops) noexcept : obj_(obj), ops_(ops) {}
-  chare_in_transit(chare_in_transit&& o) noexcept : obj_(std::exchange(o.obj_, nullptr)), ops_(o.ops_) {}
-  chare_in_transit& operator=(chare_in_transit&&) = delete;
-  ~chare_in_transit() {
-    if (!obj_) return;
-    chare_access::tasks(*ops_->base(obj_)).destroy_all();
-    ops_->cls->destroy(obj_);
-  }
-  void* take() noexcept { return std::exchange(obj_, nullptr); }
-
- private:
-  void* obj_;
-  const chare_ops* ops_;
-};
-
 }  // namespace
 
 bool register_chare_ops(const chare_ops* ops) {
@@ -187,29 +168,22 @@ void carry_out_chare_move(pe_objects& objs, std::uint64_t id, const chare_record
                  " outside [0," + std::to_string(rt.num_pes) + ")");
     return;
   }
-  const bool as_itself = moves_as_itself(*ops->moves, dest);
-  task_roots& tasks = chare_access::tasks(*rec.base);
-  bytes state;
-  if (!prepare_departure(*ops->moves, rec.obj, tasks, dest, as_itself, state,
-                         [&] { return describe_chare(ops, id) + " on pe " + std::to_string(me()); }))
-    return;
   std::uint32_t& epoch = chare_access::epoch(*rec.base);
-  ++epoch;
   const std::uint32_t home = chare_access::home(*rec.base);
-  objs.chares.erase(id);
-  note_location(objs, id, {dest, epoch});
-  // Counted either way: quiescence must not be declared while a chare is in flight.
-  if (as_itself) {
-    post_closure(dest, [id, home, ops, t = chare_in_transit(rec.obj, ops)]() mutable noexcept {
-      settle_chare(id, t.take(), ops, home);
-    });
-    return;
-  }
-  const std::uint32_t travelling_epoch = epoch;
-  // Restart-entry tasks end here and start again on arrival (docs/design/flow.md).
-  const std::uint32_t restarts = end_restartable_tasks(tasks);
-  ops->cls->destroy(rec.obj);
-  post_control<&chare_arrives>(dest, 0, id, ops->cls_id, home, travelling_epoch, restarts, std::move(state));
+  depart(
+      *ops->moves, ops->cls, rec.obj, chare_access::tasks(*rec.base), dest,
+      [&] { return describe_chare(ops, id) + " on pe " + std::to_string(me()); },
+      [&] {
+        ++epoch;
+        objs.chares.erase(id);
+        note_location(objs, id, {dest, epoch});
+      },
+      [&](object_in_transit t) {
+        post_closure(dest, [id, home, ops, t = std::move(t)]() mutable noexcept { settle_chare(id, t.take(), ops, home); });
+      },
+      [&](bytes state, std::uint32_t restarts) {
+        post_control<&chare_arrives>(dest, 0, id, ops->cls_id, home, epoch, restarts, std::move(state));
+      });
 }
 
 }  // namespace roam::detail

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <exception>
 #include <string>
+#include <utility>
 
 #include <roam/msg/buffer.hpp>
 #include <roam/obj/detail/migratable.hpp>
@@ -54,6 +55,52 @@ inline std::uint32_t end_restartable_tasks(task_roots& tasks) noexcept {
   const std::uint32_t n = tasks.restartable;
   tasks.destroy_all();
   return n;
+}
+
+/// An object on its way to another PE of this process, as itself. Should the
+/// message carrying it be discarded (shutdown), the object is destroyed with
+/// it, its suspended tasks first (their frames may refer to it).
+class object_in_transit {
+ public:
+  object_in_transit(void* obj, task_roots& tasks, const class_ops* cls) noexcept : obj_(obj), tasks_(&tasks), cls_(cls) {}
+  object_in_transit(object_in_transit&& o) noexcept
+      : obj_(std::exchange(o.obj_, nullptr)), tasks_(o.tasks_), cls_(o.cls_) {}
+  object_in_transit& operator=(object_in_transit&&) = delete;
+  ~object_in_transit() {
+    if (!obj_) return;
+    tasks_->destroy_all();
+    cls_->destroy(obj_);
+  }
+  void* take() noexcept { return std::exchange(obj_, nullptr); }
+
+ private:
+  void* obj_;
+  task_roots* tasks_;
+  const class_ops* cls_;
+};
+
+/// The departure elements and chares share, after their own checks:
+/// prepare_departure (nothing happens if it fails); `leave()`, the kind's own
+/// bookkeeping (epoch, tables, hooks); then either `send_itself(transit)`
+/// within the process, or, packed, `send_packed(state, restarts)` once the
+/// restart-entry tasks have ended, and the object is destroyed here after it
+/// (send_packed reads what travels with the state from the object).
+template <class Who, class Leave, class SendItself, class SendPacked>
+void depart(const move_ops& ops, const class_ops* cls, void* obj, task_roots& tasks, std::uint32_t dest, Who&& who,
+            Leave&& leave, SendItself&& send_itself, SendPacked&& send_packed) {
+  const bool as_itself = moves_as_itself(ops, dest);
+  bytes state;
+  if (!prepare_departure(ops, obj, tasks, dest, as_itself, state, who)) return;
+  leave();
+  // Counted either way: quiescence must not be declared while an object is in flight.
+  if (as_itself) {
+    send_itself(object_in_transit(obj, tasks, cls));
+    return;
+  }
+  // The restart-entry tasks start again on arrival, from the state just packed (docs/design/flow.md).
+  const std::uint32_t restarts = end_restartable_tasks(tasks);
+  send_packed(std::move(state), restarts);
+  cls->destroy(obj);
 }
 
 /// On arrival: after_migration, then the restart entry `restarts` times with

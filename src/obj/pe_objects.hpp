@@ -1,8 +1,7 @@
 #pragma once
-// The per-PE object table, shared by objects.cpp (collections, chares,
-// groups, nodegroups, sections) and elements.cpp (array elements: location
-// management, migration, insertion, numbered broadcasts). Only the owning
-// PE's thread touches it.
+// The per-PE object table and the functions the object layer's files share
+// (collections, chares, groups, nodegroups, sections, array elements). Only
+// the owning PE's thread touches the table.
 #include <deque>
 #include <map>
 #include <memory>
@@ -99,18 +98,58 @@ inline void discard_message(message* m) noexcept {
 }
 
 /// The last threaded entry of an element ended: carries out the migration or
-/// destruction it asked for meanwhile, if it is still here (elements.cpp).
+/// destruction it asked for meanwhile, if it is still here (element_entries.cpp).
 void element_threads_done(std::uint32_t collection, const index_storage& idx, void* obj) noexcept;
 /// Resumes a task that held its element (a future or timer it waited on is
-/// here) as the element's entry would, then carries out its requests (elements.cpp).
+/// here) as the element's entry would, then carries out its requests (element_entries.cpp).
 void resume_element_task(task_roots& roots, std::coroutine_handle<> h) noexcept;
 
+// pe_objects.cpp
+/// Makes the calling PE's object table (a PE setup hook; it tears it down at stop).
+void setup_objects(pe_state& pe);
+
+// delivery.cpp
+/// "array cell[1,2] entry cell::recv" (g_describe_delivery).
+std::string describe_context(const delivery_context& ctx);
+/// Sends a copy of a fan-out message to PE `to`.
+void forward_copy(const message* m, std::uint32_t to) noexcept;
 /// Runs the entry, turning an escaping exception into a fatal report that
-/// names the PE, the object and the entry (objects.cpp).
+/// names the PE, the object and the entry.
 void invoke_guarded(message* m, void* obj) noexcept;
 [[gnu::cold]] void report_delivery_failure(const message& m, const char* what) noexcept;
 /// A copy of a message (a shared payload gains a reference; a packed one is copied).
 message* clone_message(const message* m) noexcept;
+
+// sections.cpp
+/// A multicast: passes it down the tree of the section's PEs, then delivers
+/// it to this PE's members of the section, in index order.
+void deliver_section(pe_objects& objs, message* m) noexcept;
+/// Frees the multicasts still waiting for their section (shutdown).
+void discard_waiting_multicasts() noexcept;
+
+// nodegroups.cpp
+/// Runs a nodegroup message on this process's member, or keeps it until the member exists.
+void deliver_to_node_member(message* m) noexcept;
+/// Frees the nodegroup messages still waiting for their member (shutdown).
+void discard_waiting_node_messages() noexcept;
+
+// descriptors.cpp
+/// Destroys this process's nodegroup members (its first PE, at shutdown).
+void destroy_nodegroup_members() noexcept;
+
+// chares.cpp
+/// Runs a message on the chare it names, or passes it on or keeps it (chare_moves.cpp).
+void deliver_to_chare(pe_objects& objs, message* m) noexcept;
+/// The last threaded entry or held task of chare `id` ended: carries out what it asked for.
+void chare_threads_done(std::uint64_t id) noexcept;
+/// Resumes a task that held its chare, as the chare's entry would.
+void resume_chare_task(task_roots& roots, std::coroutine_handle<> h) noexcept;
+
+// object_threads.cpp (the msg layer's g_thread_owner hooks)
+/// The unfinished-thread count of the object a threaded entry runs on (null: not counted).
+std::uint32_t* thread_counter(const delivery_context& ctx, void* obj) noexcept;
+/// The object's last thread ended: posts what it asked for meanwhile.
+void threads_idle(const delivery_context& ctx, void* obj) noexcept;
 
 // chare_moves.cpp
 /// A message for chare `id`, which is not here: passes it on to where the
@@ -127,7 +166,7 @@ void correct_chare_sender(const message& m, std::uint64_t id, const chare_record
 /// Prints this PE's suspended tasks to stderr (g_report_waiting_tasks; a control message's function).
 void print_waiting_tasks_here() noexcept;
 
-// elements.cpp
+// element_entries.cpp, element_broadcasts.cpp, element_locations.cpp
 /// Destroys an element's suspended entry tasks (before the element itself).
 void end_tasks(const collection_desc* d, void* obj) noexcept;
 /// Delivers a message addressed to one element: runs it if the element is

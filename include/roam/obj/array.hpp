@@ -145,16 +145,11 @@ class element_proxy : public detail::entry_sender<element_proxy<T>, T> {
 };
 
 namespace detail {
-template <class T, class Args>
-void* make_element(const void* args, const construction_context&) {
-  const Args& a = *static_cast<const Args*>(args);
-  return std::apply([](const auto&... x) { return static_cast<void*>(new T(x...)); }, a);
-}
 /// Runs on each other PE: builds its elements of array `collection`.
 template <class T, class... Args>
 void construct_elements(collection_wire collection, Args... args) {
   std::tuple<Args...> a(std::move(args)...);
-  construct_local_members(ensure_collection(collection), &make_element<T, std::tuple<Args...>>, &a);
+  construct_local_members(ensure_collection(collection), &make_from_args<T, std::tuple<Args...>>, &a);
 }
 /// Runs on each other PE: sets up its part of sparse array `collection` (no elements yet).
 template <class T>
@@ -165,7 +160,7 @@ void construct_sparse(collection_wire collection) {
 template <class T, class... Args>
 void insert_here(collection_wire collection, index_storage idx, std::uint32_t epoch, element_start start, Args... args) {
   std::tuple<Args...> a(std::move(args)...);
-  install_inserted(ensure_collection(collection), idx, epoch, start, &make_element<T, std::tuple<Args...>>, &a);
+  install_inserted(ensure_collection(collection), idx, epoch, start, &make_from_args<T, std::tuple<Args...>>, &a);
 }
 /// Insertion, step 1: on the element's home, which records where it will live
 /// before any message can ask (messages that reach the home afterwards follow it).
@@ -367,7 +362,7 @@ array_proxy<T> create_array(const array_options<T::index_type::dims>& options, A
   const detail::index_storage shape = detail::to_storage(options.shape);
   detail::collection_desc* d = detail::new_array_desc<T>(options, &shape, options.shape.volume());
   const args_t args(std::forward<A>(a)...);
-  detail::construct_local_members(d, &detail::make_element<T, args_t>, &args);
+  detail::construct_local_members(d, &detail::make_from_args<T, args_t>, &args);
   std::uint32_t me = detail::tls_pe->id();
   const detail::collection_wire wire = detail::to_wire(d);
   for (std::uint32_t pe = 0; pe < detail::tls_pe->runtime().num_pes; ++pe) {

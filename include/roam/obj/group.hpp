@@ -161,16 +161,11 @@ class group_section_proxy : public detail::fan_out_sender<group_section_proxy<T>
 };
 
 namespace detail {
-template <class T, class Args>
-void* make_member(const void* args, const construction_context&) {
-  const Args& a = *static_cast<const Args*>(args);
-  return std::apply([](const auto&... x) { return static_cast<void*>(new T(x...)); }, a);
-}
 /// Runs on each other PE: builds its member of group `collection`.
 template <class T, class... Args>
 void construct_member(collection_wire collection, Args... args) {
   std::tuple<Args...> a(std::move(args)...);
-  construct_local_members(ensure_collection(collection), &make_member<T, std::tuple<Args...>>, &a);
+  construct_local_members(ensure_collection(collection), &make_from_args<T, std::tuple<Args...>>, &a);
 }
 }  // namespace detail
 
@@ -186,7 +181,7 @@ group_proxy<T> create_group(A&&... a) {
   (void)detail::class_registered<T>;
   detail::collection_desc* d = detail::new_collection(detail::collection_kind::group, &detail::class_ops_for<T>);
   const args_t args(std::forward<A>(a)...);
-  detail::construct_local_members(d, &detail::make_member<T, args_t>, &args);
+  detail::construct_local_members(d, &detail::make_from_args<T, args_t>, &args);
   std::uint32_t me = detail::tls_pe->id();
   const detail::collection_wire wire = detail::to_wire(d);
   for (std::uint32_t pe = 0; pe < detail::tls_pe->runtime().num_pes; ++pe) {

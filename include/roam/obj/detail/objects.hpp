@@ -375,6 +375,14 @@ void install_inserted(const collection_desc* desc, const index_storage& idx, std
 /// Initial population finished (sparse arrays): see array_proxy::done_inserting.
 void mark_done_inserting(const collection_desc* desc);
 
+/// A `make_fn` for members built from a tuple of constructor arguments
+/// (`Args`, copied: every member of the collection gets its own).
+template <class T, class Args>
+void* make_from_args(const void* args, const construction_context&) {
+  const Args& a = *static_cast<const Args*>(args);
+  return std::apply([](const auto&... x) { return static_cast<void*>(new T(x...)); }, a);
+}
+
 /// Runs on every PE (or one) to construct the local members of a collection.
 void construct_local_members(const collection_desc* desc, void* (*make)(const void* args, const construction_context&),
                              const void* args);

@@ -1,0 +1,190 @@
+// Process-wide collection descriptors: found by id through a lock-free
+// two-level table, made here or rebuilt from their wire form (classes, maps and
+// element types found by the stable hashes of their names).
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <roam/obj/detail/objects.hpp>
+
+#include "obj/pe_objects.hpp"
+
+namespace roam::detail {
+
+namespace {
+
+// ---- process-wide collection descriptors -------------------------------
+
+constexpr std::size_t chunk_bits = 10;
+constexpr std::size_t chunk_size = std::size_t{1} << chunk_bits;
+constexpr std::size_t chunk_count = 1024;  // up to a million collections per process
+
+struct descriptor_table {
+  std::mutex mutex;
+  std::uint32_t next_seq = 0;  // this process's collections so far (ids: see objects.hpp)
+  std::array<std::atomic<std::atomic<collection_desc*>*>, chunk_count> chunks{};
+  std::vector<std::unique_ptr<collection_desc>> owned;
+};
+
+descriptor_table& descriptors() {
+  static descriptor_table t;
+  return t;
+}
+
+// Classes and maps by the stable hash of their names.
+struct name_registries {
+  std::mutex mutex;
+  std::unordered_map<std::uint64_t, const class_ops*> classes;
+  std::unordered_map<std::uint64_t, std::pair<map_fn, std::string>> maps;
+  std::unordered_map<std::uint64_t, const element_ops*> elements;
+};
+name_registries& registries() {
+  static name_registries r;
+  return r;
+}
+
+}  // namespace
+
+std::uint32_t program_wide_id(std::uint32_t seq) {
+  runtime_state* rt = g_runtime.load();
+  std::uint32_t nodes = rt ? rt->num_nodes : 1, node = rt ? rt->my_node : 0;
+  std::uint64_t id = std::uint64_t{seq} * nodes + node + 1;
+  if (id > 0x7fffffffu) {
+    report_fatal("too many collections, sections or completion detectors in one program");
+    std::abort();
+  }
+  return static_cast<std::uint32_t>(id);
+}
+
+namespace {
+
+// Publishes `d` under its id; the caller holds the table's mutex.
+collection_desc* publish(descriptor_table& t, std::unique_ptr<collection_desc> d) {
+  std::uint32_t id = d->id;
+  std::size_t c = id >> chunk_bits;
+  if (c >= chunk_count) {
+    report_fatal("collection id " + std::to_string(id) + " beyond this process's table");
+    std::abort();
+  }
+  auto* chunk = t.chunks[c].load(std::memory_order_acquire);
+  if (!chunk) {
+    chunk = new std::atomic<collection_desc*>[chunk_size]();
+    t.chunks[c].store(chunk, std::memory_order_release);
+  }
+  collection_desc* raw = d.get();
+  t.owned.push_back(std::move(d));
+  chunk[id & (chunk_size - 1)].store(raw, std::memory_order_release);
+  return raw;
+}
+
+}  // namespace
+
+bool register_class(const class_ops* cls) {
+  auto& r = registries();
+  std::lock_guard lock(r.mutex);
+  r.classes.emplace(cls->id, cls);
+  return true;
+}
+
+bool register_element_ops(const element_ops* ops) {
+  auto& r = registries();
+  std::lock_guard lock(r.mutex);
+  r.elements.emplace(ops->cls_id, ops);
+  return true;
+}
+
+bool register_map(std::string_view name, map_fn fn) {
+  auto& r = registries();
+  std::lock_guard lock(r.mutex);
+  r.maps.emplace(stable_hash(name), std::pair{fn, std::string(name)});
+  return true;
+}
+
+collection_desc* new_collection(collection_kind kind, const class_ops* cls) {
+  auto& t = descriptors();
+  std::lock_guard lock(t.mutex);
+  auto d = std::make_unique<collection_desc>();
+  d->id = program_wide_id(t.next_seq++);
+  d->kind = kind;
+  d->cls = cls;
+  return publish(t, std::move(d));
+}
+
+collection_wire to_wire(const collection_desc* d) {
+  collection_wire w;
+  w.id = d->id;
+  w.kind = static_cast<std::uint8_t>(d->kind);
+  w.dims = d->dims;
+  w.cls = d->cls->id;
+  w.map = d->map ? stable_hash(d->map_name) : 0;
+  w.volume = d->volume;
+  w.shape = d->shape;
+  w.array_flags = static_cast<std::uint8_t>((d->sparse ? 1 : 0) | (d->user_index ? 2 : 0) | (d->demand_creation ? 4 : 0));
+  w.bound_to = d->bound_to;
+  return w;
+}
+
+const collection_desc* ensure_collection(const collection_wire& w) {
+  if (const collection_desc* d = find_collection(w.id)) return d;
+  if (w.kind > static_cast<std::uint8_t>(collection_kind::nodegroup) || w.dims > 6)
+    throw pup_error("collection " + std::to_string(w.id) + " arrived with an invalid description");
+  auto d = std::make_unique<collection_desc>();
+  d->id = w.id;
+  d->kind = static_cast<collection_kind>(w.kind);
+  d->dims = w.dims;
+  d->shape = w.shape;
+  d->volume = w.volume;
+  d->sparse = w.array_flags & 1;
+  d->user_index = w.array_flags & 2;
+  d->demand_creation = w.array_flags & 4;
+  d->bound_to = w.bound_to;
+  if (d->sparse || d->user_index || d->demand_creation) d->dynamic.store(true, std::memory_order_relaxed);
+  {
+    auto& r = registries();
+    std::lock_guard lock(r.mutex);
+    auto c = r.classes.find(w.cls);
+    if (c == r.classes.end())
+      throw pup_error("collection " + std::to_string(w.id) + " names a class this process does not know (same binary everywhere?)");
+    d->cls = c->second;
+    if (w.map) {
+      auto m = r.maps.find(w.map);
+      if (m == r.maps.end())
+        throw pup_error("array " + std::string(d->cls->name) + " names a map this process does not know");
+      d->map = m->second.first;
+      d->map_name = m->second.second;
+    }
+    if (d->kind == collection_kind::array) {
+      auto e = r.elements.find(w.cls);
+      if (e == r.elements.end())
+        throw pup_error("array " + std::string(d->cls->name) + " names an element type this process does not know");
+      d->elem = e->second;
+    }
+  }
+  auto& t = descriptors();
+  std::lock_guard lock(t.mutex);
+  if (const collection_desc* raced = find_collection(w.id)) return raced;  // another PE was first
+  collection_desc* made = publish(t, std::move(d));
+  register_binding(made);
+  return made;
+}
+
+const collection_desc* find_collection(std::uint32_t id) noexcept {
+  std::size_t c = id >> chunk_bits;
+  if (c >= chunk_count) return nullptr;
+  auto* chunk = descriptors().chunks[c].load(std::memory_order_acquire);
+  return chunk ? chunk[id & (chunk_size - 1)].load(std::memory_order_acquire) : nullptr;
+}
+
+void destroy_nodegroup_members() noexcept {
+  auto& t = descriptors();
+  std::lock_guard lock(t.mutex);
+  for (auto& d : t.owned) {
+    if (d->kind != collection_kind::nodegroup) continue;
+    if (void* member = d->node_member.exchange(nullptr)) d->cls->destroy(member);
+  }
+}
+
+}  // namespace roam::detail

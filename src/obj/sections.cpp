@@ -1,0 +1,209 @@
+// Array and group sections: process-wide descriptors announced to every
+// node, and multicasts that travel the tree of the PEs hosting members.
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <roam/obj/detail/objects.hpp>
+#include <roam/sched/detail/tree.hpp>
+
+#include "obj/pe_objects.hpp"
+
+namespace roam::detail {
+
+namespace {
+
+struct section_table {
+  std::mutex mutex;
+  std::uint32_t next_seq = 0;
+  std::unordered_map<std::uint32_t, std::unique_ptr<section_desc>> by_id;  // never shrinks
+  // Multicasts that reached this process before their section did, with their PE.
+  std::unordered_map<std::uint32_t, std::vector<message*>> waiting;
+};
+section_table& sections() {
+  static section_table t;
+  return t;
+}
+
+}  // namespace
+
+namespace {
+
+// The PEs hosting members and each one's keys; every process computes the same.
+std::unique_ptr<section_desc> build_section(std::uint32_t id, const collection_desc* array, std::vector<index_storage> keys) {
+  std::sort(keys.begin(), keys.end(), [](const index_storage& a, const index_storage& b) {
+    return std::lexicographical_compare(std::begin(a.v), std::end(a.v), std::begin(b.v), std::end(b.v));
+  });
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  auto d = std::make_unique<section_desc>();
+  d->id = id;
+  d->array = array;
+  d->size = keys.size();
+  std::uint32_t pes = g_runtime.load()->num_pes;
+  std::vector<std::vector<index_storage>> by_pe(pes);
+  for (const index_storage& key : keys) {
+    if (array->kind == collection_kind::group) {  // a group section: the key is the PE
+      if (static_cast<std::uint32_t>(key.v[0]) < pes) by_pe[static_cast<std::uint32_t>(key.v[0])].push_back(key);
+      continue;
+    }
+    // Members are reached at their home; location management takes a
+    // message on from there to a member that lives elsewhere.
+    by_pe[home_of(array, key)].push_back(key);
+  }
+  for (std::uint32_t pe = 0; pe < pes; ++pe) {
+    if (by_pe[pe].empty()) continue;
+    d->pes.push_back(pe);
+    d->keys_by_rank.push_back(std::move(by_pe[pe]));
+  }
+  return d;
+}
+
+std::vector<index_storage> section_keys(const section_desc* d) {
+  std::vector<index_storage> keys;
+  keys.reserve(d->size);
+  for (const auto& k : d->keys_by_rank) keys.insert(keys.end(), k.begin(), k.end());
+  return keys;
+}
+
+// Registers a section made elsewhere and releases the multicasts that waited for it.
+const section_desc* adopt_section(std::uint32_t id, const collection_desc* array, std::vector<index_storage> keys) {
+  auto d = build_section(id, array, std::move(keys));
+  std::vector<message*> released;
+  const section_desc* result = nullptr;
+  {
+    auto& t = sections();
+    std::lock_guard lock(t.mutex);
+    auto [it, fresh] = t.by_id.try_emplace(id, std::move(d));
+    result = it->second.get();
+    if (auto w = t.waiting.find(id); w != t.waiting.end()) {
+      released = std::move(w->second);
+      t.waiting.erase(w);
+    }
+  }
+  runtime_state& rt = *g_runtime.load();
+  for (message* m : released) rt.pe(m->dst_pe).enqueue_remote(m);
+  return result;
+}
+
+void register_remote_section(std::uint32_t id, collection_wire array, std::vector<index_storage> keys) {
+  adopt_section(id, ensure_collection(array), std::move(keys));
+}
+
+}  // namespace
+
+const section_desc* new_section(const collection_desc* array, std::vector<index_storage> keys) {
+  auto& t = sections();
+  std::uint32_t id = 0;
+  {
+    std::lock_guard lock(t.mutex);
+    id = program_wide_id(t.next_seq++);
+  }
+  const section_desc* d = adopt_section(id, array, std::move(keys));
+  runtime_state& rt = tls_pe->runtime();
+  if (rt.num_nodes > 1) {
+    std::vector<index_storage> all = section_keys(d);
+    for (std::uint32_t node = 0; node < rt.num_nodes; ++node)
+      if (node != rt.my_node) post_control_uncounted<&register_remote_section>(rt.first_pe_of(node), id, to_wire(array), all);
+  }
+  return d;
+}
+
+const section_desc* find_section(std::uint32_t id) noexcept {
+  auto& t = sections();
+  std::lock_guard lock(t.mutex);
+  auto it = t.by_id.find(id);
+  return it == t.by_id.end() ? nullptr : it->second.get();
+}
+
+void pup_section(pup_er& p, const section_desc*& d) {
+  std::uint32_t id = d ? d->id : 0;
+  p | id;
+  if (id == 0) {
+    if (p.is_unpacking()) d = nullptr;
+    return;
+  }
+  collection_wire array;
+  std::vector<index_storage> keys;
+  if (!p.is_unpacking()) {
+    array = to_wire(d->array);
+    keys = section_keys(d);
+  }
+  p | array | keys;
+  if (p.is_unpacking()) {
+    d = find_section(id);
+    if (!d) d = adopt_section(id, ensure_collection(array), std::move(keys));
+  }
+}
+
+// A multicast: pass it down the tree of the section's PEs, then deliver to
+// this PE's members of the section, in index order.
+void deliver_section(pe_objects& objs, message* m) noexcept {
+  const section_desc* sec = find_section(static_cast<std::uint32_t>(m->index.v[0]));
+  local_collection* lc = objs.find(m->collection);
+  if (!lc || !lc->constructed) {
+    objs.get(m->collection).pending.push_back(m);
+    return;
+  }
+  if (!sec) {
+    // Its description is still on the way from the process that made it.
+    auto& t = sections();
+    std::lock_guard lock(t.mutex);
+    auto id = static_cast<std::uint32_t>(m->index.v[0]);
+    if (auto it = t.by_id.find(id); it != t.by_id.end()) {
+      sec = it->second.get();
+    } else {
+      m->dst_pe = tls_pe->id();
+      t.waiting[id].push_back(m);
+      return;
+    }
+  }
+  auto pos = std::lower_bound(sec->pes.begin(), sec->pes.end(), tls_pe->id());
+  if (pos == sec->pes.end() || *pos != tls_pe->id()) {
+    report_delivery_failure(*m, "multicast reached a PE outside its section");
+    discard_message(m);
+    return;
+  }
+  auto rank = static_cast<std::uint32_t>(pos - sec->pes.begin());
+  if (!(m->flags & work_forwarded)) {
+    member_tree tree{sec->pes, tls_pe->runtime().ppn, tls_pe->runtime().opts.bfactor};
+    tree.for_each_child(rank, [&](std::uint32_t child) { forward_copy(m, sec->pes[child]); });
+    m->flags |= work_forwarded;
+  }
+  const collection_desc* d = lc->desc;
+  for (const index_storage& idx : sec->keys_by_rank[rank]) {
+    if (tls_pe->runtime().stopping()) break;
+    if (d->kind != collection_kind::array) {
+      void* obj = lc->elements.find(idx);
+      m->target = target_kind::element;
+      m->index = idx;
+      if (!obj) {
+        report_delivery_failure(*m, "section member missing on its PE");
+        break;
+      }
+      invoke_guarded(m, obj);
+      continue;
+    }
+    // One copy per member, addressed to it: one that moved away is followed
+    // by location management, still exactly once.
+    message* one = clone_message(m);
+    one->target = target_kind::element;
+    one->index = idx;
+    one->flags &= ~static_cast<std::uint32_t>(work_forwarded);
+    one->src_pe = tls_pe->id();
+    deliver_to_element(*lc, one);
+  }
+  discard_message(m);
+}
+
+void discard_waiting_multicasts() noexcept {
+  auto& sec = sections();
+  std::lock_guard slock(sec.mutex);
+  for (auto& [id, list] : sec.waiting)
+    for (message* m : list) discard_message(m);
+  sec.waiting.clear();
+}
+
+}  // namespace roam::detail
