@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <roam/obj/detail/objects.hpp>
+#include <roam/sched/observe.hpp>
 #include <roam/sched/detail/tree.hpp>
 
 #include "obj/pe_objects.hpp"
@@ -27,6 +28,14 @@ void report_delivery_failure(const message& m, const char* what) noexcept {
 }
 
 void invoke_guarded(message* m, void* obj) noexcept {
+  if (observed()) [[unlikely]] {
+    invoke_observed(m, obj);
+    return;
+  }
+  invoke_unobserved(m, obj);
+}
+
+void invoke_unobserved(message* m, void* obj) noexcept {
   try {
     m->ops->invoke(m, obj);
   } catch (const pup_error& e) {
@@ -86,6 +95,8 @@ void deliver(work_item* w, work_action a) noexcept {
     discard_message(m);
     return;
   }
+  if (observed()) [[unlikely]]
+    note_received(m);
   pe_objects& objs = objects();
   switch (m->target) {
     case target_kind::element: {

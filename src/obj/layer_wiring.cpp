@@ -20,7 +20,7 @@ namespace roam::detail {
 
 namespace {
 
-void resume_owned_task(task_roots& roots, std::coroutine_handle<> h) noexcept {
+void resume_unobserved(task_roots& roots, std::coroutine_handle<> h) noexcept {
   switch (roots.kind) {
     case task_owner_kind::element:
       resume_element_task(roots, h);
@@ -32,6 +32,27 @@ void resume_owned_task(task_roots& roots, std::coroutine_handle<> h) noexcept {
       h.resume();
       return;
   }
+}
+
+// Observers see a resumption as the owning object's (or no object's).
+void resume_owned_task(task_roots& roots, std::coroutine_handle<> h) noexcept {
+  if (!observed()) [[likely]] {
+    resume_unobserved(roots, h);
+    return;
+  }
+  object_identity who;
+  const void* obj = nullptr;
+  if (roots.kind == task_owner_kind::element) {
+    const auto* b = static_cast<const element_base*>(roots.owner);
+    const collection_desc* d = b->descriptor();
+    who = identity_of(target_kind::element, d->id, b->stored_index(), d->dims);
+    if (local_collection* lc = objects().find(d->id)) obj = lc->elements.find(b->stored_index());
+  } else if (roots.kind == task_owner_kind::chare) {
+    who.kind = object_kind::chare;
+    who.chare_id = roots.owner_id;
+    if (auto it = objects().chares.find(roots.owner_id); it != objects().chares.end()) obj = it->second.obj;
+  }
+  resume_observed(who, obj, roots, h, &resume_unobserved);
 }
 
 const bool registered = [] {

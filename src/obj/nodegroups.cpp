@@ -49,6 +49,8 @@ void send_node_message(message* m, std::uint32_t node) {
   pe_state& me = this_pe("roam send");
   runtime_state& rt = me.runtime();
   m->src_pe = me.id();
+  if (observed()) [[unlikely]]
+    note_sent(m, node, true);
   if (node != all_nodes && node >= rt.num_nodes) {
     report_bad_send(describe_target(target_kind::nodegroup, find_collection(m->collection), m->index, 0, m->ops->name) +
                     ": node " + std::to_string(node) + " outside [0," + std::to_string(rt.num_nodes) + ")");

@@ -10,6 +10,7 @@
 
 #include <roam/obj/chare.hpp>
 #include <roam/obj/detail/objects.hpp>
+#include <roam/sched/observe.hpp>
 
 #include "obj/flat_map.hpp"
 
@@ -116,6 +117,22 @@ void forward_copy(const message* m, std::uint32_t to) noexcept;
 /// Runs the entry, turning an escaping exception into a fatal report that
 /// names the PE, the object and the entry.
 void invoke_guarded(message* m, void* obj) noexcept;
+/// invoke_guarded without telling observers (what it runs when nobody subscribes).
+void invoke_unobserved(message* m, void* obj) noexcept;
+
+// observation.cpp (only while an observer is subscribed)
+/// The identity observers see for a message's target.
+object_identity identity_of(target_kind target, std::uint32_t collection, const index_storage& idx,
+                            std::uint8_t dims) noexcept;
+/// invoke_unobserved between entry_begin and entry_end.
+[[gnu::cold]] void invoke_observed(message* m, void* obj) noexcept;
+/// `resume(roots, h)` between entry_begin and entry_end of a task resumption of `who`.
+[[gnu::cold]] void resume_observed(const object_identity& who, const void* obj, task_roots& roots,
+                                   std::coroutine_handle<> h,
+                                   void (*resume)(task_roots&, std::coroutine_handle<>) noexcept) noexcept;
+/// An entry message is about to be delivered here.
+[[gnu::cold]] void note_received(const message* m) noexcept;
+
 [[gnu::cold]] void report_delivery_failure(const message& m, const char* what) noexcept;
 /// A copy of a message (a shared payload gains a reference; a packed one is copied).
 message* clone_message(const message* m) noexcept;

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include <roam/sched/detail/runtime_state.hpp>
+#include <roam/sched/observe.hpp>
 
 #include "machine/futex.hpp"
 #include "machine/transport.hpp"
@@ -118,6 +119,23 @@ void pe_state::go_idle() {
     for (auto& h : hooks) h();
     return;
   }
+  // Observers see the idle period from here to whichever return ends it.
+  struct idle_observation {
+    std::uint32_t pe;
+    bool on = observed();
+    explicit idle_observation(std::uint32_t id) : pe(id) {
+      if (on) [[unlikely]] {
+        const std::uint64_t t = observer_clock_ns();
+        for_each_observer([&](runtime_observer& o) { o.idle_begin(pe, t); });
+      }
+    }
+    ~idle_observation() {
+      if (on) [[unlikely]] {
+        const std::uint64_t t = observer_clock_ns();
+        for_each_observer([&](runtime_observer& o) { o.idle_end(pe, t); });
+      }
+    }
+  } observation(id_);
   auto work_visible = [&] { return inbox_.maybe_nonempty() || rt_.node_pending() || rt_.stopping(); };
   // Spin briefly: a reply in a ping-pong usually arrives within microseconds.
   // No pause instruction: on this CPU it costs ~40 ns of reaction time per

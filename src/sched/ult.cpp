@@ -24,6 +24,7 @@
 #include <string>
 
 #include <roam/sched/detail/post.hpp>
+#include <roam/sched/observe.hpp>
 
 #include "sched/context.hpp"
 #include "sched/stack_pool.hpp"
@@ -60,6 +61,7 @@ struct ult {
   ult_state state = ult_state::created;
   bool unwinding = false;  // the runtime stops: blocking calls throw thread_unwind
   eh_globals eh;
+  roam::entry_event* traced = nullptr;  // a threaded entry's event: each slice is observed (ult_observe_current)
   ult* prev = nullptr;  // the host's list of unfinished threads
   ult* next = nullptr;
 #if defined(ROAM_I_ASAN)
@@ -128,6 +130,14 @@ void finish(ult_host& h, ult* t) noexcept {
   h.pool.give(s);
 }
 
+void observe_slice(roam::entry_event& e, bool begin) noexcept {
+  e.time_ns = observer_clock_ns();
+  for_each_observer([&](runtime_observer& o) {
+    if (begin) o.entry_begin(e);
+    else o.entry_end(e);
+  });
+}
+
 // Scheduler -> thread. Returns when the thread blocks or ends.
 void switch_into(ult_host& h, ult* t) noexcept {
   h.current = t;
@@ -139,10 +149,14 @@ void switch_into(ult_host& h, ult* t) noexcept {
 #if defined(ROAM_I_TSAN)
   __tsan_switch_to_fiber(t->fiber, 0);
 #endif
+  if (t->traced && observed()) [[unlikely]]
+    observe_slice(*t->traced, true);
   context_switch(h.ctx, t->ctx, t);
 #if defined(ROAM_I_ASAN)
   __sanitizer_finish_switch_fiber(h.fake_stack, nullptr, nullptr);
 #endif
+  if (t->traced && observed()) [[unlikely]]
+    observe_slice(*t->traced, false);
   h.current = nullptr;
   if (t->state == ult_state::done) finish(h, t);
 }
@@ -178,6 +192,10 @@ void ult_main(void* transfer) noexcept {
 }
 
 }  // namespace
+
+void ult_observe_current(entry_event* e) noexcept {
+  if (tls_host && tls_host->current) tls_host->current->traced = e;
+}
 
 ult* ult_create(std::size_t bytes, std::size_t align, void*& body, ult_body_fn fn) {
   ult_host& h = host_here("starting a user-level thread");

@@ -12,6 +12,7 @@
 
 #include <roam/sched/detail/pe_state.hpp>
 #include <roam/sched/detail/unique_function.hpp>
+#include <roam/sched/observe.hpp>
 
 namespace roam {
 
@@ -191,6 +192,9 @@ inline constinit thread_local task_roots* tls_task_owner = nullptr;
 /// the root it starts is counted as restartable.
 inline constinit thread_local bool tls_spawn_restartable = false;
 
+/// Resumes a task of no object between entry_begin and entry_end (observe.hpp).
+[[gnu::cold]] void resume_observed_unowned(std::coroutine_handle<> h) noexcept;
+
 /// A task suspending on something outside its object's messages: holds the
 /// object running it (if any) in place until `resume_held` or `drop_hold`.
 inline task_roots* hold_current_owner() noexcept {
@@ -202,6 +206,7 @@ inline task_roots* hold_current_owner() noexcept {
 /// Resumes `h`, held by `owner` (or not held: null), where it belongs.
 inline void resume_held(task_roots* owner, std::coroutine_handle<> h) noexcept {
   if (owner) g_task_owner.resume(*owner, h);  // releases the hold first
+  else if (observed()) [[unlikely]] resume_observed_unowned(h);
   else h.resume();
 }
 /// The suspended task was destroyed instead (its object or the program ended).

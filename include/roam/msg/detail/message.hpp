@@ -41,7 +41,8 @@ enum class payload_kind : std::uint8_t {
 
 struct entry_ops;
 
-/// Envelope. Invariant: `ops` describes the payload; `payload_bytes` is meaningful for packed payloads.
+/// Envelope. Invariant: `ops` describes the payload; `payload_bytes` is the packed size for packed
+/// payloads, else the size of the typed (or shared) payload, which only observers read.
 /// Aligned so that any payload of alignment <= 16 can follow it directly.
 struct alignas(16) message : work_item {
   const entry_ops* ops = nullptr;

@@ -10,6 +10,7 @@
 
 #include <roam/msg/detail/entry_ops.hpp>
 #include <roam/sched/detail/ult.hpp>
+#include <roam/sched/observe.hpp>
 
 namespace roam::detail {
 
@@ -41,7 +42,9 @@ void start_threaded_entry(void* obj, const delivery_context& ctx, Body body, OnE
   std::uint32_t* count = g_thread_owner.counter ? g_thread_owner.counter(ctx, obj) : nullptr;
   if (count) ++*count;
   try {
-    ult_spawn([body = std::move(body), on_error = std::move(on_error), ctx, obj, count]() mutable noexcept {
+    ult_spawn([body = std::move(body), on_error = std::move(on_error), ctx, obj, count,
+               observation = thread_observation::capture()]() mutable noexcept {
+      observation.begin();
       std::exception_ptr error;
       bool unwound = false;
       try {
@@ -52,6 +55,7 @@ void start_threaded_entry(void* obj, const delivery_context& ctx, Body body, OnE
         error = std::current_exception();
       }
       if (error) on_error(std::move(error), ctx);
+      observation.end();
       if (count && --*count == 0 && !unwound && g_thread_owner.idle) g_thread_owner.idle(ctx, obj);
     });
   } catch (...) {

@@ -28,6 +28,7 @@
 #include <roam/obj/detail/element_base.hpp>
 #include <roam/obj/detail/migratable.hpp>
 #include <roam/obj/send_options.hpp>
+#include <roam/sched/observe.hpp>
 
 namespace roam {
 class chare_base;
@@ -214,14 +215,20 @@ message* build_entry_message(const send_options& o, A&&... a) {
   m->run = &deliver;
   m->priority = o.priority;
   m->flags = o.lifo ? work_lifo : 0u;
+  m->payload_bytes = sizeof(payload);  // for observers: the size held in memory until it is packed
   m->payload = payload_kind::inline_args;
   m->is_call = Call;
   return m;
 }
 
+/// Observers: an entry message leaves for PE `dst` (or node, `to_node`).
+[[gnu::cold]] void note_sent(const message* m, std::uint32_t dst, bool to_node) noexcept;
+
 /// Hands a built message to PE `dst` (through the wire format under +serialize).
 inline void send_message(message* m, std::uint32_t dst) {
   pe_state& me = this_pe("roam send");
+  if (observed()) [[unlikely]]
+    note_sent(m, dst, false);
   m->dst_pe = dst;
   m->src_pe = me.id();
   if (me.runtime().opts.serialize) [[unlikely]] m = roundtrip_through_wire(m);
@@ -277,6 +284,7 @@ void fan_out_entry(std::uint32_t root, const send_options& o, Address address, A
   m->run = &deliver;
   m->priority = o.priority;
   m->flags = o.lifo ? work_lifo : 0u;
+  m->payload_bytes = sizeof(typename impl::shared);
   m->payload = payload_kind::shared_args;
   address(m);
   send_message(m, root);

@@ -12,6 +12,10 @@
 #include <type_traits>
 #include <utility>
 
+namespace roam {
+struct entry_event;
+}
+
 namespace roam::detail {
 
 struct ult;
@@ -45,6 +49,11 @@ void ult_suspend();
 /// stack the thread runs now, from another thread it runs after a message.
 /// Resuming a thread that is not blocked is a fatal error.
 void ult_ready(ult* t) noexcept;
+
+/// Observers (roam/sched/observe.hpp) see each slice of the calling thread
+/// as `*e` (entry_begin when it is switched in, entry_end when it blocks);
+/// null stops it. The caller reports the slice it is in itself.
+void ult_observe_current(entry_event* e) noexcept;
 
 /// What the calling PE's threads use, for tests and benchmarks.
 struct ult_stats {

@@ -1,0 +1,129 @@
+#pragma once
+// Runtime observers: the extension point tracing and load balancing subscribe
+// to. Every entry method that runs, every coroutine task resumption and every
+// slice of a threaded entry is bracketed by entry_begin/entry_end on the PE
+// that runs it; entry messages sent and received, and each PE's idle periods,
+// are reported too. Any number of observers may subscribe (up to
+// max_observers); each sees every event, in subscription order.
+//
+// Cost when nobody subscribes: one relaxed load and a predictable branch at
+// each point. Observers are called on PE threads, concurrently from several
+// PEs: they must be thread-safe (per-PE state indexed by `pe` is the usual
+// way) and must not send messages or block. Subscribe before `roam::run`
+// (or from main, before the work to observe); an observer must outlive the
+// run or be removed once no PE runs.
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <string_view>
+
+namespace roam {
+
+/// What kind of object an event concerns.
+enum class object_kind : std::uint8_t { none, chare, array_element, group_member, nodegroup_member };
+
+/// Which object: enough to name it in a trace and to find it again on its PE.
+struct object_identity {
+  object_kind kind = object_kind::none;
+  std::uint8_t dims = 0;                  ///< array elements: meaningful index coordinates
+  std::uint32_t collection = 0;           ///< arrays, groups, nodegroups: the collection id
+  std::array<std::int32_t, 6> index{};    ///< array elements: the index; group members: the PE in [0]
+  std::uint64_t chare_id = 0;             ///< singleton chares
+  friend bool operator==(const object_identity&, const object_identity&) = default;
+};
+
+/// What runs between entry_begin and entry_end.
+enum class run_kind : std::uint8_t {
+  entry,        ///< an entry method invoked by a message (every member of a broadcast: one each)
+  task_resume,  ///< a suspended coroutine task resumed (a future, mailbox or timer it awaited is ready)
+  thread,       ///< a slice of a threaded entry, from its start or resumption to its end or blocking
+};
+
+struct entry_event {
+  object_identity object;
+  std::uint64_t entry = 0;          ///< the entry's stable id; 0 for task resumptions (not recorded)
+  std::string_view entry_name;      ///< "cell::recv"; empty when `entry` is 0
+  const void* obj = nullptr;        ///< the object's address on this PE (null: none)
+  std::uint32_t pe = 0;
+  run_kind how = run_kind::entry;
+  std::uint64_t time_ns = 0;        ///< steady clock, nanoseconds
+};
+
+struct message_event {
+  std::uint32_t pe = 0;             ///< the PE sending, or receiving
+  std::uint32_t peer = 0;           ///< sent: the destination PE (or node); received: the source PE
+  bool to_node = false;             ///< sent to a node's queue (nodegroups): `peer` is the node, or ~0u for all
+  std::uint64_t bytes = 0;          ///< envelope plus payload as held in memory (packed size once packed)
+  std::uint64_t entry = 0;          ///< the entry's stable id
+  std::uint64_t time_ns = 0;
+};
+
+class runtime_observer {
+ public:
+  virtual ~runtime_observer() = default;
+  virtual void entry_begin(const entry_event&) noexcept {}
+  virtual void entry_end(const entry_event&) noexcept {}
+  /// An entry message left this PE (for any PE, this one included).
+  virtual void message_sent(const message_event&) noexcept {}
+  /// An entry message is about to be delivered on this PE.
+  virtual void message_received(const message_event&) noexcept {}
+  /// The PE found no work and starts waiting for some (spin, then sleep).
+  virtual void idle_begin(std::uint32_t /*pe*/, std::uint64_t /*time_ns*/) noexcept {}
+  virtual void idle_end(std::uint32_t /*pe*/, std::uint64_t /*time_ns*/) noexcept {}
+};
+
+inline constexpr std::size_t max_observers = 16;
+
+/// Subscribes `o` (false: already subscribed, or max_observers reached).
+bool add_observer(runtime_observer& o) noexcept;
+/// Unsubscribes `o`; its slot is reused. Events already being delivered to it on other PEs may still arrive.
+void remove_observer(runtime_observer& o) noexcept;
+
+/// The steady clock in nanoseconds, as events carry it.
+std::uint64_t observer_clock_ns() noexcept;
+
+namespace detail {
+
+struct observer_list {
+  std::atomic<std::uint32_t> active{0};  ///< non-null slots; the hot paths test only this
+  std::array<std::atomic<runtime_observer*>, max_observers> slots{};
+};
+inline observer_list g_observers;
+
+/// The one branch every observation point pays when nobody subscribes.
+inline bool observed() noexcept { return g_observers.active.load(std::memory_order_relaxed) != 0; }
+
+/// Calls `fn(observer&)` for every subscribed observer.
+template <class F>
+void for_each_observer(F&& fn) noexcept {
+  for (auto& s : g_observers.slots)
+    if (runtime_observer* o = s.load(std::memory_order_acquire)) fn(*o);
+}
+
+/// The entry being invoked on this thread while observers are subscribed
+/// (set by the object layer around each invocation), so that what it starts
+/// (a threaded entry) can name the same object and entry.
+inline constinit thread_local const entry_event* tls_observed_entry = nullptr;
+
+/// Carried by a threaded entry's thread: the invoking entry's event, so that
+/// each slice of the thread is observed as `run_kind::thread`.
+struct thread_observation {
+  entry_event event;
+  bool on = false;
+  /// At spawn, inside the invoking entry.
+  static thread_observation capture() noexcept {
+    thread_observation t;
+    if (observed() && tls_observed_entry) [[unlikely]] {
+      t.event = *tls_observed_entry;
+      t.event.how = run_kind::thread;
+      t.on = true;
+    }
+    return t;
+  }
+  /// First thing on the thread / last thing on it.
+  void begin() noexcept;
+  void end() noexcept;
+};
+
+}  // namespace detail
+}  // namespace roam

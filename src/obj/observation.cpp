@@ -1,0 +1,114 @@
+// What the object layer reports to runtime observers (roam/sched/observe.hpp):
+// the object and entry of every invocation and task resumption, and entry
+// messages sent and received. Only reached when an observer is subscribed.
+#include <roam/obj/detail/objects.hpp>
+#include <roam/sched/observe.hpp>
+
+#include "obj/pe_objects.hpp"
+
+namespace roam::detail {
+
+namespace {
+
+std::uint64_t chare_id_in(const index_storage& idx) noexcept {
+  return static_cast<std::uint32_t>(idx.v[0]) | (std::uint64_t{static_cast<std::uint32_t>(idx.v[1])} << 32);
+}
+
+}  // namespace
+
+object_identity identity_of(target_kind target, std::uint32_t collection, const index_storage& idx,
+                            std::uint8_t dims) noexcept {
+  object_identity id;
+  switch (target) {
+    case target_kind::chare:
+      id.kind = object_kind::chare;
+      id.chare_id = chare_id_in(idx);
+      return id;
+    case target_kind::nodegroup:
+      id.kind = object_kind::nodegroup_member;
+      id.collection = collection;
+      return id;
+    case target_kind::group_member:
+    case target_kind::group_all:
+      id.kind = object_kind::group_member;
+      id.collection = collection;
+      id.index[0] = tls_pe ? static_cast<std::int32_t>(tls_pe->id()) : 0;
+      return id;
+    case target_kind::element: {
+      // A section multicast to a group addresses its members as elements.
+      const collection_desc* d = find_collection(collection);
+      id.collection = collection;
+      if (d && d->kind == collection_kind::group) {
+        id.kind = object_kind::group_member;
+        id.index[0] = idx.v[0];
+        return id;
+      }
+      id.kind = object_kind::array_element;
+      id.dims = dims;
+      for (int k = 0; k < 6; ++k) id.index[static_cast<std::size_t>(k)] = idx.v[k];
+      return id;
+    }
+    case target_kind::array_all:
+    case target_kind::section_all:
+    case target_kind::control:
+      break;
+  }
+  id.collection = collection;
+  return id;
+}
+
+void invoke_observed(message* m, void* obj) noexcept {
+  entry_event e;
+  e.object = identity_of(m->target, m->collection, m->index, m->dims);
+  e.entry = m->ops->id;
+  e.entry_name = m->ops->name;
+  e.obj = obj;
+  e.pe = tls_pe->id();
+  e.how = run_kind::entry;
+  const entry_event* outer = tls_observed_entry;
+  tls_observed_entry = &e;
+  e.time_ns = observer_clock_ns();
+  for_each_observer([&](runtime_observer& o) { o.entry_begin(e); });
+  invoke_unobserved(m, obj);
+  e.time_ns = observer_clock_ns();
+  for_each_observer([&](runtime_observer& o) { o.entry_end(e); });
+  tls_observed_entry = outer;
+}
+
+void resume_observed(const object_identity& who, const void* obj, task_roots& roots, std::coroutine_handle<> h,
+                     void (*resume)(task_roots&, std::coroutine_handle<>) noexcept) noexcept {
+  entry_event e;
+  e.object = who;
+  e.obj = obj;
+  e.pe = tls_pe->id();
+  e.how = run_kind::task_resume;
+  e.time_ns = observer_clock_ns();
+  for_each_observer([&](runtime_observer& o) { o.entry_begin(e); });
+  resume(roots, h);
+  e.time_ns = observer_clock_ns();
+  for_each_observer([&](runtime_observer& o) { o.entry_end(e); });
+}
+
+void note_sent(const message* m, std::uint32_t dst, bool to_node) noexcept {
+  message_event e;
+  e.pe = tls_pe ? tls_pe->id() : 0;
+  e.peer = dst;
+  e.to_node = to_node;
+  e.bytes = sizeof(message) + m->payload_bytes;
+  e.entry = m->ops ? m->ops->id : 0;
+  e.time_ns = observer_clock_ns();
+  for_each_observer([&](runtime_observer& o) { o.message_sent(e); });
+}
+
+void note_received(const message* m) noexcept {
+  message_event e;
+  e.pe = tls_pe->id();
+  e.peer = m->src_pe;
+  e.to_node = m->target == target_kind::nodegroup;
+  e.bytes = sizeof(message) + m->payload_bytes;
+  e.entry = m->ops ? m->ops->id : 0;
+  e.time_ns = observer_clock_ns();
+  for_each_observer([&](runtime_observer& o) { o.message_received(e); });
+}
+
+}  // namespace roam::detail
