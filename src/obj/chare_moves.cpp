@@ -81,6 +81,7 @@ void settle_chare(std::uint64_t id, void* obj, const chare_ops* ops, std::uint32
   if (!welcome_arrival(*ops->moves, obj, chare_access::tasks(*base), nullptr, restarts,
                        [&] { return describe_chare(ops, id) + " on pe " + std::to_string(me()); }))
     return;
+  chare_lifecycle(lifecycle_step::arrived, id, obj);
   // after_migration may ask to move on.
   carry_out_chare_move(objs, id, chare_record{obj, base, ops});
   if (!objs.chares.count(id)) return;
@@ -175,6 +176,7 @@ void carry_out_chare_move(pe_objects& objs, std::uint64_t id, const chare_record
       [&] { return describe_chare(ops, id) + " on pe " + std::to_string(me()); },
       [&] {
         ++epoch;
+        chare_lifecycle(lifecycle_step::leaving, id, rec.obj, dest);
         objs.chares.erase(id);
         note_location(objs, id, {dest, epoch});
       },

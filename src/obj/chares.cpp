@@ -47,6 +47,7 @@ void deliver_to_chare(pe_objects& objs, message* m) noexcept {
   // With a threaded entry still blocked on it, the chare dies when its last thread ends (chare_threads_done).
   if (rec.base->destroy_requested() && chare_access::threads(*rec.base) == 0) {
     objs.chares.erase(id);
+    chare_lifecycle(lifecycle_step::died, id, rec.obj);
     chare_access::tasks(*rec.base).destroy_all();
     rec.ops->cls->destroy(rec.obj);
     return;
@@ -67,6 +68,7 @@ void chare_threads_done(std::uint64_t id) noexcept {
   if (chare_access::threads(*rec.base) != 0) return;  // another thread started meanwhile: it will call again
   if (rec.base->destroy_requested()) {
     objs.chares.erase(it);
+    chare_lifecycle(lifecycle_step::died, id, rec.obj);
     chare_access::tasks(*rec.base).destroy_all();
     rec.ops->cls->destroy(rec.obj);
     return;
@@ -99,6 +101,7 @@ std::uint32_t place_chare() noexcept {
 void register_chare(std::uint64_t id, void* obj, chare_base* base, const chare_ops* ops) {
   pe_objects& objs = objects();
   objs.chares.emplace(id, chare_record{obj, base, ops});
+  chare_lifecycle(lifecycle_step::born, id, obj);
   std::uint32_t creator = static_cast<std::uint32_t>(id >> 40);
   std::uint64_t seq = id & ((std::uint64_t{1} << 40) - 1);
   if (creator < objs.chare_seq_seen.size() && seq > objs.chare_seq_seen[creator]) objs.chare_seq_seen[creator] = seq;
@@ -130,6 +133,7 @@ void destroy_chare_here(std::uint64_t id) {
     return;
   }
   objs.chares.erase(it);
+  chare_lifecycle(lifecycle_step::died, id, rec.obj);
   chare_access::tasks(*rec.base).destroy_all();
   rec.ops->cls->destroy(rec.obj);
 }

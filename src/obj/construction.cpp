@@ -43,6 +43,7 @@ void construct_local_members(const collection_desc* desc, void* (*make)(const vo
       lc.elements.insert(ctx.index, obj);
       lc.order.push_back({obj, ctx.index});
       if (desc->elem && g_element_hooks.here) g_element_hooks.here(desc, 0);
+      member_lifecycle(lifecycle_step::born, desc, ctx.index, obj);
     } catch (const std::exception& e) {
       report_fatal(describe_target(desc->kind == collection_kind::array ? target_kind::element : target_kind::group_member,
                                    desc, ctx.index, desc->dims, "constructor") +

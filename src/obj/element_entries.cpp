@@ -54,6 +54,7 @@ void destroy_here(local_collection& lc, const index_storage& idx, void* obj) {
   lc.locations().departed[idx] = gone;
   lc.locations().known[idx] = gone;
   if (g_element_hooks.died) g_element_hooks.died(d, next);
+  member_lifecycle(lifecycle_step::died, d, idx, obj);
   end_tasks(d, obj);
   d->cls->destroy(obj);
   std::uint32_t home = home_of(d, idx);

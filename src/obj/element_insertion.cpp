@@ -46,6 +46,7 @@ void* create_on_demand(local_collection& lc, const index_storage& idx) {
   d->dynamic.store(true, std::memory_order_relaxed);
   link(lc, idx, obj);
   if (g_element_hooks.here) g_element_hooks.here(d, f.reductions);
+  member_lifecycle(lifecycle_step::born, d, idx, obj);
   return obj;
 }
 
@@ -112,6 +113,7 @@ void install_inserted(const collection_desc* d, const index_storage& idx, std::u
   f.reductions = start.reductions;
   link(lc, idx, obj);
   if (g_element_hooks.here) g_element_hooks.here(d, f.reductions);
+  member_lifecycle(lifecycle_step::born, d, idx, obj);
   std::uint32_t home = home_of(d, idx);
   if (home != my_pe()) send_news(d, idx, home, {my_pe(), epoch});
   if (start.issuer < pe_total()) post_control<&insert_acked>(start.issuer, 0, to_wire(d));

@@ -36,6 +36,7 @@ void migrate_one(local_collection& lc, const index_storage& idx, void* obj, std:
         d->dynamic.store(true, std::memory_order_relaxed);
         lc.locations().departed[idx] = {dest, fields.epoch};
         if (g_element_hooks.gone) g_element_hooks.gone(d, fields.reductions);
+        member_lifecycle(lifecycle_step::leaving, d, idx, obj, dest);
       },
       [&](object_in_transit t) {
         post_closure(dest, [w = to_wire(d), idx, t = std::move(t)]() mutable noexcept { element_moves_in(w, idx, t); });
@@ -89,6 +90,7 @@ void settle_arrival(local_collection& lc, const index_storage& idx, void* obj) {
                        std::exchange(element_access::fields(b).restarts, 0),
                        [&] { return describe_element(d, idx) + " on pe " + std::to_string(my_pe()); }))
     return;
+  member_lifecycle(lifecycle_step::arrived, d, idx, obj);
   run_entry(lc, nullptr, obj);
   if (lc.elements.find(idx) != obj) return;
   if (lc.constructed) replay_broadcasts(lc, idx, obj);

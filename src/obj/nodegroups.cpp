@@ -41,6 +41,7 @@ void install_node_member(const collection_desc* desc, void* member) {
       w.waiting.erase(it);
     }
   }
+  member_lifecycle(lifecycle_step::born, desc, index_storage{}, member);
   runtime_state& rt = *g_runtime.load();
   for (message* m : released) rt.enqueue_node(m);
 }

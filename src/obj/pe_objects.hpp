@@ -10,6 +10,7 @@
 
 #include <roam/obj/chare.hpp>
 #include <roam/obj/detail/objects.hpp>
+#include <roam/obj/lifecycle.hpp>
 #include <roam/sched/observe.hpp>
 
 #include "obj/flat_map.hpp"
@@ -119,6 +120,22 @@ void forward_copy(const message* m, std::uint32_t to) noexcept;
 void invoke_guarded(message* m, void* obj) noexcept;
 /// invoke_guarded without telling observers (what it runs when nobody subscribes).
 void invoke_unobserved(message* m, void* obj) noexcept;
+
+// lifecycle.cpp
+enum class lifecycle_step : std::uint8_t { born, arrived, leaving, died };
+/// Identity of a collection member (array element, group or nodegroup member).
+object_identity element_identity(const collection_desc* d, const index_storage& idx) noexcept;
+object_identity chare_identity(std::uint64_t chare_id) noexcept;
+[[gnu::cold]] void notify_lifecycle(lifecycle_step step, const object_identity& who, void* obj,
+                                    std::uint32_t peer = no_pe) noexcept;
+/// Tells lifecycle observers, if any, about collection member `idx` of `d`.
+inline void member_lifecycle(lifecycle_step step, const collection_desc* d, const index_storage& idx, void* obj,
+                             std::uint32_t peer = no_pe) noexcept {
+  if (g_lifecycle.any()) [[unlikely]] notify_lifecycle(step, element_identity(d, idx), obj, peer);
+}
+inline void chare_lifecycle(lifecycle_step step, std::uint64_t id, void* obj, std::uint32_t peer = no_pe) noexcept {
+  if (g_lifecycle.any()) [[unlikely]] notify_lifecycle(step, chare_identity(id), obj, peer);
+}
 
 // observation.cpp (only while an observer is subscribed)
 /// The identity observers see for a message's target.

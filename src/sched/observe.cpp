@@ -14,30 +14,8 @@ namespace {
 std::mutex g_subscribe_mutex;  // serialises add/remove; readers never take it
 }
 
-bool add_observer(runtime_observer& o) noexcept {
-  std::lock_guard lock(g_subscribe_mutex);
-  auto& list = detail::g_observers;
-  for (auto& s : list.slots)
-    if (s.load(std::memory_order_relaxed) == &o) return false;
-  for (auto& s : list.slots) {
-    if (s.load(std::memory_order_relaxed)) continue;
-    s.store(&o, std::memory_order_release);
-    list.active.fetch_add(1, std::memory_order_release);
-    return true;
-  }
-  return false;
-}
-
-void remove_observer(runtime_observer& o) noexcept {
-  std::lock_guard lock(g_subscribe_mutex);
-  auto& list = detail::g_observers;
-  for (auto& s : list.slots)
-    if (s.load(std::memory_order_relaxed) == &o) {
-      s.store(nullptr, std::memory_order_release);
-      list.active.fetch_sub(1, std::memory_order_release);
-      return;
-    }
-}
+bool add_observer(runtime_observer& o) noexcept { return detail::g_observers.add(o); }
+void remove_observer(runtime_observer& o) noexcept { detail::g_observers.remove(o); }
 
 std::uint64_t observer_clock_ns() noexcept {
   return static_cast<std::uint64_t>(
@@ -45,6 +23,9 @@ std::uint64_t observer_clock_ns() noexcept {
 }
 
 namespace detail {
+
+void lock_subscriptions() noexcept { g_subscribe_mutex.lock(); }
+void unlock_subscriptions() noexcept { g_subscribe_mutex.unlock(); }
 
 void resume_observed_unowned(std::coroutine_handle<> h) noexcept {
   entry_event e;

@@ -84,20 +84,62 @@ std::uint64_t observer_clock_ns() noexcept;
 
 namespace detail {
 
-struct observer_list {
+/// Fixed slots, so PEs read the list without a lock while subscribers come and go.
+template <class T>
+struct subscriber_list {
   std::atomic<std::uint32_t> active{0};  ///< non-null slots; the hot paths test only this
-  std::array<std::atomic<runtime_observer*>, max_observers> slots{};
+  std::array<std::atomic<T*>, max_observers> slots{};
+
+  bool any() const noexcept { return active.load(std::memory_order_relaxed) != 0; }
+  template <class F>
+  void for_each(F&& fn) noexcept {
+    for (auto& s : slots)
+      if (T* o = s.load(std::memory_order_acquire)) fn(*o);
+  }
+  /// Both serialised by one process-wide mutex (subscription is rare).
+  bool add(T& o) noexcept;
+  void remove(T& o) noexcept;
 };
-inline observer_list g_observers;
+/// The mutex subscriber_list::add/remove take.
+void lock_subscriptions() noexcept;
+void unlock_subscriptions() noexcept;
+
+template <class T>
+bool subscriber_list<T>::add(T& o) noexcept {
+  lock_subscriptions();
+  bool added = false, present = false;
+  for (auto& s : slots) present |= s.load(std::memory_order_relaxed) == &o;
+  for (auto& s : slots) {
+    if (present || s.load(std::memory_order_relaxed)) continue;
+    s.store(&o, std::memory_order_release);
+    active.fetch_add(1, std::memory_order_release);
+    added = true;
+    break;
+  }
+  unlock_subscriptions();
+  return added;
+}
+template <class T>
+void subscriber_list<T>::remove(T& o) noexcept {
+  lock_subscriptions();
+  for (auto& s : slots)
+    if (s.load(std::memory_order_relaxed) == &o) {
+      s.store(nullptr, std::memory_order_release);
+      active.fetch_sub(1, std::memory_order_release);
+      break;
+    }
+  unlock_subscriptions();
+}
+
+inline subscriber_list<runtime_observer> g_observers;
 
 /// The one branch every observation point pays when nobody subscribes.
-inline bool observed() noexcept { return g_observers.active.load(std::memory_order_relaxed) != 0; }
+inline bool observed() noexcept { return g_observers.any(); }
 
 /// Calls `fn(observer&)` for every subscribed observer.
 template <class F>
 void for_each_observer(F&& fn) noexcept {
-  for (auto& s : g_observers.slots)
-    if (runtime_observer* o = s.load(std::memory_order_acquire)) fn(*o);
+  g_observers.for_each(fn);
 }
 
 /// The entry being invoked on this thread while observers are subscribed
