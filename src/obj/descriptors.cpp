@@ -178,6 +178,15 @@ const collection_desc* find_collection(std::uint32_t id) noexcept {
   return chunk ? chunk[id & (chunk_size - 1)].load(std::memory_order_acquire) : nullptr;
 }
 
+std::vector<const collection_desc*> nodegroup_descriptors() {
+  auto& t = descriptors();
+  std::lock_guard lock(t.mutex);
+  std::vector<const collection_desc*> out;
+  for (auto& d : t.owned)
+    if (d->kind == collection_kind::nodegroup) out.push_back(d.get());
+  return out;
+}
+
 void destroy_nodegroup_members() noexcept {
   auto& t = descriptors();
   std::lock_guard lock(t.mutex);

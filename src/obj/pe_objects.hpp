@@ -41,6 +41,7 @@ struct local_collection {
   struct member {
     void* obj;
     index_storage index;
+    double load = 0;  ///< object walking's measured-load slot (roam/obj/walk.hpp)
   };
   flat_map_index elements;     // index -> object
   std::vector<member> order;   // local members, oldest first (broadcast order)
@@ -68,6 +69,7 @@ struct chare_record {
   void* obj;
   chare_base* base;
   const chare_ops* ops;
+  double load = 0;  ///< object walking's measured-load slot (roam/obj/walk.hpp)
 };
 
 struct pe_objects {
@@ -168,6 +170,8 @@ void deliver_to_node_member(message* m) noexcept;
 void discard_waiting_node_messages() noexcept;
 
 // descriptors.cpp
+/// This process's nodegroups (made here or rebuilt from the wire), in creation order.
+std::vector<const collection_desc*> nodegroup_descriptors();
 /// Destroys this process's nodegroup members (its first PE, at shutdown).
 void destroy_nodegroup_members() noexcept;
 

@@ -48,6 +48,7 @@ class chare_base {
 namespace detail {
 struct chare_access {
   static std::uint32_t take_move(chare_base& c) noexcept { return std::exchange(c.move_to_, no_pe); }
+  static void request_move(chare_base& c, std::uint32_t pe) noexcept { c.move_to_ = pe; }
   static std::uint32_t& epoch(chare_base& c) noexcept { return c.epoch_; }
   static std::uint32_t home(const chare_base& c) noexcept { return c.birth_pe_; }
   static task_roots& tasks(chare_base& c) noexcept { return c.tasks_; }

@@ -41,10 +41,33 @@ struct class_ops {
   std::string_view name;
   void (*destroy)(void*) noexcept;
   std::uint64_t id;  ///< stable hash of the name: the same in every process
+  /// The state through T's pup, and back into an existing T (null: T has no
+  /// pup). What object walking packs any object with (roam/obj/walk.hpp).
+  bytes (*pack)(void* obj) = nullptr;
+  void (*unpack_into)(void* obj, std::span<const std::byte> state) = nullptr;
 };
 template <class T>
-inline constexpr class_ops class_ops_for{type_name<T>(), [](void* p) noexcept { delete static_cast<T*>(p); },
-                                         stable_hash(type_name<T>())};
+bytes pack_object_state(void* obj) {
+  T& t = *static_cast<T*>(obj);
+  bytes out = bytes::uninitialized(packed_size(t));
+  pack_into(out.mutable_span(), t);
+  return out;
+}
+template <class T>
+void unpack_object_state(void* obj, std::span<const std::byte> state) {
+  unpack_into(state, *static_cast<T*>(obj));
+}
+template <class T>
+constexpr class_ops make_class_ops() {
+  class_ops ops{type_name<T>(), [](void* p) noexcept { delete static_cast<T*>(p); }, stable_hash(type_name<T>())};
+  if constexpr (serializable<T>) {
+    ops.pack = &pack_object_state<T>;
+    ops.unpack_into = &unpack_object_state<T>;
+  }
+  return ops;
+}
+template <class T>
+inline constexpr class_ops class_ops_for = make_class_ops<T>();
 /// Registers a class so that descriptors naming it can be rebuilt from the wire.
 bool register_class(const class_ops* cls);
 /// Odr-used by every create_* of T, so every process registers T at start-up.
@@ -84,6 +107,7 @@ struct collection_desc {
   map_fn map = nullptr;
   std::string map_name;
   std::atomic<void*> node_member{nullptr};  ///< nodegroup: this process's member
+  mutable double node_load = 0;              ///< nodegroup: its measured-load slot (roam/obj/walk.hpp)
   mutable std::mutex exclusive;    ///< nodegroup: held while an exclusive entry runs
   // Arrays:
   bool sparse = false;           ///< created empty: elements exist once inserted
