@@ -11,12 +11,11 @@
 #include <roam/obj/chare.hpp>
 #include <roam/obj/map.hpp>
 #include <roam/msg/detail/remote.hpp>
-#include <roam/obj/detail/layer_anchor.hpp>
 #include <roam/obj/detail/objects.hpp>
 #include <roam/sched/detail/startup.hpp>
 #include <roam/sched/detail/tree.hpp>
 
-#include "obj/pe_objects.hpp"
+#include "pe_objects.hpp"
 
 namespace roam::detail {
 
@@ -167,8 +166,6 @@ const bool registered = [] {
 }();
 
 }  // namespace
-
-bool objects_layer_linked() noexcept { return registered; }
 
 namespace {
 

@@ -12,7 +12,7 @@
 #include <roam/obj/chare.hpp>
 #include <roam/obj/detail/objects.hpp>
 
-#include "obj/flat_map.hpp"
+#include "flat_map.hpp"
 
 namespace roam::detail {
 

@@ -5,8 +5,8 @@
 
 #include <roam/sched/detail/runtime_state.hpp>
 
-#include "machine/futex.hpp"
-#include "machine/transport.hpp"
+#include <roam/machine/detail/futex.hpp>
+#include <roam/machine/detail/transport.hpp>
 
 namespace roam::detail {
 
