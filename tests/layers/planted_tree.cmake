@@ -1,10 +1,12 @@
 # One case of the layers.check.* tests (tests/layers/CMakeLists.txt):
 #   cmake -DCASE=<case> -DGRAPH=<build>/roam_layers.cmake -DCHECK=<src>/cmake/layer_check.cmake
-#         -DWORK=<empty dir to plant in> -P planted_tree.cmake
+#         -DWORK=<empty dir to plant in> [-DMODE=configure -DGENERATOR=<g> -DCXX=<compiler>]
+#         -P planted_tree.cmake
 # Plants a skeleton of the declared layers in WORK: each layer has a public
 # header including its direct dependencies' and a source including its own
 # header and a private one; then adds the case's fault, runs the layer check
-# on WORK in script mode and passes only if the check passes (clean) or fails
+# on WORK (in script mode, or with MODE=configure in a throwaway configure of
+# WORK declaring the same layers with roam_add_layer) and passes only if the check passes (clean) or fails
 # with a message naming the planted file (every other case).
 cmake_minimum_required(VERSION 3.25)
 foreach(v CASE GRAPH CHECK WORK)
@@ -58,9 +60,33 @@ else()
   message(FATAL_ERROR "planted_tree.cmake: unknown CASE '${CASE}'")
 endif()
 
-execute_process(
-  COMMAND ${CMAKE_COMMAND} -DROAM_ROOT=${WORK} -DROAM_LAYER_GRAPH=${GRAPH} -P ${CHECK}
-  RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _out)
+if(MODE STREQUAL "configure")
+  # A throwaway configure of the planted tree as a project of its own, declaring
+  # the same layers with roam_add_layer: the check as src/CMakeLists.txt runs it.
+  get_filename_component(_cmake_dir ${CHECK} DIRECTORY)
+  set(_lists "cmake_minimum_required(VERSION 3.25)\nproject(planted LANGUAGES CXX)\n")
+  string(APPEND _lists "find_package(Threads REQUIRED)\nadd_library(roam_warnings INTERFACE)\n")
+  string(APPEND _lists "set(ROAM_BUILD_TESTS OFF)\ninclude(${_cmake_dir}/roam_layer.cmake)\n")
+  foreach(layer IN LISTS _layers)
+    get_property(_deps GLOBAL PROPERTY ROAM_LAYER_${layer}_DEPS)
+    string(REPLACE ";" " " _deps "${_deps}")
+    string(APPEND _lists "roam_add_layer(NAME ${layer} DEPENDS ${_deps})\n")
+  endforeach()
+  string(APPEND _lists "roam_check_layers(\${PROJECT_SOURCE_DIR})\n")
+  file(WRITE ${WORK}/CMakeLists.txt "${_lists}")
+  file(REMOVE_RECURSE ${WORK}-build)
+  set(_gen "")
+  if(GENERATOR)
+    set(_gen -G ${GENERATOR})
+  endif()
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} ${_gen} -DCMAKE_CXX_COMPILER=${CXX} -S ${WORK} -B ${WORK}-build
+    RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _out)
+else()
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -DROAM_ROOT=${WORK} -DROAM_LAYER_GRAPH=${GRAPH} -P ${CHECK}
+    RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _out)
+endif()
 if(_expect STREQUAL "")
   if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "the layer check rejected a tree that keeps to the graph:\n${_out}")
