@@ -26,7 +26,7 @@
 # `roam`) uses the same $<LINK_LIBRARY:WHOLE_ARCHIVE,...>; CMake then puts
 # each archive on the link line once, inside --whole-archive. Code outside the
 # layers that needs one layer's internals (roamrun, the transport probes) uses
-# roam_use_layer_internals.
+# roam_use_layer_internals, which links the same way.
 include_guard(GLOBAL)
 include(${CMAKE_CURRENT_LIST_DIR}/layer_check.cmake)
 
@@ -92,14 +92,16 @@ function(roam_add_layer)
 endfunction()
 
 # Gives `target` (a tool or test outside the layers) the private headers of
-# `layer`, and links the layer.
+# `layer`, and links the layer, whole like everywhere else (so the target may
+# link `roam` as well: one library linked with and without WHOLE_ARCHIVE is a
+# CMake error). Link layers only through `roam`, roam_add_layer and this.
 function(roam_use_layer_internals target layer)
   get_property(_layers GLOBAL PROPERTY ROAM_LAYERS)
   if(NOT layer IN_LIST _layers)
     message(FATAL_ERROR "roam_use_layer_internals(${target} ${layer}): '${layer}' is not a declared layer")
   endif()
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/${layer})
-  target_link_libraries(${target} PRIVATE roam_${layer})
+  target_link_libraries(${target} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,roam_${layer}>")
 endfunction()
 
 # `roam_header_check`: every public header (include/roam/**/*.hpp) compiled
