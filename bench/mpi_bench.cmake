@@ -2,5 +2,5 @@
 # (transport level). Included by bench/CMakeLists.txt when MPI was found.
 # Run:  mpirun <ROAM_MPIRUN_FLAGS, see tests/transport/mpi/mpi.cmake> -n 2 bench/mpi-pingpong [--json]
 add_executable(mpi-pingpong ${CMAKE_CURRENT_LIST_DIR}/mpi_pingpong.cpp)
-target_link_libraries(mpi-pingpong PRIVATE roam_machine roam_warnings)
-target_include_directories(mpi-pingpong PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(mpi-pingpong PRIVATE roam_warnings)
+roam_use_layer_internals(mpi-pingpong machine)

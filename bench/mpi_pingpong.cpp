@@ -39,7 +39,8 @@
 #include <string>
 #include <vector>
 
-#include "machine/transport.hpp"
+#include <roam/machine/detail/transport.hpp>
+
 #include "report.hpp"
 
 namespace {

@@ -13,7 +13,6 @@
 #include <roam/msg/pup.hpp>
 #include <roam/obj/array.hpp>
 #include <roam/obj/chare.hpp>
-#include <roam/obj/detail/layer_anchor.hpp>
 #include <roam/obj/group.hpp>
 #include <roam/obj/index.hpp>
 #include <roam/obj/map.hpp>

@@ -14,7 +14,7 @@
 #include <roam/sched/detail/startup.hpp>
 #include <roam/sched/detail/tree.hpp>
 
-#include "coll/state.hpp"
+#include "state.hpp"
 
 namespace roam::detail {
 

@@ -8,8 +8,8 @@
 
 #include <roam/msg/detail/control.hpp>
 
-#include "coll/state.hpp"
-#include "coll/waves.hpp"
+#include "state.hpp"
+#include "waves.hpp"
 
 namespace roam::detail {
 

@@ -9,8 +9,8 @@
 #include <roam/msg/detail/control.hpp>
 #include <roam/sched/runtime.hpp>
 
-#include "coll/state.hpp"
-#include "coll/waves.hpp"
+#include "state.hpp"
+#include "waves.hpp"
 
 namespace roam::detail {
 

@@ -7,7 +7,7 @@
 #include <roam/msg/detail/control.hpp>
 #include <roam/sched/detail/tree.hpp>
 
-#include "coll/state.hpp"
+#include "state.hpp"
 
 namespace roam::detail {
 

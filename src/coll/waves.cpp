@@ -1,9 +1,9 @@
-#include "coll/waves.hpp"
+#include "waves.hpp"
 
 #include <roam/msg/detail/control.hpp>
 #include <roam/sched/detail/tree.hpp>
 
-#include "coll/state.hpp"
+#include "state.hpp"
 
 namespace roam::detail {
 

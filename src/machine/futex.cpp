@@ -1,4 +1,4 @@
-#include "machine/futex.hpp"
+#include <roam/machine/detail/futex.hpp>
 
 #include <linux/futex.h>
 #include <sys/syscall.h>

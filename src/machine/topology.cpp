@@ -1,4 +1,4 @@
-#include "machine/topology.hpp"
+#include <roam/machine/detail/topology.hpp>
 
 #include <pthread.h>
 #include <sched.h>

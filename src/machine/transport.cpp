@@ -1,4 +1,4 @@
-#include "machine/transport.hpp"
+#include <roam/machine/detail/transport.hpp>
 
 #include <cstdlib>
 #include <string_view>

@@ -9,7 +9,7 @@
 #include <roam/msg/detail/remote.hpp>
 #include <roam/msg/detail/wire.hpp>
 
-#include "machine/transport.hpp"
+#include <roam/machine/detail/transport.hpp>
 
 namespace roam::detail {
 

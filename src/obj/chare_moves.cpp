@@ -14,8 +14,8 @@
 #include <roam/msg/detail/control.hpp>
 #include <roam/obj/detail/objects.hpp>
 
-#include "obj/moves.hpp"
-#include "obj/pe_objects.hpp"
+#include "moves.hpp"
+#include "pe_objects.hpp"
 
 namespace roam::detail {
 

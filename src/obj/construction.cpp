@@ -9,7 +9,7 @@
 
 #include <roam/obj/detail/objects.hpp>
 
-#include "obj/pe_objects.hpp"
+#include "pe_objects.hpp"
 
 namespace roam::detail {
 

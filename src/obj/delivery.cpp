@@ -12,7 +12,7 @@
 #include <roam/sched/observe.hpp>
 #include <roam/sched/detail/tree.hpp>
 
-#include "obj/pe_objects.hpp"
+#include "pe_objects.hpp"
 
 namespace roam::detail {
 

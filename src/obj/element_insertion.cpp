@@ -11,7 +11,7 @@
 #include <roam/msg/detail/control.hpp>
 #include <roam/obj/detail/objects.hpp>
 
-#include "obj/element_internal.hpp"
+#include "element_internal.hpp"
 
 namespace roam::detail {
 

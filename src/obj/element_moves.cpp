@@ -10,8 +10,8 @@
 #include <roam/msg/detail/control.hpp>
 #include <roam/obj/detail/objects.hpp>
 
-#include "obj/element_internal.hpp"
-#include "obj/moves.hpp"
+#include "element_internal.hpp"
+#include "moves.hpp"
 
 namespace roam::detail {
 

@@ -11,10 +11,9 @@
 #include <roam/obj/detail/objects.hpp>
 #include <roam/obj/map.hpp>
 #include <roam/msg/detail/remote.hpp>
-#include <roam/obj/detail/layer_anchor.hpp>
 #include <roam/sched/detail/startup.hpp>
 
-#include "obj/pe_objects.hpp"
+#include "pe_objects.hpp"
 
 namespace roam::detail {
 
@@ -72,6 +71,5 @@ const bool registered = [] {
 
 }  // namespace
 
-bool objects_layer_linked() noexcept { return registered; }
 
 }  // namespace roam::detail

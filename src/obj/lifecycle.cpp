@@ -2,7 +2,7 @@
 // departures and deaths of every kind of object, told where they happen.
 #include <roam/obj/lifecycle.hpp>
 
-#include "obj/pe_objects.hpp"
+#include "pe_objects.hpp"
 
 namespace roam {
 

@@ -12,7 +12,7 @@
 #include <roam/obj/detail/migratable.hpp>
 #include <roam/sched/task.hpp>
 
-#include "obj/pe_objects.hpp"
+#include "pe_objects.hpp"
 
 namespace roam::detail {
 

@@ -10,7 +10,7 @@
 #include <roam/msg/detail/remote.hpp>
 #include <roam/obj/detail/objects.hpp>
 
-#include "obj/pe_objects.hpp"
+#include "pe_objects.hpp"
 
 namespace roam::detail {
 

@@ -12,7 +12,7 @@
 #include <roam/obj/detail/objects.hpp>
 #include <roam/obj/chare.hpp>
 
-#include "obj/pe_objects.hpp"
+#include "pe_objects.hpp"
 
 namespace roam::detail {
 

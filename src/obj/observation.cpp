@@ -4,7 +4,7 @@
 #include <roam/obj/detail/objects.hpp>
 #include <roam/sched/observe.hpp>
 
-#include "obj/pe_objects.hpp"
+#include "pe_objects.hpp"
 
 namespace roam::detail {
 

@@ -13,7 +13,7 @@
 #include <roam/obj/lifecycle.hpp>
 #include <roam/sched/observe.hpp>
 
-#include "obj/flat_map.hpp"
+#include "flat_map.hpp"
 
 namespace roam::detail {
 

@@ -11,7 +11,7 @@
 #include <roam/msg/detail/control.hpp>
 #include <roam/obj/detail/element_base.hpp>
 
-#include "obj/pe_objects.hpp"
+#include "pe_objects.hpp"
 
 namespace roam::detail {
 

@@ -1,6 +1,6 @@
 // The portable context switch (see context.hpp): ucontext, for targets
 // without an assembly switch here, or on x86-64 when ROAM_ULT_UCONTEXT is set.
-#include "sched/context.hpp"
+#include "context.hpp"
 
 #if defined(ROAM_ULT_UCONTEXT)
 

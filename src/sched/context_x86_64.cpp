@@ -10,7 +10,7 @@
 // Loading MXCSR and the x87 control word is slow (fldcw alone was half of a
 // switch here) and they almost never differ between two contexts, so each
 // is loaded only when it differs from the value being left.
-#include "sched/context.hpp"
+#include "context.hpp"
 
 #if !defined(ROAM_ULT_UCONTEXT)
 

@@ -1,4 +1,4 @@
-#include "sched/options.hpp"
+#include "options.hpp"
 
 #include <charconv>
 #include <chrono>

@@ -13,11 +13,11 @@
 #include <roam/sched/detail/post.hpp>
 #include <roam/sched/detail/startup.hpp>
 #include <roam/sched/runtime.hpp>
+#include <roam/machine/detail/topology.hpp>
+#include <roam/machine/detail/transport.hpp>
 
-#include "machine/topology.hpp"
-#include "machine/transport.hpp"
-#include "sched/options.hpp"
-#include "sched/ult_internal.hpp"
+#include "options.hpp"
+#include "ult_internal.hpp"
 
 namespace roam {
 

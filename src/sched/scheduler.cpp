@@ -6,8 +6,8 @@
 #include <roam/sched/detail/runtime_state.hpp>
 #include <roam/sched/observe.hpp>
 
-#include "machine/futex.hpp"
-#include "machine/transport.hpp"
+#include <roam/machine/detail/futex.hpp>
+#include <roam/machine/detail/transport.hpp>
 
 namespace roam::detail {
 

@@ -1,4 +1,4 @@
-#include "sched/stack_pool.hpp"
+#include "stack_pool.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -9,7 +9,7 @@
 
 #include <roam/sched/detail/runtime_state.hpp>
 
-#include "sched/sanitizers.hpp"
+#include "sanitizers.hpp"
 
 namespace roam::detail {
 

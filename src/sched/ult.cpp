@@ -26,11 +26,11 @@
 #include <roam/sched/detail/post.hpp>
 #include <roam/sched/observe.hpp>
 
-#include "sched/context.hpp"
-#include "sched/stack_pool.hpp"
-#include "sched/ult_internal.hpp"
+#include "context.hpp"
+#include "stack_pool.hpp"
+#include "ult_internal.hpp"
 
-#include "sched/sanitizers.hpp"
+#include "sanitizers.hpp"
 
 namespace roam::detail {
 

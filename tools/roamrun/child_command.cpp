@@ -1,6 +1,6 @@
 #include "child_command.hpp"
 
-#include "machine/tcp/tcp_config.hpp"
+#include "tcp/tcp_config.hpp"
 
 namespace roam::detail::roamrun {
 

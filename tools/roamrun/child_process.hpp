@@ -10,7 +10,7 @@
 #include <string>
 
 #include "child_command.hpp"
-#include "machine/tcp/socket_io.hpp"
+#include "tcp/socket_io.hpp"
 
 namespace roam::detail::roamrun {
 

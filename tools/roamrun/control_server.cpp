@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "machine/tcp/control_messages.hpp"
-#include "machine/tcp/handshake.hpp"
-#include "machine/tcp/incoming_hello.hpp"
+#include "tcp/control_messages.hpp"
+#include "tcp/handshake.hpp"
+#include "tcp/incoming_hello.hpp"
 
 namespace roam::detail::roamrun {
 

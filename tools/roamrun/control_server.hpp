@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "machine/tcp/frame_decoder.hpp"
-#include "machine/tcp/job_secret.hpp"
-#include "machine/tcp/socket_io.hpp"
+#include "tcp/frame_decoder.hpp"
+#include "tcp/job_secret.hpp"
+#include "tcp/socket_io.hpp"
 
 namespace roam::detail::roamrun {
 

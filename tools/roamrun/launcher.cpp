@@ -20,8 +20,8 @@
 #include "control_server.hpp"
 #include "hosts_file.hpp"
 #include "line_forwarder.hpp"
-#include "machine/tcp/job_secret.hpp"
-#include "machine/tcp/socket_io.hpp"
+#include "tcp/job_secret.hpp"
+#include "tcp/socket_io.hpp"
 
 namespace roam::detail::roamrun {
 

@@ -1,7 +1,7 @@
 // The bootstrap exchange: every node's blob to every node (MPI_Allgatherv on
 // the control communicator, so it never mixes with frames).
-#include "machine/mpi/mpi_error.hpp"
-#include "machine/mpi/mpi_transport.hpp"
+#include "mpi/mpi_error.hpp"
+#include "mpi/mpi_transport.hpp"
 
 #include <climits>
 

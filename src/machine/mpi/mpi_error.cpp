@@ -1,4 +1,4 @@
-#include "machine/mpi/mpi_error.hpp"
+#include "mpi/mpi_error.hpp"
 
 #include <mpi.h>
 

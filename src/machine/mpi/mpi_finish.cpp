@@ -10,8 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "machine/mpi/mpi_error.hpp"
-#include "machine/mpi/mpi_transport.hpp"
+#include "mpi/mpi_error.hpp"
+#include "mpi/mpi_transport.hpp"
 
 namespace roam::detail {
 

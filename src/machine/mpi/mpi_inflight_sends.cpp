@@ -1,4 +1,4 @@
-#include "machine/mpi/mpi_inflight_sends.hpp"
+#include "mpi/mpi_inflight_sends.hpp"
 
 #include <algorithm>
 

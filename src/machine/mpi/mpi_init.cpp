@@ -2,9 +2,9 @@
 // thread-level check, and the transport's private communicators.
 #include <cstdlib>
 
-#include "machine/mpi/mpi_error.hpp"
-#include "machine/mpi/mpi_progress_owner.hpp"
-#include "machine/mpi/mpi_transport.hpp"
+#include "mpi/mpi_error.hpp"
+#include "mpi/mpi_progress_owner.hpp"
+#include "mpi/mpi_transport.hpp"
 
 namespace roam::detail {
 

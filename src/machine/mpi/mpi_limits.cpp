@@ -1,4 +1,4 @@
-#include "machine/mpi/mpi_limits.hpp"
+#include "mpi/mpi_limits.hpp"
 
 #include <charconv>
 #include <cstdint>

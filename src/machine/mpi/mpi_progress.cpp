@@ -2,8 +2,8 @@
 // sleep.
 #include <algorithm>
 
-#include "machine/mpi/mpi_timer_slack.hpp"
-#include "machine/mpi/mpi_transport.hpp"
+#include "mpi/mpi_timer_slack.hpp"
+#include "mpi/mpi_transport.hpp"
 
 namespace roam::detail {
 

@@ -4,9 +4,9 @@
 #include <climits>
 #include <cstring>
 
-#include "machine/mpi/mpi_error.hpp"
-#include "machine/mpi/mpi_frame_tag.hpp"
-#include "machine/mpi/mpi_transport.hpp"
+#include "mpi/mpi_error.hpp"
+#include "mpi/mpi_frame_tag.hpp"
+#include "mpi/mpi_transport.hpp"
 
 namespace roam::detail {
 

@@ -1,4 +1,4 @@
-#include "machine/mpi/mpi_recv_ring.hpp"
+#include "mpi/mpi_recv_ring.hpp"
 
 namespace roam::detail {
 

@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "machine/mpi/mpi_error.hpp"
-#include "machine/mpi/mpi_frame_tag.hpp"
-#include "machine/mpi/mpi_progress_owner.hpp"
-#include "machine/mpi/mpi_transport.hpp"
+#include "mpi/mpi_error.hpp"
+#include "mpi/mpi_frame_tag.hpp"
+#include "mpi/mpi_progress_owner.hpp"
+#include "mpi/mpi_transport.hpp"
 
 namespace roam::detail {
 

@@ -23,12 +23,13 @@
 #include <string>
 #include <vector>
 
-#include "machine/mpi/mpi_inflight_sends.hpp"
-#include "machine/mpi/mpi_limits.hpp"
-#include "machine/mpi/mpi_outbox.hpp"
-#include "machine/mpi/mpi_recv_ring.hpp"
-#include "machine/mpi/mpi_wake_signal.hpp"
-#include "machine/transport.hpp"
+#include <roam/machine/detail/transport.hpp>
+
+#include "mpi/mpi_inflight_sends.hpp"
+#include "mpi/mpi_limits.hpp"
+#include "mpi/mpi_outbox.hpp"
+#include "mpi/mpi_recv_ring.hpp"
+#include "mpi/mpi_wake_signal.hpp"
 
 namespace roam::detail {
 

@@ -1,6 +1,6 @@
-#include "machine/mpi/mpi_wake_signal.hpp"
+#include "mpi/mpi_wake_signal.hpp"
 
-#include "machine/futex.hpp"
+#include <roam/machine/detail/futex.hpp>
 
 namespace roam::detail {
 

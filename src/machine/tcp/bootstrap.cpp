@@ -1,14 +1,14 @@
-#include "machine/tcp/bootstrap.hpp"
+#include "tcp/bootstrap.hpp"
 
 #include <poll.h>
 #include <sys/socket.h>
 
 #include <cerrno>
 
-#include "machine/tcp/control_messages.hpp"
-#include "machine/tcp/handshake.hpp"
-#include "machine/tcp/incoming_hello.hpp"
-#include "machine/tcp/tcp_log.hpp"
+#include "tcp/control_messages.hpp"
+#include "tcp/handshake.hpp"
+#include "tcp/incoming_hello.hpp"
+#include "tcp/tcp_log.hpp"
 
 namespace roam::detail::tcp {
 

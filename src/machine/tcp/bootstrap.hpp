@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "machine/tcp/frame_decoder.hpp"
-#include "machine/tcp/socket_io.hpp"
-#include "machine/tcp/tcp_config.hpp"
+#include "tcp/frame_decoder.hpp"
+#include "tcp/socket_io.hpp"
+#include "tcp/tcp_config.hpp"
 
 namespace roam::detail::tcp {
 

@@ -1,4 +1,4 @@
-#include "machine/tcp/control_messages.hpp"
+#include "tcp/control_messages.hpp"
 
 #include <cstring>
 

@@ -9,7 +9,7 @@
 #include <span>
 #include <vector>
 
-#include "machine/tcp/socket_io.hpp"
+#include "tcp/socket_io.hpp"
 
 namespace roam::detail::tcp {
 

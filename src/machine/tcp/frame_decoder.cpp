@@ -1,4 +1,4 @@
-#include "machine/tcp/frame_decoder.hpp"
+#include "tcp/frame_decoder.hpp"
 
 #include <algorithm>
 #include <cstdio>

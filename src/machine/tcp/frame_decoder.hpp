@@ -32,8 +32,8 @@
 
 #include <roam/machine/detail/frame.hpp>
 
-#include "machine/tcp/frame_format.hpp"
-#include "machine/tcp/segmented_frame.hpp"
+#include "tcp/frame_format.hpp"
+#include "tcp/segmented_frame.hpp"
 
 namespace roam::detail::tcp {
 

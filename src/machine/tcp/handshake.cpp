@@ -1,4 +1,4 @@
-#include "machine/tcp/handshake.hpp"
+#include "tcp/handshake.hpp"
 
 #include <cstring>
 

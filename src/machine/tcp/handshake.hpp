@@ -9,8 +9,8 @@
 #include <span>
 #include <string>
 
-#include "machine/tcp/frame_format.hpp"
-#include "machine/tcp/job_secret.hpp"
+#include "tcp/frame_format.hpp"
+#include "tcp/job_secret.hpp"
 
 namespace roam::detail::tcp {
 

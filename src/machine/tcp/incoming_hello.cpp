@@ -1,6 +1,6 @@
-#include "machine/tcp/incoming_hello.hpp"
+#include "tcp/incoming_hello.hpp"
 
-#include "machine/tcp/handshake.hpp"
+#include "tcp/handshake.hpp"
 
 namespace roam::detail::tcp {
 

@@ -6,8 +6,8 @@
 #include <functional>
 #include <string>
 
-#include "machine/tcp/frame_decoder.hpp"
-#include "machine/tcp/tcp_config.hpp"
+#include "tcp/frame_decoder.hpp"
+#include "tcp/tcp_config.hpp"
 
 namespace roam::detail::tcp {
 

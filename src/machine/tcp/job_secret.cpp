@@ -1,4 +1,4 @@
-#include "machine/tcp/job_secret.hpp"
+#include "tcp/job_secret.hpp"
 
 #include <sys/random.h>
 

@@ -1,11 +1,11 @@
-#include "machine/tcp/peer_connection.hpp"
+#include "tcp/peer_connection.hpp"
 
 #include <sys/epoll.h>
 #include <sys/socket.h>
 
 #include <cerrno>
 
-#include "machine/tcp/segmented_frame.hpp"
+#include "tcp/segmented_frame.hpp"
 
 namespace roam::detail::tcp {
 

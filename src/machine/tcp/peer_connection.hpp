@@ -26,9 +26,9 @@
 
 #include <roam/machine/detail/frame.hpp>
 
-#include "machine/tcp/frame_decoder.hpp"
-#include "machine/tcp/frame_format.hpp"
-#include "machine/tcp/socket_io.hpp"
+#include "tcp/frame_decoder.hpp"
+#include "tcp/frame_format.hpp"
+#include "tcp/socket_io.hpp"
 
 namespace roam::detail::tcp {
 

@@ -1,6 +1,6 @@
-#include "machine/tcp/segmented_frame.hpp"
+#include "tcp/segmented_frame.hpp"
 
-#include "machine/tcp/frame_format.hpp"
+#include "tcp/frame_format.hpp"
 
 namespace roam::detail::tcp {
 

@@ -1,4 +1,4 @@
-#include "machine/tcp/socket_io.hpp"
+#include "tcp/socket_io.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "machine/tcp/frame_decoder.hpp"
+#include "tcp/frame_decoder.hpp"
 
 namespace roam::detail::tcp {
 

@@ -1,4 +1,4 @@
-#include "machine/tcp/tcp_config.hpp"
+#include "tcp/tcp_config.hpp"
 
 #include <charconv>
 #include <string_view>

@@ -9,8 +9,8 @@
 #include <optional>
 #include <string>
 
-#include "machine/tcp/job_secret.hpp"
-#include "machine/tcp/socket_io.hpp"
+#include "tcp/job_secret.hpp"
+#include "tcp/socket_io.hpp"
 
 namespace roam::detail::tcp {
 

@@ -1,4 +1,4 @@
-#include "machine/tcp/tcp_log.hpp"
+#include "tcp/tcp_log.hpp"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-#include "machine/tcp/tcp_transport.hpp"
+#include "tcp/tcp_transport.hpp"
 
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -12,11 +12,11 @@
 #include <ctime>
 #include <stdexcept>
 
-#include "machine/tcp/control_messages.hpp"
-#include "machine/tcp/handshake.hpp"
-#include "machine/tcp/incoming_hello.hpp"
-#include "machine/tcp/segmented_frame.hpp"
-#include "machine/tcp/tcp_log.hpp"
+#include "tcp/control_messages.hpp"
+#include "tcp/handshake.hpp"
+#include "tcp/incoming_hello.hpp"
+#include "tcp/segmented_frame.hpp"
+#include "tcp/tcp_log.hpp"
 
 namespace roam::detail {
 

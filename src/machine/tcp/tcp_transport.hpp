@@ -23,11 +23,12 @@
 
 #include <sys/epoll.h>
 
-#include "machine/tcp/bootstrap.hpp"
-#include "machine/tcp/peer_connection.hpp"
-#include "machine/tcp/segmented_frame.hpp"
-#include "machine/tcp/tcp_config.hpp"
-#include "machine/transport.hpp"
+#include <roam/machine/detail/transport.hpp>
+
+#include "tcp/bootstrap.hpp"
+#include "tcp/peer_connection.hpp"
+#include "tcp/segmented_frame.hpp"
+#include "tcp/tcp_config.hpp"
 
 namespace roam::detail::tcp {
 

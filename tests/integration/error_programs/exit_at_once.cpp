@@ -5,7 +5,7 @@
 #include <cstdio>
 
 // Only the runtime header: nothing here refers to the objects layer, which the
-// link must still bring in (src/CMakeLists.txt, obj/detail/layer_anchor.hpp).
+// link must still bring in (every layer is linked whole: cmake/roam_layer.cmake).
 #include <roam/sched/runtime.hpp>
 
 int main(int argc, char** argv) {

@@ -40,8 +40,8 @@ endif()
 set(ROAM_MPI_TEST_ENVIRONMENT "${ROAM_MPI_TEST_ENVIRONMENT}" CACHE INTERNAL "environment for tests run under mpirun")
 
 add_executable(mpi-transport-probe ${CMAKE_CURRENT_LIST_DIR}/mpi_transport_probe.cpp)
-target_link_libraries(mpi-transport-probe PRIVATE roam_machine roam_warnings)
-target_include_directories(mpi-transport-probe PRIVATE ${PROJECT_SOURCE_DIR}/src)
+target_link_libraries(mpi-transport-probe PRIVATE roam_warnings)
+roam_use_layer_internals(mpi-transport-probe machine)
 
 # roam_mpi_test(NAME RANKS <n> [RC <status|nonzero>] [REGEX <re>] [NOT_REGEX <re>] [ENV VAR=VALUE...] ARGS <args>...)
 function(roam_mpi_test name)

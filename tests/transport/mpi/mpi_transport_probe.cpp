@@ -22,7 +22,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "machine/transport.hpp"
+#include <roam/machine/detail/transport.hpp>
+
 #include "../probe_frames.hpp"
 
 namespace {

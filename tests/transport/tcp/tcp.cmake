@@ -1,8 +1,8 @@
 # TCP transport tests: tcp_probe (drives the transport directly) and plain
 # shell programs, started by roamrun and checked through run_expect.cmake.
 add_executable(tcp_probe ${CMAKE_CURRENT_LIST_DIR}/tcp_probe.cpp)
-target_include_directories(tcp_probe PRIVATE ${PROJECT_SOURCE_DIR}/src)
-target_link_libraries(tcp_probe PRIVATE roam_machine roam_warnings)
+target_link_libraries(tcp_probe PRIVATE roam_warnings)
+roam_use_layer_internals(tcp_probe machine)
 
 set(_roamrun $<TARGET_FILE:roamrun>)
 set(_probe $<TARGET_FILE:tcp_probe>)

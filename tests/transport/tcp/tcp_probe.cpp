@@ -34,11 +34,12 @@
 #include <thread>
 #include <vector>
 
-#include "machine/tcp/handshake.hpp"
-#include "machine/tcp/socket_io.hpp"
-#include "machine/tcp/tcp_config.hpp"
-#include "machine/tcp/tcp_transport.hpp"
-#include "machine/transport.hpp"
+#include <roam/machine/detail/transport.hpp>
+
+#include "tcp/handshake.hpp"
+#include "tcp/socket_io.hpp"
+#include "tcp/tcp_config.hpp"
+#include "tcp/tcp_transport.hpp"
 #include "../probe_frames.hpp"
 
 namespace {

@@ -7,7 +7,7 @@
 #include <map>
 #include <random>
 
-#include "coll/state.hpp"
+#include "state.hpp"
 
 using roam::detail::next_numbers;
 

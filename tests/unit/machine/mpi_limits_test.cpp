@@ -5,7 +5,7 @@
 #include <map>
 #include <string>
 
-#include "machine/mpi/mpi_limits.hpp"
+#include "mpi/mpi_limits.hpp"
 
 using namespace roam::detail;
 

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "machine/mpi/mpi_outbox.hpp"
+#include "mpi/mpi_outbox.hpp"
 
 using namespace roam::detail;
 

@@ -6,7 +6,7 @@
 #include <chrono>
 #include <thread>
 
-#include "machine/mpi/mpi_wake_signal.hpp"
+#include "mpi/mpi_wake_signal.hpp"
 
 using namespace roam::detail;
 using namespace std::chrono_literals;

@@ -6,10 +6,10 @@
 #include <map>
 #include <random>
 
-#include "machine/tcp/control_messages.hpp"
-#include "machine/tcp/handshake.hpp"
-#include "machine/tcp/job_secret.hpp"
-#include "machine/tcp/tcp_config.hpp"
+#include "tcp/control_messages.hpp"
+#include "tcp/handshake.hpp"
+#include "tcp/job_secret.hpp"
+#include "tcp/tcp_config.hpp"
 
 namespace roam::detail::tcp {
 namespace {

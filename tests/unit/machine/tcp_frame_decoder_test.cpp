@@ -9,8 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "machine/tcp/frame_decoder.hpp"
-#include "machine/tcp/frame_format.hpp"
+#include "tcp/frame_decoder.hpp"
+#include "tcp/frame_format.hpp"
 
 namespace roam::detail::tcp {
 namespace {

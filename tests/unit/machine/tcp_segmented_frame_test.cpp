@@ -6,8 +6,8 @@
 #include <random>
 #include <vector>
 
-#include "machine/tcp/frame_format.hpp"
-#include "machine/tcp/segmented_frame.hpp"
+#include "tcp/frame_format.hpp"
+#include "tcp/segmented_frame.hpp"
 
 using namespace roam::detail;
 using namespace roam::detail::tcp;
@@ -101,7 +101,7 @@ TEST(tcp_segmented_frame, random_payloads_never_crash) {
 
 // ---- the frame decoder's segment mode -------------------------------------------
 
-#include "machine/tcp/frame_decoder.hpp"
+#include "tcp/frame_decoder.hpp"
 
 namespace {
 

@@ -1,4 +1,4 @@
-#include "msg/crc32c.hpp"
+#include "crc32c.hpp"
 
 #include <gtest/gtest.h>
 

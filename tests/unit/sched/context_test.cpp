@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "sched/context.hpp"
-#include "sched/stack_pool.hpp"
+#include "context.hpp"
+#include "stack_pool.hpp"
 
 #if defined(__x86_64__)
 #include <xmmintrin.h>
