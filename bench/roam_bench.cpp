@@ -10,6 +10,7 @@
 #include <vector>
 
 #include <roam/roam.hpp>
+#include <roam/sched/observe.hpp>
 
 #include "common.hpp"
 
@@ -179,6 +180,25 @@ roam::task<> bench_empty() {
       double rate = co_await f;
       if (rep > 0) r.samples.push_back(rate);
     }
+    print(r, g_config.json);
+  }
+  if (wanted("same_pe_chain_observed")) {
+    // The same chain with one runtime observer that only counts: what
+    // subscribing costs each entry (roam/sched/observe.hpp).
+    struct counting_observer : roam::runtime_observer {
+      std::atomic<std::uint64_t> begins{0};
+      void entry_begin(const roam::entry_event&) noexcept override { begins.fetch_add(1, std::memory_order_relaxed); }
+    };
+    static counting_observer observer;  // static: a PE may still be calling it just after it is removed
+    roam::add_observer(observer);
+    result r{"empty", "same_pe_chain_observed", pes, -1, "msgs_per_s_per_pe", {}};
+    for (int rep = 0; rep <= g_config.reps; ++rep) {
+      auto [f, p] = roam::make_future<double>();
+      arr[0].send<&sink::chain_start>(std::uint64_t{2'000'000}, p);
+      double rate = co_await f;
+      if (rep > 0) r.samples.push_back(rate);
+    }
+    roam::remove_observer(observer);
     print(r, g_config.json);
   }
   if (wanted("same_pe_burst")) {
