@@ -16,14 +16,18 @@ namespace roam::detail {
 
 namespace {
 
-std::uint64_t chare_id_of(const message& m) noexcept {
-  return static_cast<std::uint32_t>(m.index.v[0]) | (std::uint64_t{static_cast<std::uint32_t>(m.index.v[1])} << 32);
+// Takes the chare out of this PE's table and destroys it, its suspended tasks first.
+void destroy_chare_now(pe_objects& objs, std::uint64_t id, const chare_record& rec) noexcept {
+  objs.chares.erase(id);
+  chare_lifecycle(lifecycle_step::died, id, rec.obj);
+  chare_access::tasks(*rec.base).destroy_all();
+  rec.ops->cls->destroy(rec.obj);
 }
 
 }  // namespace
 
 void deliver_to_chare(pe_objects& objs, message* m) noexcept {
-  std::uint64_t id = chare_id_of(*m);
+  std::uint64_t id = chare_id_in(m->index);
   auto it = objs.chares.find(id);
   if (it == objs.chares.end()) {
     if (forward_chare_message(objs, m, id)) return;
@@ -46,10 +50,7 @@ void deliver_to_chare(pe_objects& objs, message* m) noexcept {
   discard_message(m);
   // With a threaded entry still blocked on it, the chare dies when its last thread ends (chare_threads_done).
   if (rec.base->destroy_requested() && chare_access::threads(*rec.base) == 0) {
-    objs.chares.erase(id);
-    chare_lifecycle(lifecycle_step::died, id, rec.obj);
-    chare_access::tasks(*rec.base).destroy_all();
-    rec.ops->cls->destroy(rec.obj);
+    destroy_chare_now(objs, id, rec);
     return;
   }
   carry_out_chare_move(objs, id, rec);
@@ -67,10 +68,7 @@ void chare_threads_done(std::uint64_t id) noexcept {
   chare_record rec = it->second;
   if (chare_access::threads(*rec.base) != 0) return;  // another thread started meanwhile: it will call again
   if (rec.base->destroy_requested()) {
-    objs.chares.erase(it);
-    chare_lifecycle(lifecycle_step::died, id, rec.obj);
-    chare_access::tasks(*rec.base).destroy_all();
-    rec.ops->cls->destroy(rec.obj);
+    destroy_chare_now(objs, id, rec);
     return;
   }
   carry_out_chare_move(objs, id, rec);
@@ -132,10 +130,7 @@ void destroy_chare_here(std::uint64_t id) {
     rec.base->destroy_self();  // a threaded entry still runs on it: destroyed when the last ends
     return;
   }
-  objs.chares.erase(it);
-  chare_lifecycle(lifecycle_step::died, id, rec.obj);
-  chare_access::tasks(*rec.base).destroy_all();
-  rec.ops->cls->destroy(rec.obj);
+  destroy_chare_now(objs, id, rec);
 }
 }  // namespace
 

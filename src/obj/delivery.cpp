@@ -185,7 +185,7 @@ std::string describe_target(target_kind t, const collection_desc* desc, const in
       s = "nodegroup " + type;
       break;
     case target_kind::chare: {
-      std::uint64_t id = static_cast<std::uint32_t>(idx.v[0]) | (std::uint64_t{static_cast<std::uint32_t>(idx.v[1])} << 32);
+      std::uint64_t id = chare_id_in(idx);
       s = "chare #" + std::to_string(id >> 40) + "." + std::to_string(id & ((std::uint64_t{1} << 40) - 1));
       break;
     }

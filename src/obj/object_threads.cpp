@@ -19,8 +19,7 @@ namespace roam::detail {
 std::uint32_t* thread_counter(const delivery_context& ctx, void* obj) noexcept {
   if (ctx.target == target_kind::chare) {
     pe_objects& objs = objects();
-    auto it = objs.chares.find(static_cast<std::uint32_t>(ctx.index.v[0]) |
-                               (std::uint64_t{static_cast<std::uint32_t>(ctx.index.v[1])} << 32));
+    auto it = objs.chares.find(chare_id_in(ctx.index));
     return it == objs.chares.end() ? nullptr : &chare_access::threads(*it->second.base);
   }
   if (ctx.target != target_kind::element) return nullptr;
@@ -32,8 +31,7 @@ std::uint32_t* thread_counter(const delivery_context& ctx, void* obj) noexcept {
 void threads_idle(const delivery_context& ctx, void* obj) noexcept {
   std::uint32_t pe = tls_pe->id();
   if (ctx.target == target_kind::chare) {
-    std::uint64_t id = static_cast<std::uint32_t>(ctx.index.v[0]) |
-                       (std::uint64_t{static_cast<std::uint32_t>(ctx.index.v[1])} << 32);
+    std::uint64_t id = chare_id_in(ctx.index);
     auto it = objects().chares.find(id);
     if (it != objects().chares.end() &&
         (it->second.base->destroy_requested() || chare_access::move_requested(*it->second.base)))

@@ -8,14 +8,6 @@
 
 namespace roam::detail {
 
-namespace {
-
-std::uint64_t chare_id_in(const index_storage& idx) noexcept {
-  return static_cast<std::uint32_t>(idx.v[0]) | (std::uint64_t{static_cast<std::uint32_t>(idx.v[1])} << 32);
-}
-
-}  // namespace
-
 object_identity identity_of(target_kind target, std::uint32_t collection, const index_storage& idx,
                             std::uint8_t dims) noexcept {
   object_identity id;

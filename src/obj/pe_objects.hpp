@@ -96,6 +96,11 @@ struct pe_objects {
 
 inline pe_objects& objects() noexcept { return *static_cast<pe_objects*>(tls_pe->slot(layer_slot::objects)); }
 
+/// A chare's 64-bit id, kept in index.v[0] (low half) and v[1] (high half).
+inline std::uint64_t chare_id_in(const index_storage& idx) noexcept {
+  return static_cast<std::uint32_t>(idx.v[0]) | (std::uint64_t{static_cast<std::uint32_t>(idx.v[1])} << 32);
+}
+
 inline void discard_message(message* m) noexcept {
   m->ops->destroy(m);
   free_message(m);
