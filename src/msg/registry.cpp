@@ -1,5 +1,5 @@
-// The entry registry: stable id -> operations, filled during static
-// initialisation, checked for hash collisions before any PE starts.
+// The entry registry: stable id -> operations (a stable_registry, whose
+// collisions the one start-up check reports).
 #include <algorithm>
 #include <mutex>
 #include <string>
@@ -7,65 +7,32 @@
 #include <vector>
 
 #include <roam/msg/detail/entry.hpp>
-#include <roam/sched/detail/startup.hpp>
+#include <roam/msg/detail/stable_registry.hpp>
 
 namespace roam::detail {
 
 namespace {
 
-struct registry {
-  std::mutex mutex;
-  std::unordered_map<std::uint64_t, const entry_ops*> by_id;
-  std::vector<std::string> collisions;
-};
-
-registry& the_registry() {
-  static registry r;
+stable_registry<const entry_ops*>& entries() {
+  static stable_registry<const entry_ops*> r("entry");
   return r;
 }
 
-std::string check_collisions() {
-  auto& r = the_registry();
-  std::lock_guard lock(r.mutex);
-  if (r.collisions.empty()) return {};
-  std::string text = "entry-method identifier collision(s); rename one of each pair:";
-  for (const auto& c : r.collisions) text += "\n  " + c;
-  return text;
-}
-
-const bool collision_check_registered = register_startup_check(&check_collisions);
-
 }  // namespace
 
+// One table per instantiation (an inline variable), so a second table under
+// the same id is a collision even when the printed names agree.
 bool register_entry(const entry_ops* ops) {
-  (void)collision_check_registered;
-  auto& r = the_registry();
-  std::lock_guard lock(r.mutex);
-  auto [it, inserted] = r.by_id.emplace(ops->id, ops);
-  // One table per instantiation (an inline variable), so a second table under
-  // the same id is a collision even when the printed names agree.
-  if (!inserted && it->second != ops) {
-    r.collisions.push_back(std::string(it->second->class_name) + "/" + std::string(it->second->name) + " and " +
-                           std::string(ops->class_name) + "/" + std::string(ops->name));
-  }
-  return true;
+  return entries().add(ops->id, ops, std::string(ops->class_name) + "/" + std::string(ops->name));
 }
 
-const entry_ops* find_entry(std::uint64_t id) noexcept {
-  auto& r = the_registry();
-  std::lock_guard lock(r.mutex);
-  auto it = r.by_id.find(id);
-  return it == r.by_id.end() ? nullptr : it->second;
-}
+const entry_ops* find_entry(std::uint64_t id) noexcept { return entries().find(id); }
 
 std::vector<const entry_ops*> mailbox_entries_of(std::string_view class_name) {
   std::vector<const entry_ops*> found;
-  {
-    auto& r = the_registry();
-    std::lock_guard lock(r.mutex);
-    for (const auto& [id, ops] : r.by_id)
-      if (ops->describe_waiting && ops->class_name == class_name) found.push_back(ops);
-  }
+  entries().for_each([&](std::uint64_t, const entry_ops* ops, std::string_view) {
+    if (ops->describe_waiting && ops->class_name == class_name) found.push_back(ops);
+  });
   // In declaration-independent but stable order, so reports compare across runs.
   std::sort(found.begin(), found.end(), [](const entry_ops* a, const entry_ops* b) { return a->name < b->name; });
   return found;

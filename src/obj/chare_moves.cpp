@@ -12,9 +12,11 @@
 #include <unordered_map>
 
 #include <roam/msg/detail/control.hpp>
+#include <roam/msg/detail/stable_registry.hpp>
 #include <roam/obj/detail/objects.hpp>
 
 #include "moves.hpp"
+
 #include "pe_objects.hpp"
 
 namespace roam::detail {
@@ -33,20 +35,11 @@ std::string describe_chare(const chare_ops* ops, std::uint64_t id) {
          std::to_string(id & ((std::uint64_t{1} << 40) - 1));
 }
 
-struct chare_ops_registry {
-  std::mutex mutex;
-  std::unordered_map<std::uint64_t, const chare_ops*> by_class;
-};
-chare_ops_registry& chare_registry() {
-  static chare_ops_registry r;
+stable_registry<const chare_ops*>& chare_types() {
+  static stable_registry<const chare_ops*> r("chare type");
   return r;
 }
-const chare_ops* find_chare_ops(std::uint64_t cls_id) {
-  auto& r = chare_registry();
-  std::lock_guard lock(r.mutex);
-  auto it = r.by_class.find(cls_id);
-  return it == r.by_class.end() ? nullptr : it->second;
-}
+const chare_ops* find_chare_ops(std::uint64_t cls_id) { return chare_types().find(cls_id); }
 
 // Records news of where chare `id` is, if newer than what this PE knew.
 void note_location(pe_objects& objs, std::uint64_t id, location where) {
@@ -120,12 +113,7 @@ void chare_arrives(std::uint64_t id, std::uint64_t cls_id, std::uint32_t home, s
 
 }  // namespace
 
-bool register_chare_ops(const chare_ops* ops) {
-  auto& r = chare_registry();
-  std::lock_guard lock(r.mutex);
-  r.by_class.emplace(ops->cls_id, ops);
-  return true;
-}
+bool register_chare_ops(const chare_ops* ops) { return chare_types().add(ops->cls_id, ops, ops->cls->name); }
 
 std::uint32_t chare_location(std::uint64_t id, std::uint32_t home) noexcept {
   if (!tls_pe) return home;

@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include <roam/msg/detail/stable_registry.hpp>
 #include <roam/obj/detail/objects.hpp>
 
 #include "pe_objects.hpp"
@@ -34,15 +35,17 @@ descriptor_table& descriptors() {
   return t;
 }
 
-// Classes and maps by the stable hash of their names.
-struct name_registries {
-  std::mutex mutex;
-  std::unordered_map<std::uint64_t, const class_ops*> classes;
-  std::unordered_map<std::uint64_t, std::pair<map_fn, std::string>> maps;
-  std::unordered_map<std::uint64_t, const element_ops*> elements;
-};
-name_registries& registries() {
-  static name_registries r;
+// Classes, element types and maps by the stable hash of their names.
+stable_registry<const class_ops*>& classes() {
+  static stable_registry<const class_ops*> r("class");
+  return r;
+}
+stable_registry<const element_ops*>& element_types() {
+  static stable_registry<const element_ops*> r("element type");
+  return r;
+}
+stable_registry<map_fn>& maps() {
+  static stable_registry<map_fn> r("map");
   return r;
 }
 
@@ -82,26 +85,11 @@ collection_desc* publish(descriptor_table& t, std::unique_ptr<collection_desc> d
 
 }  // namespace
 
-bool register_class(const class_ops* cls) {
-  auto& r = registries();
-  std::lock_guard lock(r.mutex);
-  r.classes.emplace(cls->id, cls);
-  return true;
-}
+bool register_class(const class_ops* cls) { return classes().add(cls->id, cls, cls->name); }
 
-bool register_element_ops(const element_ops* ops) {
-  auto& r = registries();
-  std::lock_guard lock(r.mutex);
-  r.elements.emplace(ops->cls_id, ops);
-  return true;
-}
+bool register_element_ops(const element_ops* ops) { return element_types().add(ops->cls_id, ops, ops->class_name); }
 
-bool register_map(std::string_view name, map_fn fn) {
-  auto& r = registries();
-  std::lock_guard lock(r.mutex);
-  r.maps.emplace(stable_hash(name), std::pair{fn, std::string(name)});
-  return true;
-}
+bool register_map(std::string_view name, map_fn fn) { return maps().add(stable_hash(name), fn, name); }
 
 collection_desc* new_collection(collection_kind kind, const class_ops* cls) {
   auto& t = descriptors();
@@ -142,26 +130,15 @@ const collection_desc* ensure_collection(const collection_wire& w) {
   d->demand_creation = w.array_flags & 4;
   d->bound_to = w.bound_to;
   if (d->sparse || d->user_index || d->demand_creation) d->dynamic.store(true, std::memory_order_relaxed);
-  {
-    auto& r = registries();
-    std::lock_guard lock(r.mutex);
-    auto c = r.classes.find(w.cls);
-    if (c == r.classes.end())
-      throw pup_error("collection " + std::to_string(w.id) + " names a class this process does not know (same binary everywhere?)");
-    d->cls = c->second;
-    if (w.map) {
-      auto m = r.maps.find(w.map);
-      if (m == r.maps.end())
-        throw pup_error("array " + std::string(d->cls->name) + " names a map this process does not know");
-      d->map = m->second.first;
-      d->map_name = m->second.second;
-    }
-    if (d->kind == collection_kind::array) {
-      auto e = r.elements.find(w.cls);
-      if (e == r.elements.end())
-        throw pup_error("array " + std::string(d->cls->name) + " names an element type this process does not know");
-      d->elem = e->second;
-    }
+  d->cls = classes().find(w.cls);
+  if (!d->cls)
+    throw pup_error("collection " + std::to_string(w.id) + " names a class this process does not know (same binary everywhere?)");
+  if (w.map && !maps().find(w.map, d->map, d->map_name))
+    throw pup_error("array " + std::string(d->cls->name) + " names a map this process does not know");
+  if (d->kind == collection_kind::array) {
+    d->elem = element_types().find(w.cls);
+    if (!d->elem)
+      throw pup_error("array " + std::string(d->cls->name) + " names an element type this process does not know");
   }
   auto& t = descriptors();
   std::lock_guard lock(t.mutex);

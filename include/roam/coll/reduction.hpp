@@ -36,7 +36,7 @@ struct partial_base {
 
 /// Makes an empty partial of a registered kind (unpacking a partial from a message).
 using partial_factory = std::unique_ptr<partial_base> (*)();
-bool register_partial_kind(std::uint64_t id, partial_factory make);
+bool register_partial_kind(std::uint64_t id, partial_factory make, std::string_view name);
 partial_factory find_partial_kind(std::uint64_t id) noexcept;
 
 /// A partial in a message: moved as a pointer within a process, packed as
@@ -92,9 +92,11 @@ struct typed_partial final : partial_base {
                       " is not serializable, so this reduction cannot leave its process");
     }
   }
+  // A function, not a lambda: its address is one across translation units (the registry compares it).
+  static std::unique_ptr<partial_base> make_partial() { return std::make_unique<typed_partial>(); }
   static inline const bool registered =
       reducer_identity<R>::registered &&
-      register_partial_kind(id, []() -> std::unique_ptr<partial_base> { return std::make_unique<typed_partial>(); });
+      register_partial_kind(id, &make_partial, type_name<typed_partial>());
 };
 
 /// A contribution not yet boxed: folded straight into the PE's partial when
@@ -136,8 +138,9 @@ struct barrier_partial final : partial_base {
   static constexpr std::uint64_t id = stable_hash("partial/barrier");
   std::uint64_t kind_id() const noexcept override { return id; }
   void pup_contents(pup_er& p) override { p | cb; }
+  static std::unique_ptr<partial_base> make_partial() { return std::make_unique<barrier_partial>(); }
   static inline const bool registered =
-      register_partial_kind(id, []() -> std::unique_ptr<partial_base> { return std::make_unique<barrier_partial>(); });
+      register_partial_kind(id, &make_partial, "partial/barrier");
 };
 
 /// Records `who`'s next contribution (calling PE) and moves reductions along.

@@ -95,7 +95,8 @@ struct element_ops_holder {
       [](void* obj) noexcept -> element_base* { return static_cast<element_base*>(static_cast<T*>(obj)); },
       &format_index<I>,
       std::is_default_constructible_v<T> ? &make_default : nullptr,
-      &moves::table};
+      &moves::table,
+      type_name<T>()};
   static inline const bool registered = register_element_ops(&ops);
 };
 }  // namespace detail

@@ -92,6 +92,7 @@ struct element_ops {
   /// Demand creation: a default-built T (null: T has no default constructor).
   void* (*make_default)() = nullptr;
   const move_ops* moves = nullptr;
+  std::string_view class_name;  ///< for reports
 };
 /// Registers an element type so descriptors naming it can be rebuilt from the wire.
 bool register_element_ops(const element_ops* ops);

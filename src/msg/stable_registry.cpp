@@ -1,0 +1,67 @@
+// The list of registries and the one start-up check that reports their
+// collisions (include/roam/msg/detail/stable_registry.hpp).
+#include <roam/msg/detail/stable_registry.hpp>
+
+#include <cstdio>
+
+#include <roam/sched/detail/startup.hpp>
+
+namespace roam::detail {
+
+namespace {
+
+struct registry_list {
+  std::mutex mutex;
+  std::vector<const registry_base*> all;
+};
+registry_list& registries() {
+  static registry_list r;
+  return r;
+}
+
+std::string check_registries() { return registry_collision_report(); }
+
+const bool check_registered = register_startup_check(&check_registries);
+
+}  // namespace
+
+registry_base::registry_base(std::string_view kind) : kind_(kind) {
+  (void)check_registered;
+  auto& r = registries();
+  std::lock_guard lock(r.mutex);
+  r.all.push_back(this);
+}
+
+registry_base::~registry_base() {
+  auto& r = registries();
+  std::lock_guard lock(r.mutex);
+  std::erase(r.all, this);
+}
+
+std::vector<std::string> registry_base::collisions() const {
+  std::lock_guard lock(mutex_);
+  return collisions_;
+}
+
+void registry_base::record_collision(std::uint64_t id, std::string_view first, std::string_view second) {
+  char hex[24];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(id));
+  collisions_.push_back(std::string(kind_) + " id 0x" + hex + ": '" + std::string(first) + "' and '" +
+                        std::string(second) + "'");
+}
+
+std::string registry_collision_report() {
+  std::vector<std::string> lines;
+  {
+    auto& r = registries();
+    std::lock_guard lock(r.mutex);
+    for (const registry_base* reg : r.all)
+      for (auto& c : reg->collisions()) lines.push_back(std::move(c));
+  }
+  if (lines.empty()) return {};
+  std::string text = "stable identifier collision(s): two different things hash to one id; rename one of each pair:";
+  for (const auto& l : lines) text += "\n  " + l;
+  return text;
+}
+
+}  // namespace roam::detail
