@@ -104,6 +104,16 @@ const std::vector<option_spec>& specs() {
       {"taskreport", "ROAM_TASKREPORT", "",
        "at exit, each PE lists its suspended tasks: object, mailbox, awaited and kept reference numbers",
        [](runtime_options& o, std::string_view v) { return parse_flag(v, o.task_report); }},
+      {"deterministic", "ROAM_DETERMINISTIC", "SEED",
+       "test mode: run every PE of this one process on one thread, choosing which PE runs its next message from "
+       "SEED, with virtual time for timers; a run replays exactly from its seed (docs/design/deterministic.md)",
+       [](runtime_options& o, std::string_view v) {
+         std::uint64_t n = 0;
+         auto e = parse_uint(v, ~std::uint64_t{0}, n);
+         o.deterministic = e.empty();
+         o.seed = n;
+         return e;
+       }},
       {"help", "", "", "print these options and exit",
        [](runtime_options& o, std::string_view) {
          o.help = true;

@@ -17,6 +17,7 @@
 #include <roam/machine/detail/transport.hpp>
 
 #include "options.hpp"
+#include "runtime_internal.hpp"
 #include "ult_internal.hpp"
 
 namespace roam {
@@ -149,6 +150,10 @@ void report_task_failure(std::exception_ptr e, const std::string& where) noexcep
   }
 }
 
+void run_pe_setups(pe_state& pe) {
+  for (auto setup : pe_setups()) setup(pe);
+}
+
 namespace {
 
 double microseconds(std::chrono::nanoseconds t) { return static_cast<double>(t.count()) / 1e3; }
@@ -169,6 +174,52 @@ void print_idle_stats(const pe_state& pe) {
   std::fputs(line, stderr);
 }
 
+}  // namespace
+
+void finish_pe_objects(pe_state& pe) {
+  runtime_state& rt = pe.runtime();
+  if (rt.opts.task_report && g_report_waiting_tasks) g_report_waiting_tasks();
+  if (rt.opts.idle_stats) print_idle_stats(pe);
+  // Destroy suspended coroutines, then let higher layers destroy objects.
+  for (void* frame : std::vector<void*>(pe.root_tasks.begin(), pe.root_tasks.end()))
+    std::coroutine_handle<>::from_address(frame).destroy();
+  pe.root_tasks.clear();
+  ult_pe_shutdown();  // objects still exist: unwinding threads may use them
+  pe.run_stop_hooks();
+}
+
+void finish_pe_queues(pe_state& pe) {
+  pe.discard_queued();
+  for (auto& [id_, s] : pe.futures)
+    if (--s->refs == 0) delete s;
+  pe.futures.clear();
+  pe.pool().flush_returns();
+}
+
+void post_main(runtime_state& rt, unique_function<void(const roam::args&)>& main, roam::args& program_args) {
+  pe_state& pe0 = *rt.pes[0];
+  pe_state* outer = tls_pe;
+  tls_pe = &pe0;
+  post_closure(0, [&main, &program_args, &rt]() noexcept {
+    g_sent_at_main_start = tls_pe->sent_away();
+    g_main_running = true;
+    try {
+      main(program_args);
+    } catch (const std::exception& e) {
+      report_fatal(std::string("main: uncaught exception: ") + e.what());
+    } catch (...) {
+      report_fatal("main: uncaught exception of unknown type");
+    }
+    g_main_running = false;
+    if (rt.net && g_remote.main_returned) g_remote.main_returned(rt);
+  });
+  tls_pe = outer;
+}
+
+void main_ended() noexcept { g_main_running = false; }
+
+namespace {
+
 void pe_thread_body(runtime_state& rt, std::uint32_t local, std::barrier<>& sync) {
   pe_state& pe = *rt.pes[local];
   std::uint32_t id = pe.id();
@@ -178,27 +229,15 @@ void pe_thread_body(runtime_state& rt, std::uint32_t local, std::barrier<>& sync
     if (auto err = pin_current_thread(static_cast<int>(local)); !err.empty())
       std::fprintf(stderr, "[pe %u] +setcpuaffinity: %s\n", id, err.c_str());
   }
-  for (auto setup : pe_setups()) setup(pe);
+  run_pe_setups(pe);
   sync.arrive_and_wait();  // every PE exists before anyone sends
   pe.run_loop();
   sync.arrive_and_wait();  // nobody runs messages any more
-  if (rt.opts.task_report && g_report_waiting_tasks) g_report_waiting_tasks();
-  if (rt.opts.idle_stats) print_idle_stats(pe);
-  // Destroy suspended coroutines, then let higher layers destroy objects.
-  for (void* frame : std::vector<void*>(pe.root_tasks.begin(), pe.root_tasks.end()))
-    std::coroutine_handle<>::from_address(frame).destroy();
-  pe.root_tasks.clear();
-  ult_pe_shutdown();  // objects still exist: unwinding threads may use them
-  pe.run_stop_hooks();
+  finish_pe_objects(pe);
   sync.arrive_and_wait();  // teardown may have posted; nothing posts after this
-  pe.discard_queued();
-  for (auto& [id_, s] : pe.futures)
-    if (--s->refs == 0) delete s;
-  pe.futures.clear();
-  pe.pool().flush_returns();
+  finish_pe_queues(pe);
   tls_pe = nullptr;
 }
-
 
 // Makes `rt` the process's runtime (g_runtime). Callers do this before
 // anything can deliver to it: a communication thread runs control messages
@@ -235,24 +274,7 @@ int run_pes(runtime_state& rt, unique_function<void(const roam::args&)>& main, r
   for (std::uint32_t i = 1; i < rt.ppn; ++i) threads.emplace_back([&rt, i, &sync] { pe_thread_body(rt, i, sync); });
 
   // Local PE 0 is this thread; on node 0 main is its first message.
-  if (rt.my_node == 0) {
-    pe_state& pe0 = *rt.pes[0];
-    tls_pe = &pe0;
-    post_closure(0, [&main, &program_args, &rt]() noexcept {
-      g_sent_at_main_start = tls_pe->sent_away();
-      g_main_running = true;
-      try {
-        main(program_args);
-      } catch (const std::exception& e) {
-        report_fatal(std::string("main: uncaught exception: ") + e.what());
-      } catch (...) {
-        report_fatal("main: uncaught exception of unknown type");
-      }
-      g_main_running = false;
-      if (rt.net && g_remote.main_returned) g_remote.main_returned(rt);
-    });
-    tls_pe = nullptr;
-  }
+  if (rt.my_node == 0) post_main(rt, main, program_args);
   pe_thread_body(rt, 0, sync);
   for (auto& t : threads) t.join();
   g_main_running = false;
@@ -428,7 +450,14 @@ int run_main(int& argc, char** argv, unique_function<void(const roam::args&)> ma
   roam::args program_args(std::move(rest));
 
   runtime_options opts = parsed.options;
-  if (std::string kind = detect_transport(); !kind.empty()) return run_node(opts, kind, main, program_args);
+  if (std::string kind = detect_transport(); !kind.empty()) {
+    if (opts.deterministic) {
+      std::fprintf(stderr, "roam: +deterministic runs one process only (its PEs on one thread); this one was started "
+                           "as a node of a %s job\n", kind.c_str());
+      return 2;
+    }
+    return run_node(opts, kind, main, program_args);
+  }
 
   if (opts.ppn && opts.pes && opts.ppn != opts.pes) {
     std::fprintf(stderr, "roam: +p %u and +ppn %u disagree in a single process\n", opts.pes, opts.ppn);
@@ -437,7 +466,7 @@ int run_main(int& argc, char** argv, unique_function<void(const roam::args&)> ma
   if (opts.pes == 0) opts.pes = opts.ppn ? opts.ppn : static_cast<std::uint32_t>(available_cores());
   runtime_state rt(opts, node_layout{0, 1, opts.pes}, nullptr);
   if (!install_runtime(rt)) return 1;
-  int code = run_pes(rt, main, program_args);
+  int code = opts.deterministic ? run_pes_deterministic(rt, main, program_args) : run_pes(rt, main, program_args);
   g_runtime.store(nullptr);
   return code;
 }
@@ -465,7 +494,7 @@ std::uint32_t num_nodes() {
 }
 
 void after(std::chrono::nanoseconds delay, detail::unique_function<void()> fn) {
-  detail::this_pe("roam::after").add_timer(detail::pe_state::clock::now() + delay, std::move(fn));
+  detail::this_pe("roam::after").add_timer(detail::timer_now() + delay, std::move(fn));
 }
 void when_idle(detail::unique_function<void()> fn) { detail::this_pe("roam::when_idle").add_idle_hook(std::move(fn)); }
 

@@ -228,6 +228,21 @@ void pe_state::add_timer(clock::time_point when, unique_function<void()> fn) {
 }
 
 void pe_state::add_idle_hook(unique_function<void()> fn) { idle_hooks_.push_back(std::move(fn)); }
+
+void pe_state::run_idle_hooks() {
+  auto hooks = std::move(idle_hooks_);
+  idle_hooks_.clear();
+  for (auto& h : hooks) h();
+}
+
+void pe_state::run_earliest_timer() {
+  if (timers_.empty()) return;
+  auto later = [](const auto& a, const auto& b) { return a.first > b.first; };
+  std::pop_heap(timers_.begin(), timers_.end(), later);
+  auto fn = std::move(timers_.back().second);
+  timers_.pop_back();
+  fn();
+}
 void pe_state::add_stop_hook(unique_function<void()> fn) { stop_hooks_.push_back(std::move(fn)); }
 
 void pe_state::run_stop_hooks() noexcept {

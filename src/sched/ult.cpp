@@ -280,6 +280,8 @@ ult_stats ult_statistics() noexcept {
   return s;
 }
 
+void* ult_exchange_host(void* host) noexcept { return std::exchange(tls_host, static_cast<ult_host*>(host)); }
+
 void ult_pe_shutdown() noexcept {
   ult_host* h = tls_host;
   if (!h) return;

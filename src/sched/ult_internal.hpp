@@ -8,4 +8,9 @@ namespace roam::detail {
 /// the PE's stacks. Objects are still alive, so unwinding frames may use them.
 void ult_pe_shutdown() noexcept;
 
+/// Makes `host` (a PE's user-level thread host, or null) the calling thread's
+/// and returns the one it had: the deterministic driver runs every PE on one
+/// thread and gives each PE its own host while it steps it.
+void* ult_exchange_host(void* host) noexcept;
+
 }  // namespace roam::detail

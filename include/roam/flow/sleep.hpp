@@ -45,7 +45,7 @@ class sleep_op {
 
   bool await_ready() const {
     if (!detail::tls_pe) throw std::logic_error("roam::sleep_for awaited outside a PE");
-    return clock::now() >= when_;
+    return detail::timer_now() >= when_;
   }
   void await_suspend(std::coroutine_handle<> h) {
     wait_ = std::make_shared<detail::timer_wait>();
@@ -66,7 +66,7 @@ class sleep_op {
 /// Resumes the awaiting task after `d` (see the file comment).
 template <class Rep, class Period>
 sleep_op sleep_for(std::chrono::duration<Rep, Period> d) {
-  return sleep_op(sleep_op::clock::now() + std::chrono::duration_cast<sleep_op::clock::duration>(d));
+  return sleep_op(detail::timer_now() + std::chrono::duration_cast<sleep_op::clock::duration>(d));
 }
 /// Resumes the awaiting task at `t` (steady clock).
 inline sleep_op sleep_until(sleep_op::clock::time_point t) { return sleep_op(t); }

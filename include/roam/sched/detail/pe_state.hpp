@@ -113,6 +113,29 @@ class pe_state {
   /// The spin budget the idle policy has learned (owner thread only).
   std::chrono::nanoseconds idle_spin_budget() const noexcept { return idle_policy_.budget(); }
 
+  // ---- for the deterministic driver (src/sched/deterministic.cpp), which
+  // steps every PE of the process on one thread ----
+  /// This PE has an item to run now (its own queues; the node queue is separate).
+  bool has_ready_work() const noexcept { return inbox_.maybe_nonempty() || !fifo_.empty() || !heap_.empty(); }
+  /// Runs the next item (own queues first, then the node queue); false if there was none.
+  bool run_one() noexcept {
+    work_item* w = next_item();
+    if (!w) return false;
+    run_item(w);
+    return true;
+  }
+  bool has_idle_hooks() const noexcept { return !idle_hooks_.empty(); }
+  /// Runs the one-shot idle hooks queued so far.
+  void run_idle_hooks();
+  /// The earliest timer's deadline, if any.
+  bool next_timer(clock::time_point& when) const noexcept {
+    if (timers_.empty()) return false;
+    when = timers_.front().first;
+    return true;
+  }
+  /// Runs the earliest timer whether or not it is due (virtual time).
+  void run_earliest_timer();
+
   /// Drops every queued item unrun (shutdown).
   void discard_queued() noexcept;
   void run_stop_hooks() noexcept;
@@ -159,6 +182,17 @@ class pe_state {
 };
 
 /// The PE the calling thread runs, or nullptr on a thread that is not a PE.
+/// Deterministic runs (+deterministic, src/sched/deterministic.cpp) keep
+/// virtual time: it starts at the clock's epoch and jumps to a timer's
+/// deadline when every PE is idle, so timers fire in the same order in every
+/// run of a seed. Otherwise timers use the steady clock.
+inline bool g_virtual_time = false;
+inline std::chrono::steady_clock::time_point g_virtual_now{};
+/// What timers are set against: the steady clock, or virtual time.
+inline std::chrono::steady_clock::time_point timer_now() noexcept {
+  return g_virtual_time ? g_virtual_now : std::chrono::steady_clock::now();
+}
+
 inline constinit thread_local pe_state* tls_pe = nullptr;
 
 }  // namespace roam::detail

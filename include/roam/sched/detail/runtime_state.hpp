@@ -33,6 +33,8 @@ struct runtime_options {
   std::uint32_t bfactor = 4;             ///< +bfactor K: branching factor of spanning trees
   std::size_t ul_stack = 256 * 1024;     ///< +ulstack BYTES: stack of each user-level thread
   bool task_report = false;              ///< +taskreport: each PE reports its suspended tasks at exit
+  bool deterministic = false;            ///< +deterministic SEED: every PE on one thread, stepped by a seeded choice
+  std::uint64_t seed = 0;                ///< its seed
   bool help = false;                     ///< +help
 };
 

@@ -1,0 +1,25 @@
+#pragma once
+// The steps of a PE's life that the threaded runner (runtime.cpp) and the
+// deterministic driver (deterministic.cpp) share.
+#include <roam/sched/detail/runtime_state.hpp>
+#include <roam/sched/runtime.hpp>
+
+namespace roam::detail {
+
+/// Every layer's per-PE setup, on the calling thread, for `pe` (tls_pe set).
+void run_pe_setups(pe_state& pe);
+/// Queues main as PE 0's first message (node 0 only).
+void post_main(runtime_state& rt, unique_function<void(const roam::args&)>& main, roam::args& program_args);
+/// Once no PE runs messages: reports, suspended tasks destroyed, threads
+/// unwound, stop hooks (objects destroyed). tls_pe is `pe`.
+void finish_pe_objects(pe_state& pe);
+/// Once every PE has finished its objects: queued items dropped, futures and pool returns released.
+void finish_pe_queues(pe_state& pe);
+/// The readonly window closes for good (the run ended).
+void main_ended() noexcept;
+
+/// +deterministic: runs every PE of `rt` on this thread until the program
+/// exits; returns its exit code.
+int run_pes_deterministic(runtime_state& rt, unique_function<void(const roam::args&)>& main, roam::args& program_args);
+
+}  // namespace roam::detail
