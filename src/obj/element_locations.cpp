@@ -141,8 +141,7 @@ void teardown_locations(local_collection& lc) noexcept {
   for (auto& [n, m] : lc.bcast_early) discard_message(m);
   lc.bcast_early.clear();
   if (!lc.loc) return;
-  for (auto& [idx, list] : lc.loc->arriving)
-    for (message* m : list) discard_message(m);
+  discard_waiting(lc.loc->arriving);
   for (auto& [idx, list] : lc.loc->unknown) {
     if (!list.empty() && lc.desc)
       std::fprintf(stderr, "roam: pe %u: %zu message(s) for %s (entry %.*s) never delivered: the element was never inserted\n",

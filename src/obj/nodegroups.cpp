@@ -107,9 +107,7 @@ void deliver_to_node_member(message* m) noexcept {
 void discard_waiting_node_messages() noexcept {
   auto& w = node_waits();
   std::lock_guard wlock(w.mutex);
-  for (auto& [id, list] : w.waiting)
-    for (message* m : list) discard_message(m);
-  w.waiting.clear();
+  discard_waiting(w.waiting);
 }
 
 }  // namespace roam::detail

@@ -35,8 +35,7 @@ void teardown_objects(pe_state& pe) noexcept {
     chare_access::tasks(*rec.base).destroy_all();
     rec.ops->cls->destroy(rec.obj);
   }
-  for (auto& [id, list] : objs->chare_pending)
-    for (message* m : list) discard_message(m);
+  discard_waiting(objs->chare_pending);
   if (pe.id() == pe.runtime().first_pe) {
     // Nodegroup members belong to the process; its first PE destroys them.
     destroy_nodegroup_members();

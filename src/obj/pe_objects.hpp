@@ -106,6 +106,14 @@ inline void discard_message(message* m) noexcept {
   free_message(m);
 }
 
+/// Frees every message of every list in `waiting` (shutdown) and empties it.
+template <class Map>
+void discard_waiting(Map& waiting) noexcept {
+  for (auto& [key, list] : waiting)
+    for (message* m : list) discard_message(m);
+  waiting.clear();
+}
+
 /// The last threaded entry of an element ended: carries out the migration or
 /// destruction it asked for meanwhile, if it is still here (element_entries.cpp).
 void element_threads_done(std::uint32_t collection, const index_storage& idx, void* obj) noexcept;

@@ -201,9 +201,7 @@ void deliver_section(pe_objects& objs, message* m) noexcept {
 void discard_waiting_multicasts() noexcept {
   auto& sec = sections();
   std::lock_guard slock(sec.mutex);
-  for (auto& [id, list] : sec.waiting)
-    for (message* m : list) discard_message(m);
-  sec.waiting.clear();
+  discard_waiting(sec.waiting);
 }
 
 }  // namespace roam::detail
