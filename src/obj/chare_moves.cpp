@@ -171,8 +171,10 @@ void carry_out_chare_move(pe_objects& objs, std::uint64_t id, const chare_record
       [&](object_in_transit t) {
         post_closure(dest, [id, home, ops, t = std::move(t)]() mutable noexcept { settle_chare(id, t.take(), ops, home); });
       },
-      [&](bytes state, std::uint32_t restarts) {
-        post_control<&chare_arrives>(dest, 0, id, ops->cls_id, home, epoch, restarts, std::move(state));
+      [&](bytes state, std::uint32_t restarts, auto destroy) {
+        const std::uint32_t travelling_epoch = epoch;  // epoch lives in the chare
+        destroy();
+        post_control<&chare_arrives>(dest, 0, id, ops->cls_id, home, travelling_epoch, restarts, std::move(state));
       });
 }
 

@@ -41,9 +41,11 @@ void migrate_one(local_collection& lc, const index_storage& idx, void* obj, std:
       [&](object_in_transit t) {
         post_closure(dest, [w = to_wire(d), idx, t = std::move(t)]() mutable noexcept { element_moves_in(w, idx, t); });
       },
-      [&](bytes state, std::uint32_t restarts) {
+      [&](bytes state, std::uint32_t restarts, auto destroy) {
         fields.restarts = restarts;
-        post_control<&element_arrives>(dest, 0, to_wire(d), idx, std::move(fields), std::move(state));
+        element_fields travelling = std::move(fields);
+        destroy();
+        post_control<&element_arrives>(dest, 0, to_wire(d), idx, std::move(travelling), std::move(state));
       });
 }
 

@@ -82,9 +82,10 @@ class object_in_transit {
 /// The departure elements and chares share, after their own checks:
 /// prepare_departure (nothing happens if it fails); `leave()`, the kind's own
 /// bookkeeping (epoch, tables, hooks); then either `send_itself(transit)`
-/// within the process, or, packed, `send_packed(state, restarts)` once the
-/// restart-entry tasks have ended, and the object is destroyed here after it
-/// (send_packed reads what travels with the state from the object).
+/// within the process, or, packed, `send_packed(state, restarts, destroy)`
+/// once the restart-entry tasks have ended: it takes what travels with the
+/// state from the object, calls `destroy()` (the object is gone from here
+/// before the message leaves, as a move always did), then sends.
 template <class Who, class Leave, class SendItself, class SendPacked>
 void depart(const move_ops& ops, const class_ops* cls, void* obj, task_roots& tasks, std::uint32_t dest, Who&& who,
             Leave&& leave, SendItself&& send_itself, SendPacked&& send_packed) {
@@ -99,8 +100,7 @@ void depart(const move_ops& ops, const class_ops* cls, void* obj, task_roots& ta
   }
   // The restart-entry tasks start again on arrival, from the state just packed (docs/design/flow.md).
   const std::uint32_t restarts = end_restartable_tasks(tasks);
-  send_packed(std::move(state), restarts);
-  cls->destroy(obj);
+  send_packed(std::move(state), restarts, [cls, obj]() noexcept { cls->destroy(obj); });
 }
 
 /// On arrival: after_migration, then the restart entry `restarts` times with
