@@ -15,10 +15,6 @@
 namespace roam_bench {
 namespace {
 
-std::uint32_t on_pe0(const roam::index<1>&, const roam::index<1>&, std::uint32_t) { return 0; }
-std::uint32_t spread(const roam::index<1>& i, const roam::index<1>&, std::uint32_t pes) {
-  return static_cast<std::uint32_t>(i[0]) % pes;
-}
 
 struct player : roam::element<player> {
   roam::mailbox<std::int64_t, std::int64_t> ball;  // (round, value)

@@ -13,9 +13,6 @@
 namespace roam_bench {
 namespace {
 
-std::uint32_t spread(const roam::index<1>& i, const roam::index<1>&, std::uint32_t pes) {
-  return static_cast<std::uint32_t>(i[0]) % pes;
-}
 
 // Busy work of a fixed length: a stand-in for computing on a block.
 void work_for(std::chrono::microseconds w) {

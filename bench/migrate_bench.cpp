@@ -20,7 +20,6 @@
 namespace roam_bench {
 namespace {
 
-std::uint32_t on_pe0(const roam::index<1>&, const roam::index<1>&, std::uint32_t) { return 0; }
 std::uint32_t on_pe1(const roam::index<1>&, const roam::index<1>&, std::uint32_t) { return 1; }
 
 // ---- hop time ---------------------------------------------------------------

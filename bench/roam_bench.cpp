@@ -19,9 +19,6 @@ using namespace roam_bench;
 namespace {
 
 std::uint32_t all_on_pe0(const roam::index<1>&, const roam::index<1>&, std::uint32_t) { return 0; }
-std::uint32_t spread(const roam::index<1>& i, const roam::index<1>&, std::uint32_t pes) {
-  return static_cast<std::uint32_t>(i[0]) % pes;
-}
 
 // ---- ping-pong --------------------------------------------------------------
 

@@ -27,7 +27,6 @@
 namespace roam_bench {
 namespace {
 
-std::uint32_t on_pe0(const roam::index<1>&, const roam::index<1>&, std::uint32_t) { return 0; }
 
 struct volleyer : roam::element<volleyer> {
   static constexpr auto threaded_entries() {
