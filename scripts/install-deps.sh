@@ -8,19 +8,24 @@ command -v ninja >/dev/null 2>&1 || need+=(ninja-build)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
 [ -f /usr/include/gmock/gmock.h ] || need+=(libgmock-dev)
+[ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
 # Optional: OpenMPI for the mpi transport. Its absence is reported, not fatal.
 optional=()
 command -v mpicxx >/dev/null 2>&1 || optional+=(openmpi-bin libopenmpi-dev)
+# Optional: libzstd for compressed traces (+tracezstd); Chart.js, inlined
+# into roam-trace's HTML report (without it the report says it has no charts).
+[ -f /usr/include/zstd.h ] || optional+=(libzstd-dev)
+[ -f /usr/share/javascript/chart.js/chart.min.js ] || optional+=(libjs-chart.js)
 if [ ${#optional[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "roam: installing optional OpenMPI (${optional[*]}) for the mpi transport"
+    echo "roam: installing optional packages (${optional[*]}): OpenMPI for the mpi transport, zstd for compressed traces, Chart.js for trace reports"
     export DEBIAN_FRONTEND=noninteractive
     if ! { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${optional[@]}" >/dev/null; }; then
-      echo "roam: WARNING: could not install OpenMPI; the mpi transport and its tests will not be built" >&2
+      echo "roam: WARNING: could not install ${optional[*]}; configuring reports what is left out" >&2
     fi
   else
-    echo "roam: WARNING: OpenMPI is missing and cannot be installed here (needs root and apt-get);" \
-         "the mpi transport and its tests will not be built" >&2
+    echo "roam: WARNING: ${optional[*]} missing and cannot be installed here (needs root and apt-get);" \
+         "configuring reports what is left out" >&2
   fi
 fi
 if [ ${#need[@]} -eq 0 ]; then

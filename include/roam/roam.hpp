@@ -25,3 +25,4 @@
 #include <roam/sched/runtime.hpp>
 #include <roam/sched/task.hpp>
 #include <roam/sched/thread.hpp>
+#include <roam/trace/trace.hpp>

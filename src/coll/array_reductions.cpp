@@ -13,6 +13,7 @@
 #include <roam/msg/detail/control.hpp>
 #include <roam/sched/detail/startup.hpp>
 #include <roam/sched/detail/tree.hpp>
+#include <roam/sched/observe.hpp>
 
 #include "state.hpp"
 
@@ -105,13 +106,13 @@ void try_complete_root(const collection_desc* d, array_reductions& r) {
     r.at_root.erase(it);
     std::uint32_t seq = r.next_result++;
     if (!done) continue;  // nobody contributed (an empty array)
+    report_phase(phase_kind::reduction_done, d->id, seq);
     try {
       done->finish();
     } catch (const std::exception& e) {
       report_fatal(describe(r, seq) + ": delivering the result: " + e.what());
     }
   }
-  (void)d;
 }
 
 void add_at_root(const collection_desc* d, array_reductions& r, std::uint32_t seq, std::unique_ptr<partial_base> p,

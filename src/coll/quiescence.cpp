@@ -7,6 +7,7 @@
 
 #include <roam/coll/quiescence.hpp>
 #include <roam/msg/detail/control.hpp>
+#include <roam/sched/observe.hpp>
 #include <roam/sched/runtime.hpp>
 
 #include "state.hpp"
@@ -45,6 +46,7 @@ void quiescence_result(std::uint64_t, std::uint64_t created, std::uint64_t proce
     auto fire = std::move(q.waiting);
     q.waiting.clear();
     q.wave_active = false;
+    report_phase(phase_kind::quiescence, 0, 0);
     for (auto& cb : fire) cb.send();
     return;
   }

@@ -6,6 +6,7 @@
 #include <roam/sched/detail/startup.hpp>
 #include <roam/msg/detail/control.hpp>
 #include <roam/sched/detail/tree.hpp>
+#include <roam/sched/observe.hpp>
 
 #include "state.hpp"
 
@@ -105,6 +106,7 @@ void try_complete(std::uint64_t key, collection_reductions& r, std::uint32_t seq
     std::unique_ptr<partial_base> done = std::move(f->second);
     r.finished.erase(f);
     ++r.next_result;
+    report_phase(phase_kind::reduction_done, static_cast<std::uint32_t>(key), r.next_result - 1);
     try {
       done->finish();
     } catch (const std::exception& e) {

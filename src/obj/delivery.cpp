@@ -71,6 +71,8 @@ message* clone_message(const message* m) noexcept {
 // Sends a copy of a fan-out message to PE `to`.
 void forward_copy(const message* m, std::uint32_t to) noexcept {
   message* copy = clone_message(m);
+  if (observed()) [[unlikely]]
+    note_sent(copy, to, false);  // each copy down the tree is a send of its own
   copy->dst_pe = to;
   copy->src_pe = tls_pe->id();
   post(to, copy);

@@ -59,10 +59,10 @@ void invoke_observed(message* m, void* obj) noexcept {
   e.how = run_kind::entry;
   const entry_event* outer = tls_observed_entry;
   tls_observed_entry = &e;
-  e.time_ns = observer_clock_ns();
+  e.ticks = clock_ticks();
   for_each_observer([&](runtime_observer& o) { o.entry_begin(e); });
   invoke_unobserved(m, obj);
-  e.time_ns = observer_clock_ns();
+  e.ticks = clock_ticks();
   for_each_observer([&](runtime_observer& o) { o.entry_end(e); });
   tls_observed_entry = outer;
 }
@@ -74,21 +74,29 @@ void resume_observed(const object_identity& who, const void* obj, task_roots& ro
   e.obj = obj;
   e.pe = tls_pe->id();
   e.how = run_kind::task_resume;
-  e.time_ns = observer_clock_ns();
+  e.ticks = clock_ticks();
   for_each_observer([&](runtime_observer& o) { o.entry_begin(e); });
   resume(roots, h);
-  e.time_ns = observer_clock_ns();
+  e.ticks = clock_ticks();
   for_each_observer([&](runtime_observer& o) { o.entry_end(e); });
 }
 
-void note_sent(const message* m, std::uint32_t dst, bool to_node) noexcept {
+namespace {
+// Per PE (one PE per thread): the number the next send observed here carries.
+constinit thread_local std::uint32_t t_next_flow = 0;
+}  // namespace
+
+void note_sent(message* m, std::uint32_t dst, bool to_node) noexcept {
+  const std::uint32_t flow = ++t_next_flow & (work_flow_mask >> work_flow_shift);
+  m->flags = (m->flags & ~static_cast<std::uint32_t>(work_flow_mask)) | (flow << work_flow_shift);
   message_event e;
+  e.flow = flow;
   e.pe = tls_pe ? tls_pe->id() : 0;
   e.peer = dst;
   e.to_node = to_node;
   e.bytes = sizeof(message) + m->payload_bytes;
   e.entry = m->ops ? m->ops->id : 0;
-  e.time_ns = observer_clock_ns();
+  e.ticks = clock_ticks();
   for_each_observer([&](runtime_observer& o) { o.message_sent(e); });
 }
 
@@ -97,9 +105,10 @@ void note_received(const message* m) noexcept {
   e.pe = tls_pe->id();
   e.peer = m->src_pe;
   e.to_node = m->target == target_kind::nodegroup;
+  e.flow = (m->flags & work_flow_mask) >> work_flow_shift;
   e.bytes = sizeof(message) + m->payload_bytes;
   e.entry = m->ops ? m->ops->id : 0;
-  e.time_ns = observer_clock_ns();
+  e.ticks = clock_ticks();
   for_each_observer([&](runtime_observer& o) { o.message_received(e); });
 }
 

@@ -70,6 +70,7 @@ class pe_switch {
 }  // namespace
 
 int run_pes_deterministic(runtime_state& rt, unique_function<void(const roam::args&)>& main, roam::args& program_args) {
+  if (!run_started_hooks(rt)) return 1;
   const std::size_t n = rt.pes.size();
   pe_switch pes(rt);
   g_virtual_time = true;
@@ -125,6 +126,7 @@ int run_pes_deterministic(runtime_state& rt, unique_function<void(const roam::ar
   for (std::size_t i = 0; i < n; ++i) finish_pe_queues(pes.enter(i));
   pes.leave();
   g_virtual_time = false;
+  run_finished_hooks(rt);
   const int code = rt.exit_code();
   if (code != 0)
     std::fprintf(stderr, "roam: deterministic run ended with status %d; replay it with +deterministic %llu\n", code,

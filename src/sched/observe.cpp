@@ -1,6 +1,5 @@
 // The observer list (include/roam/sched/observe.hpp): fixed slots, so the
 // PEs read it without a lock while observers come and go.
-#include <chrono>
 #include <mutex>
 
 #include <roam/sched/observe.hpp>
@@ -17,10 +16,6 @@ std::mutex g_subscribe_mutex;  // serialises add/remove; readers never take it
 bool add_observer(runtime_observer& o) noexcept { return detail::g_observers.add(o); }
 void remove_observer(runtime_observer& o) noexcept { detail::g_observers.remove(o); }
 
-std::uint64_t observer_clock_ns() noexcept {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
-}
 
 namespace detail {
 
@@ -31,24 +26,35 @@ void resume_observed_unowned(std::coroutine_handle<> h) noexcept {
   entry_event e;
   e.pe = tls_pe ? tls_pe->id() : 0;
   e.how = run_kind::task_resume;
-  e.time_ns = observer_clock_ns();
+  e.ticks = clock_ticks();
   for_each_observer([&](runtime_observer& o) { o.entry_begin(e); });
   h.resume();
-  e.time_ns = observer_clock_ns();
+  e.ticks = clock_ticks();
   for_each_observer([&](runtime_observer& o) { o.entry_end(e); });
+}
+
+void report_phase(phase_kind kind, std::uint32_t collection, std::uint64_t number) noexcept {
+  if (!observed()) return;
+  phase_event e;
+  e.pe = tls_pe ? tls_pe->id() : 0;
+  e.kind = kind;
+  e.collection = collection;
+  e.number = number;
+  e.ticks = clock_ticks();
+  for_each_observer([&](runtime_observer& o) { o.phase(e); });
 }
 
 void thread_observation::begin() noexcept {
   if (!on) return;
   ult_observe_current(&event);  // later slices: switch-in and blocking (src/sched/ult.cpp)
-  event.time_ns = observer_clock_ns();
+  event.ticks = clock_ticks();
   for_each_observer([&](runtime_observer& o) { o.entry_begin(event); });
 }
 
 void thread_observation::end() noexcept {
   if (!on) return;
   ult_observe_current(nullptr);
-  event.time_ns = observer_clock_ns();
+  event.ticks = clock_ticks();
   for_each_observer([&](runtime_observer& o) { o.entry_end(event); });
 }
 

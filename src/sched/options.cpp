@@ -15,7 +15,7 @@ namespace {
 struct option_spec {
   std::string_view name;  // without the '+'
   std::string_view env;
-  std::string_view value_name;  // empty: a flag
+  std::string_view value_name;  // empty: a flag; "[=X]": an optional value, given as +name=X
   std::string_view help;
   std::function<std::string(runtime_options&, std::string_view)> apply;  // returns an error
 };
@@ -42,6 +42,36 @@ std::string parse_microseconds(std::string_view text, std::chrono::microseconds&
   auto e = parse_uint(text, 10'000'000, n);
   out = std::chrono::microseconds(n);
   return e;
+}
+
+// A byte count with an optional K, M or G suffix, within [min, max].
+std::string parse_bytes(std::string_view v, std::uint64_t min, std::uint64_t max, std::size_t& out) {
+  std::uint64_t scale = 1;
+  if (!v.empty() && (v.back() == 'K' || v.back() == 'k')) scale = 1024;
+  if (!v.empty() && (v.back() == 'M' || v.back() == 'm')) scale = 1024 * 1024;
+  if (!v.empty() && (v.back() == 'G' || v.back() == 'g')) scale = 1024 * 1024 * 1024;
+  if (scale != 1) v.remove_suffix(1);
+  std::uint64_t n = 0;
+  auto e = parse_uint(v, max / scale, n);
+  if (e.empty() && n * scale < min)
+    e = "expects at least " + (min % 1024 == 0 ? std::to_string(min / 1024) + "K (" + std::to_string(min) + " bytes)"
+                                                : std::to_string(min) + " bytes");
+  out = static_cast<std::size_t>(n * scale);
+  return e;
+}
+
+// An optional value that is a path: empty or a yes-word turns the feature on
+// with its default, a no-word turns it off, anything else is the path.
+std::string parse_optional_path(std::string_view v, bool& on, std::string& path) {
+  if (v.empty() || v == "1" || v == "yes" || v == "true" || v == "on") {
+    on = true;
+  } else if (v == "0" || v == "no" || v == "false" || v == "off") {
+    on = false;
+  } else {
+    on = true;
+    path = std::string(v);
+  }
+  return {};
 }
 
 std::string parse_pe_count(std::string_view text, std::uint32_t& out) {
@@ -88,15 +118,7 @@ const std::vector<option_spec>& specs() {
       {"ulstack", "ROAM_ULSTACK", "BYTES",
        "stack size of each user-level thread (threaded entry methods); K, M suffixes allowed (default 256K)",
        [](runtime_options& o, std::string_view v) {
-         std::uint64_t scale = 1;
-         if (!v.empty() && (v.back() == 'K' || v.back() == 'k')) scale = 1024;
-         if (!v.empty() && (v.back() == 'M' || v.back() == 'm')) scale = 1024 * 1024;
-         if (scale != 1) v.remove_suffix(1);
-         std::uint64_t n = 0;
-         auto e = parse_uint(v, (std::uint64_t{1} << 30) / scale, n);
-         if (e.empty() && n * scale < 16 * 1024) e = "expects at least 16K (16384 bytes)";
-         o.ul_stack = static_cast<std::size_t>(n * scale);
-         return e;
+         return parse_bytes(v, 16 * 1024, std::uint64_t{1} << 30, o.ul_stack);
        }},
       {"serialize", "ROAM_SERIALIZE", "",
        "pack every entry-method message with pup, as if it crossed processes (tests the wire path)",
@@ -114,6 +136,24 @@ const std::vector<option_spec>& specs() {
          o.seed = n;
          return e;
        }},
+      {"trace", "ROAM_TRACE", "[=DIR]",
+       "record a trace of every entry method, message, idle period and user event into DIR (default roam-trace); "
+       "read it with roam-trace (Perfetto, HTML report, summary)",
+       [](runtime_options& o, std::string_view v) { return parse_optional_path(v, o.trace, o.trace_dir); }},
+      {"tracebuf", "ROAM_TRACEBUF", "BYTES",
+       "each PE's trace buffer, written out in quarters by a background thread; K, M, G suffixes (default 8M)",
+       [](runtime_options& o, std::string_view v) { return parse_bytes(v, 4096, std::uint64_t{1} << 34, o.trace_buf); }},
+      {"tracezstd", "ROAM_TRACEZSTD", "", "compress the trace with zstd (when roam was built with libzstd)",
+       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.trace_zstd); }},
+      {"summary", "ROAM_SUMMARY", "[=FILE]",
+       "at exit, print per entry method and per PE counts and times, and utilization over time; with =FILE also "
+       "write them as JSON",
+       [](runtime_options& o, std::string_view v) {
+         std::string path;
+         auto e = parse_optional_path(v, o.summary, path);
+         if (o.summary) o.summary_json = path;
+         return e;
+       }},
       {"help", "", "", "print these options and exit",
        [](runtime_options& o, std::string_view) {
          o.help = true;
@@ -129,7 +169,8 @@ std::string options_help() {
   std::string out = "roam runtime options (each also settable through its environment variable):\n";
   for (const auto& s : specs()) {
     std::string left = "  +" + std::string(s.name);
-    if (!s.value_name.empty()) left += " " + std::string(s.value_name);
+    if (s.value_name.starts_with("[")) left += std::string(s.value_name);
+    else if (!s.value_name.empty()) left += " " + std::string(s.value_name);
     left.resize(std::max<std::size_t>(left.size() + 1, 22), ' ');
     out += left + std::string(s.help);
     if (!s.env.empty()) out += " [" + std::string(s.env) + "]";
@@ -165,6 +206,16 @@ parse_result parse_runtime_options(int& argc, char** argv) {
         match = &s;
         break;
       }
+      const bool optional_value = s.value_name.starts_with("[");
+      if (optional_value) {
+        if (body.size() > s.name.size() + 1 && body.substr(0, s.name.size()) == s.name && body[s.name.size()] == '=') {
+          match = &s;
+          value = body.substr(s.name.size() + 1);
+          has_inline_value = true;
+          break;
+        }
+        continue;
+      }
       // `+p4` and `+p=4` for options with values.
       if (!s.value_name.empty() && body.size() > s.name.size() && body.substr(0, s.name.size()) == s.name) {
         std::string_view rest = body.substr(s.name.size());
@@ -181,7 +232,7 @@ parse_result parse_runtime_options(int& argc, char** argv) {
       r.error = "roam: unknown runtime option '" + std::string(arg) + "' (+help lists them)";
       return r;
     }
-    if (!match->value_name.empty() && !has_inline_value) {
+    if (!match->value_name.empty() && !match->value_name.starts_with("[") && !has_inline_value) {
       if (i + 1 >= argc) {
         r.error = "roam: runtime option '+" + std::string(match->name) + "' needs a value " + std::string(match->value_name);
         return r;

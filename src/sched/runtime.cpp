@@ -43,6 +43,11 @@ std::vector<pe_setup>& pe_setups() {
   static std::vector<pe_setup> v;
   return v;
 }
+std::vector<run_hooks>& all_run_hooks() {
+  static std::vector<run_hooks> v;
+  return v;
+}
+std::vector<std::string> g_command_line;
 std::mutex g_stderr_mutex;
 
 // The window for readonly assignment: PE 0 runs main and nothing has left it since.
@@ -57,6 +62,27 @@ bool register_startup_check(startup_check check) {
 bool register_pe_setup(pe_setup setup) {
   pe_setups().push_back(setup);
   return true;
+}
+bool register_run_hooks(run_hooks hooks) {
+  all_run_hooks().push_back(hooks);
+  return true;
+}
+
+bool run_started_hooks(runtime_state& rt) {
+  rt.command_line = g_command_line;
+  for (const run_hooks& h : all_run_hooks()) {
+    if (!h.started) continue;
+    if (std::string e = h.started(rt); !e.empty()) {
+      std::fprintf(stderr, "roam: node %u: %s\n", rt.my_node, e.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+void run_finished_hooks(runtime_state& rt) {
+  auto& hooks = all_run_hooks();
+  for (auto it = hooks.rbegin(); it != hooks.rend(); ++it)
+    if (it->finished) it->finished(rt);
 }
 
 bool readonly_window_open() noexcept {
@@ -268,6 +294,7 @@ void test_slow_start(std::uint32_t node) {
 // Runs the PEs of this process until the program exits; `main` starts on
 // global PE 0 (node 0 only). `rt` is installed (install_runtime).
 int run_pes(runtime_state& rt, unique_function<void(const roam::args&)>& main, roam::args& program_args) {
+  if (!run_started_hooks(rt)) return 1;
   std::barrier<> sync(static_cast<std::ptrdiff_t>(rt.ppn));
   std::vector<std::thread> threads;
   threads.reserve(rt.ppn - 1);
@@ -278,6 +305,7 @@ int run_pes(runtime_state& rt, unique_function<void(const roam::args&)>& main, r
   pe_thread_body(rt, 0, sync);
   for (auto& t : threads) t.join();
   g_main_running = false;
+  run_finished_hooks(rt);
   return rt.exit_code();
 }
 
@@ -340,6 +368,7 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
   auto finish_bootstrap = [&]() -> std::string {
     if (!net) return error;
     if (auto e = check_peers(*net, ppn); !e.empty()) return e;
+    if (auto e = measure_clock_offset(*net); !e.empty()) return e;
     if (opts.pes && opts.pes != net->num_nodes() * ppn) {
       failure_code = 2;
       return "+p " + std::to_string(opts.pes) + " disagrees with " + std::to_string(net->num_nodes()) + " nodes x +ppn " +
@@ -358,6 +387,7 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
     }
     node_layout layout{net->my_node(), net->num_nodes(), ppn};
     runtime_state rt(opts, layout, net.get());
+    rt.transport_name = kind;
     if (!install_runtime(rt)) {
       net->finish();
       return 1;
@@ -412,6 +442,7 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
   int code = 0;
   {
     runtime_state rt(opts, layout, net.get());
+    rt.transport_name = kind;
     if (!install_runtime(rt)) {
       started.set_value(nullptr);
       comm_thread.join();
@@ -431,6 +462,7 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
 }  // namespace
 
 int run_main(int& argc, char** argv, unique_function<void(const roam::args&)> main) {
+  g_command_line.assign(argv, argv + argc);
   parse_result parsed = parse_runtime_options(argc, argv);
   if (!parsed.error.empty()) {
     std::fprintf(stderr, "%s\n", parsed.error.c_str());

@@ -15,6 +15,12 @@ void post_main(runtime_state& rt, unique_function<void(const roam::args&)>& main
 void finish_pe_objects(pe_state& pe);
 /// Once every PE has finished its objects: queued items dropped, futures and pool returns released.
 void finish_pe_queues(pe_state& pe);
+/// The run hooks (startup.hpp): started (false: one failed, reported), finished.
+bool run_started_hooks(runtime_state& rt);
+void run_finished_hooks(runtime_state& rt);
+/// Start-up, every node at once: measures this process's wall-clock offset
+/// from node 0 (clock_offset_ns) through the transport's allgather.
+std::string measure_clock_offset(transport& net);
 /// The readonly window closes for good (the run ended).
 void main_ended() noexcept;
 

@@ -125,13 +125,13 @@ void pe_state::go_idle() {
     bool on = observed();
     explicit idle_observation(std::uint32_t id) : pe(id) {
       if (on) [[unlikely]] {
-        const std::uint64_t t = observer_clock_ns();
+        const std::uint64_t t = clock_ticks();
         for_each_observer([&](runtime_observer& o) { o.idle_begin(pe, t); });
       }
     }
     ~idle_observation() {
       if (on) [[unlikely]] {
-        const std::uint64_t t = observer_clock_ns();
+        const std::uint64_t t = clock_ticks();
         for_each_observer([&](runtime_observer& o) { o.idle_end(pe, t); });
       }
     }

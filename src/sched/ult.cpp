@@ -131,7 +131,7 @@ void finish(ult_host& h, ult* t) noexcept {
 }
 
 void observe_slice(roam::entry_event& e, bool begin) noexcept {
-  e.time_ns = observer_clock_ns();
+  e.ticks = clock_ticks();
   for_each_observer([&](runtime_observer& o) {
     if (begin) o.entry_begin(e);
     else o.entry_end(e);

@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include <roam/sched/clock.hpp>
+
 namespace roam {
 
 /// What kind of object an event concerns.
@@ -46,7 +48,7 @@ struct entry_event {
   const void* obj = nullptr;        ///< the object's address on this PE (null: none)
   std::uint32_t pe = 0;
   run_kind how = run_kind::entry;
-  std::uint64_t time_ns = 0;        ///< steady clock, nanoseconds
+  std::uint64_t ticks = 0;          ///< event clock (roam/sched/clock.hpp)
 };
 
 struct message_event {
@@ -55,7 +57,27 @@ struct message_event {
   bool to_node = false;             ///< sent to a node's queue (nodegroups): `peer` is the node, or ~0u for all
   std::uint64_t bytes = 0;          ///< envelope plus payload as held in memory (packed size once packed)
   std::uint64_t entry = 0;          ///< the entry's stable id
-  std::uint64_t time_ns = 0;
+  /// Links a send to its receipt: numbered per sending PE (20 bits, wrapping), carried by the message
+  /// (and by each copy a broadcast or multicast tree makes, each copy being a send of its own).
+  /// A receipt's (peer, flow) names the send; a message passed on towards a migrated element keeps it.
+  std::uint32_t flow = 0;
+  std::uint64_t ticks = 0;
+};
+
+/// Runtime phases, reported by the layer that completes them.
+enum class phase_kind : std::uint8_t {
+  reduction_done,  ///< a reduction completed at its root: `collection`, `number` = reduction number
+  quiescence,      ///< quiescence was detected (on the PE that detected it)
+  load_balance,    ///< a load-balancing step (later layers)
+  checkpoint,      ///< a checkpoint (later layers)
+};
+
+struct phase_event {
+  std::uint32_t pe = 0;
+  phase_kind kind = phase_kind::reduction_done;
+  std::uint32_t collection = 0;
+  std::uint64_t number = 0;
+  std::uint64_t ticks = 0;
 };
 
 class runtime_observer {
@@ -68,8 +90,9 @@ class runtime_observer {
   /// An entry message is about to be delivered on this PE.
   virtual void message_received(const message_event&) noexcept {}
   /// The PE found no work and starts waiting for some (spin, then sleep).
-  virtual void idle_begin(std::uint32_t /*pe*/, std::uint64_t /*time_ns*/) noexcept {}
-  virtual void idle_end(std::uint32_t /*pe*/, std::uint64_t /*time_ns*/) noexcept {}
+  virtual void idle_begin(std::uint32_t /*pe*/, std::uint64_t /*ticks*/) noexcept {}
+  virtual void idle_end(std::uint32_t /*pe*/, std::uint64_t /*ticks*/) noexcept {}
+  virtual void phase(const phase_event&) noexcept {}
 };
 
 inline constexpr std::size_t max_observers = 16;
@@ -79,8 +102,6 @@ bool add_observer(runtime_observer& o) noexcept;
 /// Unsubscribes `o`; its slot is reused. Events already being delivered to it on other PEs may still arrive.
 void remove_observer(runtime_observer& o) noexcept;
 
-/// The steady clock in nanoseconds, as events carry it.
-std::uint64_t observer_clock_ns() noexcept;
 
 namespace detail {
 
@@ -88,13 +109,15 @@ namespace detail {
 template <class T>
 struct subscriber_list {
   std::atomic<std::uint32_t> active{0};  ///< non-null slots; the hot paths test only this
+  std::atomic<std::uint32_t> high{0};    ///< slots at or above this were never used
   std::array<std::atomic<T*>, max_observers> slots{};
 
   bool any() const noexcept { return active.load(std::memory_order_relaxed) != 0; }
   template <class F>
   void for_each(F&& fn) noexcept {
-    for (auto& s : slots)
-      if (T* o = s.load(std::memory_order_acquire)) fn(*o);
+    const std::uint32_t n = high.load(std::memory_order_acquire);
+    for (std::uint32_t i = 0; i < n; ++i)
+      if (T* o = slots[i].load(std::memory_order_acquire)) fn(*o);
   }
   /// Both serialised by one process-wide mutex (subscription is rare).
   bool add(T& o) noexcept;
@@ -109,9 +132,10 @@ bool subscriber_list<T>::add(T& o) noexcept {
   lock_subscriptions();
   bool added = false, present = false;
   for (auto& s : slots) present |= s.load(std::memory_order_relaxed) == &o;
-  for (auto& s : slots) {
-    if (present || s.load(std::memory_order_relaxed)) continue;
-    s.store(&o, std::memory_order_release);
+  for (std::uint32_t i = 0; i < max_observers; ++i) {
+    if (present || slots[i].load(std::memory_order_relaxed)) continue;
+    slots[i].store(&o, std::memory_order_release);
+    if (i >= high.load(std::memory_order_relaxed)) high.store(i + 1, std::memory_order_release);
     active.fetch_add(1, std::memory_order_release);
     added = true;
     break;
@@ -135,6 +159,9 @@ inline subscriber_list<runtime_observer> g_observers;
 
 /// The one branch every observation point pays when nobody subscribes.
 inline bool observed() noexcept { return g_observers.any(); }
+
+/// Tells observers about a runtime phase completed on this thread's PE.
+void report_phase(phase_kind kind, std::uint32_t collection, std::uint64_t number) noexcept;
 
 /// Calls `fn(observer&)` for every subscribed observer.
 template <class F>

@@ -247,7 +247,7 @@ message* build_entry_message(const send_options& o, A&&... a) {
 }
 
 /// Observers: an entry message leaves for PE `dst` (or node, `to_node`).
-[[gnu::cold]] void note_sent(const message* m, std::uint32_t dst, bool to_node) noexcept;
+[[gnu::cold]] void note_sent(message* m, std::uint32_t dst, bool to_node) noexcept;
 
 /// Hands a built message to PE `dst` (through the wire format under +serialize).
 inline void send_message(message* m, std::uint32_t dst) {

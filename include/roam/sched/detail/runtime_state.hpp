@@ -36,6 +36,13 @@ struct runtime_options {
   bool deterministic = false;            ///< +deterministic SEED: every PE on one thread, stepped by a seeded choice
   std::uint64_t seed = 0;                ///< its seed
   bool help = false;                     ///< +help
+  // Read by the trace layer (src/trace/):
+  bool trace = false;                    ///< +trace[=DIR]: record a trace
+  std::string trace_dir = "roam-trace";  ///< where it goes
+  std::size_t trace_buf = 8u << 20;      ///< +tracebuf BYTES: each PE's buffer
+  bool trace_zstd = false;               ///< +tracezstd: compress trace chunks
+  bool summary = false;                  ///< +summary[=FILE]: aggregates printed at exit
+  std::string summary_json;              ///< ... and written as JSON to FILE (empty: not written)
 };
 
 /// Where this process sits among the nodes of the program.
@@ -80,6 +87,9 @@ struct runtime_state {
   /// use: an idle PE's spin then yields its core, or a PE just woken for work
   /// would wait for a spinning one's time slice.
   bool oversubscribed = false;
+  /// The program's command line as started, runtime options included (for trace and summary headers).
+  std::vector<std::string> command_line;
+  std::string transport_name;  ///< "tcp", "mpi", or empty for a single process
 
  private:
   std::atomic<bool> stopping_{false};

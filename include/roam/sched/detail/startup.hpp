@@ -8,6 +8,8 @@
 
 namespace roam::detail {
 
+struct runtime_state;
+
 /// A check run before any PE starts; a non-empty result is a fatal start-up error.
 using startup_check = std::string (*)();
 /// Registers a check (static initialisation time). Returns true so it can initialise a variable.
@@ -16,6 +18,16 @@ bool register_startup_check(startup_check check);
 /// Per-PE setup run on each PE's thread before its loop starts.
 using pe_setup = void (*)(class pe_state&);
 bool register_pe_setup(pe_setup setup);
+
+/// Process-level hooks around a run: `started` once this process's runtime
+/// exists and before any of its PEs starts (a non-empty result is a fatal
+/// start-up error), `finished` once every one of its PEs has stopped; both on
+/// the thread that called roam::run, `finished` in reverse registration order.
+struct run_hooks {
+  std::string (*started)(runtime_state&) = nullptr;
+  void (*finished)(runtime_state&) = nullptr;
+};
+bool register_run_hooks(run_hooks hooks);
 
 /// True while PE 0 runs main's synchronous part and no message has left it yet
 /// (messages to PE 0 itself, such as creating a chare there, do not count):

@@ -24,6 +24,9 @@ enum work_flags : std::uint32_t {
   work_via_home = 1u << 6,     ///< passed on by the element's home PE
   work_hop_shift = 8,          ///< bits 8..11: times the message was passed on (saturating)
   work_hop_mask = 0xfu << 8,
+  // Observers (sched/observe.hpp): bits 12..31 number the send, so a receipt names it.
+  work_flow_shift = 12,
+  work_flow_mask = 0xfffffu << 12,
 };
 
 /// An intrusive queue node. Invariant: an item is in at most one queue.

@@ -1,0 +1,196 @@
+// +summary (summary.hpp).
+#include "summary.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include <roam/msg/detail/entry_ops.hpp>
+#include <roam/sched/clock.hpp>
+
+namespace roam::trace::detail {
+
+namespace {
+constexpr std::uint64_t empty_slot = ~std::uint64_t{0};
+constexpr std::size_t max_bins = 200;
+std::size_t slot_of(std::uint64_t id, std::size_t capacity) noexcept {
+  return static_cast<std::size_t>((id * 0x9e3779b97f4a7c15ull) >> 40) & (capacity - 1);
+}
+}  // namespace
+
+entry_stats& pe_summary::stats(std::uint64_t id) noexcept {
+  for (;;) {
+    const std::size_t mask = table.size() - 1;
+    for (std::size_t i = slot_of(id, table.size());; i = (i + 1) & mask) {
+      entry_stats& s = table[i];
+      if (s.id == id) return s;
+      if (s.id == empty_slot) {
+        if ((used + 1) * 2 > table.size()) break;  // grow first, keep probes short
+        ++used;
+        s.id = id;
+        return s;
+      }
+    }
+    std::vector<entry_stats> old(table.size() * 2);
+    for (auto& s : old) s.id = empty_slot;
+    old.swap(table);
+    used = 0;
+    for (const entry_stats& s : old)
+      if (s.id != empty_slot) {
+        entry_stats& t = stats(s.id);
+        t = s;
+      }
+  }
+}
+
+void pe_summary::add_busy(std::uint64_t origin, std::uint64_t from, std::uint64_t to) noexcept {
+  if (to <= from || from < origin) return;
+  for (;;) {
+    const std::uint64_t last_bin = (to - 1 - origin) / bin_ticks;
+    if (last_bin < max_bins) break;
+    // Too many bins: halve the resolution.
+    for (std::size_t i = 0; i < bins.size(); ++i) bins[i / 2] = (i % 2 ? bins[i / 2] : 0) + bins[i];
+    bins.resize((bins.size() + 1) / 2);
+    bin_ticks *= 2;
+  }
+  while (from < to) {
+    const std::uint64_t b = (from - origin) / bin_ticks;
+    const std::uint64_t bin_end = origin + (b + 1) * bin_ticks;
+    const std::uint64_t upto = std::min(to, bin_end);
+    if (bins.size() <= b) bins.resize(b + 1, 0);
+    bins[b] += upto - from;
+    from = upto;
+  }
+}
+
+summary_observer::summary_observer(const roam::detail::runtime_state& rt)
+    : first_pe_(rt.first_pe), origin_(clock_ticks()), pes_(rt.ppn) {
+  const auto ms = static_cast<std::uint64_t>(clock_ticks_per_second() / 1000);
+  for (auto& p : pes_) {
+    for (auto& s : p.table) s.id = empty_slot;
+    p.open.reserve(16);
+    p.bin_ticks = std::max<std::uint64_t>(1, ms);
+  }
+}
+
+void summary_observer::entry_begin(const entry_event& e) noexcept {
+  if (pe_summary* p = of(e.pe)) p->open.push_back({e.entry, e.ticks});
+}
+
+void summary_observer::entry_end(const entry_event& e) noexcept {
+  pe_summary* p = of(e.pe);
+  if (!p || p->open.empty()) return;
+  const pe_summary::open_entry o = p->open.back();
+  p->open.pop_back();
+  const std::uint64_t t = e.ticks > o.begin ? e.ticks - o.begin : 0;
+  entry_stats& s = p->stats(o.id);
+  ++s.count;
+  s.total += t;
+  s.longest = std::max(s.longest, t);
+  if (p->open.empty()) {
+    p->busy += t;
+    p->add_busy(origin_, o.begin, e.ticks);
+  }
+}
+
+void summary_observer::message_sent(const message_event& e) noexcept {
+  if (pe_summary* p = of(e.pe)) {
+    ++p->sent;
+    p->sent_bytes += e.bytes;
+  }
+}
+
+void summary_observer::message_received(const message_event& e) noexcept {
+  if (pe_summary* p = of(e.pe)) {
+    ++p->received;
+    p->received_bytes += e.bytes;
+  }
+}
+
+void summary_observer::idle_begin(std::uint32_t pe, std::uint64_t ticks) noexcept {
+  if (pe_summary* p = of(pe)) p->idle_since = ticks;
+}
+
+void summary_observer::idle_end(std::uint32_t pe, std::uint64_t ticks) noexcept {
+  pe_summary* p = of(pe);
+  if (p && p->idle_since && ticks > p->idle_since) p->idle += ticks - p->idle_since;
+  if (p) p->idle_since = 0;
+}
+
+void summary_observer::report(const roam::detail::runtime_state& rt) {
+  const std::uint64_t end = clock_ticks();
+  const double tick_s = 1.0 / clock_ticks_per_second();
+  const double wall = static_cast<double>(end - origin_) * tick_s;
+  struct total {
+    std::uint64_t count = 0, ticks = 0, longest = 0;
+  };
+  std::map<std::string, total> by_name;
+  for (const pe_summary& p : pes_)
+    for (const entry_stats& s : p.table) {
+      if (s.id == empty_slot) continue;
+      std::string name = "(coroutine task resumptions)";
+      if (s.id != 0) {
+        const roam::detail::entry_ops* e = roam::detail::find_entry(s.id);
+        name = e ? std::string(e->name) : "entry " + std::to_string(s.id);
+      }
+      total& t = by_name[name];
+      t.count += s.count;
+      t.ticks += s.total;
+      t.longest = std::max(t.longest, s.total ? s.longest : 0);
+    }
+  std::vector<std::pair<std::string, total>> rows(by_name.begin(), by_name.end());
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.ticks > b.second.ticks; });
+
+  std::string out = "roam summary, node " + std::to_string(rt.my_node) + ": " + std::to_string(rt.ppn) + " PEs, " +
+                    std::to_string(wall * 1e3) + " ms\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "  %-44s %12s %12s %11s %11s\n", "entry method", "count", "total ms", "mean us",
+                "max us");
+  out += line;
+  for (const auto& [name, t] : rows) {
+    std::snprintf(line, sizeof line, "  %-44.44s %12" PRIu64 " %12.3f %11.3f %11.3f\n", name.c_str(), t.count,
+                  static_cast<double>(t.ticks) * tick_s * 1e3,
+                  t.count ? static_cast<double>(t.ticks) * tick_s * 1e6 / static_cast<double>(t.count) : 0.0,
+                  static_cast<double>(t.longest) * tick_s * 1e6);
+    out += line;
+  }
+  std::snprintf(line, sizeof line, "  %-6s %8s %8s %9s %12s %12s %12s %12s\n", "pe", "busy %", "idle %", "other %",
+                "msgs sent", "bytes sent", "msgs recv", "bytes recv");
+  out += line;
+  nlohmann::json pes = nlohmann::json::array();
+  for (std::size_t i = 0; i < pes_.size(); ++i) {
+    const pe_summary& p = pes_[i];
+    const double busy = static_cast<double>(p.busy) * tick_s, idle = static_cast<double>(p.idle) * tick_s;
+    const double other = std::max(0.0, wall - busy - idle);
+    std::snprintf(line, sizeof line, "  %-6u %8.1f %8.1f %9.1f %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
+                  rt.first_pe + static_cast<std::uint32_t>(i), 100 * busy / wall, 100 * idle / wall, 100 * other / wall,
+                  p.sent, p.sent_bytes, p.received, p.received_bytes);
+    out += line;
+    nlohmann::json util = nlohmann::json::array();
+    for (std::uint64_t b : p.bins) util.push_back(static_cast<double>(b) / static_cast<double>(p.bin_ticks));
+    pes.push_back({{"pe", rt.first_pe + i}, {"busy_s", busy}, {"idle_s", idle}, {"other_s", other},
+                   {"sent", p.sent}, {"sent_bytes", p.sent_bytes}, {"received", p.received},
+                   {"received_bytes", p.received_bytes}, {"bin_s", static_cast<double>(p.bin_ticks) * tick_s},
+                   {"utilization", util}});
+  }
+  std::fputs(out.c_str(), stdout);
+  std::fflush(stdout);
+  if (rt.opts.summary_json.empty()) return;
+  nlohmann::json entries = nlohmann::json::array();
+  for (const auto& [name, t] : rows)
+    entries.push_back({{"entry", name}, {"count", t.count}, {"total_s", static_cast<double>(t.ticks) * tick_s},
+                       {"max_s", static_cast<double>(t.longest) * tick_s}});
+  nlohmann::json j{{"node", rt.my_node}, {"nodes", rt.num_nodes}, {"pes", rt.num_pes}, {"wall_s", wall},
+                   {"entries", entries}, {"pe", pes}};
+  std::string path = rt.opts.summary_json;
+  if (rt.num_nodes > 1) path += "." + std::to_string(rt.my_node);
+  std::ofstream f(path);
+  f << j.dump(1) << "\n";
+  f.close();
+  if (!f) std::fprintf(stderr, "roam: node %u: +summary: cannot write '%s'\n", rt.my_node, path.c_str());
+}
+
+}  // namespace roam::trace::detail
