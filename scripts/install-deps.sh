@@ -9,6 +9,7 @@ command -v g++ >/dev/null 2>&1 || need+=(g++)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
 [ -f /usr/include/gmock/gmock.h ] || need+=(libgmock-dev)
 [ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
+[ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
 # Optional: OpenMPI for the mpi transport. Its absence is reported, not fatal.
 optional=()
 command -v mpicxx >/dev/null 2>&1 || optional+=(openmpi-bin libopenmpi-dev)
@@ -16,9 +17,11 @@ command -v mpicxx >/dev/null 2>&1 || optional+=(openmpi-bin libopenmpi-dev)
 # into roam-trace's HTML report (without it the report says it has no charts).
 [ -f /usr/include/zstd.h ] || optional+=(libzstd-dev)
 [ -f /usr/share/javascript/chart.js/chart.min.js ] || optional+=(libjs-chart.js)
+# Optional: Chromium, in which a test opens that report (headless).
+command -v chromium >/dev/null 2>&1 || optional+=(chromium)
 if [ ${#optional[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "roam: installing optional packages (${optional[*]}): OpenMPI for the mpi transport, zstd for compressed traces, Chart.js for trace reports"
+    echo "roam: installing optional packages (${optional[*]}): OpenMPI for the mpi transport, zstd for compressed traces, Chart.js and Chromium for trace reports"
     export DEBIAN_FRONTEND=noninteractive
     if ! { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${optional[@]}" >/dev/null; }; then
       echo "roam: WARNING: could not install ${optional[*]}; configuring reports what is left out" >&2

@@ -1,6 +1,8 @@
 // What the object layer reports to runtime observers (roam/sched/observe.hpp):
 // the object and entry of every invocation and task resumption, and entry
 // messages sent and received. Only reached when an observer is subscribed.
+#include <cstring>
+
 #include <roam/obj/detail/objects.hpp>
 #include <roam/sched/observe.hpp>
 
@@ -8,24 +10,38 @@
 
 namespace roam::detail {
 
+namespace {
+// Per PE (one PE per thread): the clock reading of the receipt just reported,
+// which the entry that message starts takes as its begin (one reading for
+// both). Only that message's: one held back or passed on leaves it unused.
+constinit thread_local std::uint64_t t_receipt_ticks = 0;
+constinit thread_local const message* t_receipt_message = nullptr;
+}  // namespace
+
 object_identity identity_of(target_kind target, std::uint32_t collection, const index_storage& idx,
                             std::uint8_t dims) noexcept {
   object_identity id;
+  identify(id, target, collection, idx, dims);
+  return id;
+}
+
+void identify(object_identity& id, target_kind target, std::uint32_t collection, const index_storage& idx,
+              std::uint8_t dims) noexcept {
   switch (target) {
     case target_kind::chare:
       id.kind = object_kind::chare;
       id.chare_id = chare_id_in(idx);
-      return id;
+      return;
     case target_kind::nodegroup:
       id.kind = object_kind::nodegroup_member;
       id.collection = collection;
-      return id;
+      return;
     case target_kind::group_member:
     case target_kind::group_all:
       id.kind = object_kind::group_member;
       id.collection = collection;
       id.index[0] = tls_pe ? static_cast<std::int32_t>(tls_pe->id()) : 0;
-      return id;
+      return;
     case target_kind::element: {
       // A section multicast to a group addresses its members as elements.
       const collection_desc* d = find_collection(collection);
@@ -33,12 +49,13 @@ object_identity identity_of(target_kind target, std::uint32_t collection, const 
       if (d && d->kind == collection_kind::group) {
         id.kind = object_kind::group_member;
         id.index[0] = idx.v[0];
-        return id;
+        return;
       }
       id.kind = object_kind::array_element;
       id.dims = dims;
-      for (int k = 0; k < 6; ++k) id.index[static_cast<std::size_t>(k)] = idx.v[k];
-      return id;
+      static_assert(sizeof(id.index) == sizeof(idx.v));
+      std::memcpy(id.index.data(), idx.v, sizeof(idx.v));  // a loop here became a slow rep movs
+      return;
     }
     case target_kind::array_all:
     case target_kind::section_all:
@@ -46,12 +63,12 @@ object_identity identity_of(target_kind target, std::uint32_t collection, const 
       break;
   }
   id.collection = collection;
-  return id;
+  return;
 }
 
 void invoke_observed(message* m, void* obj) noexcept {
   entry_event e;
-  e.object = identity_of(m->target, m->collection, m->index, m->dims);
+  identify(e.object, m->target, m->collection, m->index, m->dims);
   e.entry = m->ops->id;
   e.entry_name = m->ops->name;
   e.obj = obj;
@@ -59,7 +76,8 @@ void invoke_observed(message* m, void* obj) noexcept {
   e.how = run_kind::entry;
   const entry_event* outer = tls_observed_entry;
   tls_observed_entry = &e;
-  e.ticks = clock_ticks();
+  e.ticks = t_receipt_message == m ? t_receipt_ticks : clock_ticks();
+  t_receipt_message = nullptr;  // a broadcast's next member is timed on its own
   for_each_observer([&](runtime_observer& o) { o.entry_begin(e); });
   invoke_unobserved(m, obj);
   e.ticks = clock_ticks();
@@ -96,7 +114,6 @@ void note_sent(message* m, std::uint32_t dst, bool to_node) noexcept {
   e.to_node = to_node;
   e.bytes = sizeof(message) + m->payload_bytes;
   e.entry = m->ops ? m->ops->id : 0;
-  e.ticks = clock_ticks();
   for_each_observer([&](runtime_observer& o) { o.message_sent(e); });
 }
 
@@ -108,7 +125,8 @@ void note_received(const message* m) noexcept {
   e.flow = (m->flags & work_flow_mask) >> work_flow_shift;
   e.bytes = sizeof(message) + m->payload_bytes;
   e.entry = m->ops ? m->ops->id : 0;
-  e.ticks = clock_ticks();
+  e.ticks = t_receipt_ticks = clock_ticks();
+  t_receipt_message = m;
   for_each_observer([&](runtime_observer& o) { o.message_received(e); });
 }
 

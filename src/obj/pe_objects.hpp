@@ -153,7 +153,10 @@ inline void chare_lifecycle(lifecycle_step step, std::uint64_t id, void* obj, st
 }
 
 // observation.cpp (only while an observer is subscribed)
-/// The identity observers see for a message's target.
+/// Fills `id` with the identity observers see for a message's target (in place: no copy).
+void identify(object_identity& id, target_kind target, std::uint32_t collection, const index_storage& idx,
+              std::uint8_t dims) noexcept;
+/// The same, returned.
 object_identity identity_of(target_kind target, std::uint32_t collection, const index_storage& idx,
                             std::uint8_t dims) noexcept;
 /// invoke_unobserved between entry_begin and entry_end.

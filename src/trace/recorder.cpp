@@ -2,6 +2,7 @@
 #include "recorder.hpp"
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -107,7 +108,9 @@ void trace_writer::run() noexcept {
     auto [r, c] = queue_.front();
     queue_.pop_front();
     lock.unlock();
+    const auto t0 = std::chrono::steady_clock::now();
     write_chunk(*r, *c);
+    write_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     lock.lock();
     r->free_.push_back(c);
     free_cv_.notify_all();
@@ -153,9 +156,11 @@ void trace_writer::write_chunk(pe_recorder& r, chunk& c) noexcept {
   }
   r.records_written_ += c.used;
   ++r.chunks_written_;
+  bytes_written_ += sizeof(h) + bytes;
 }
 
 std::string trace_writer::finish() {
+  const auto t0 = std::chrono::steady_clock::now();
   for (auto& r : recorders_) r->flush_partial();
   {
     std::lock_guard lock(mutex_);
@@ -171,6 +176,7 @@ std::string trace_writer::finish() {
     }
     r->file_ = nullptr;
   }
+  finish_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return error_;
 }
 
@@ -178,6 +184,12 @@ std::vector<std::string> trace_writer::file_names() const {
   std::vector<std::string> out;
   for (const auto& r : recorders_) out.push_back("pe-" + std::to_string(r->pe) + ".roamtrace");
   return out;
+}
+
+std::uint64_t trace_writer::stalls() const noexcept {
+  std::uint64_t n = 0;
+  for (const auto& r : recorders_) n += r->stalls_;
+  return n;
 }
 
 std::uint64_t trace_writer::records() const noexcept {

@@ -39,6 +39,11 @@ class pe_recorder {
   }
   /// Hands what the current chunk holds to the writer (the run ended; PE stopped).
   void flush_partial() noexcept;
+  /// `ticks`, or the last time stamped here if that is later: a PE's records
+  /// never go back in time, though an entry's begin reuses the reading of the
+  /// receipt before it (roam/sched/observe.hpp) and a broadcast's forwarded
+  /// copies are sent in between.
+  std::uint64_t stamp(std::uint64_t ticks) noexcept { return last_ticks_ = ticks > last_ticks_ ? ticks : last_ticks_; }
 
   const std::uint32_t pe;
 
@@ -50,6 +55,7 @@ class pe_recorder {
   trace_writer& writer_;
   record* cur_ = nullptr;
   record* end_ = nullptr;
+  std::uint64_t last_ticks_ = 0;
   chunk* current_ = nullptr;
   std::vector<chunk> chunks_;
   // The writer's side (under the writer's mutex, or its thread only):
@@ -84,6 +90,11 @@ class trace_writer {
   const seen_ids& seen() const noexcept { return seen_; }
   std::vector<std::string> file_names() const;
   std::uint64_t records() const noexcept;
+  std::uint64_t stalls() const noexcept;
+  std::uint64_t bytes_written() const noexcept { return bytes_written_; }
+  /// Seconds the writer thread spent writing (its busy time), and finish()'s own.
+  double write_seconds() const noexcept { return write_seconds_; }
+  double finish_seconds() const noexcept { return finish_seconds_; }
 
  private:
   friend class pe_recorder;
@@ -103,6 +114,8 @@ class trace_writer {
   std::string error_;  ///< first write failure
   seen_ids seen_;
   std::vector<char> compressed_;
+  std::uint64_t bytes_written_ = 0;
+  double write_seconds_ = 0, finish_seconds_ = 0;
   void* zstd_context_ = nullptr;
   std::thread thread_;
 };

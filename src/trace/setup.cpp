@@ -52,7 +52,17 @@ void finish_trace(roam::detail::runtime_state& rt) {
   remove_observer(*g_tracing.observer);
   std::string error = g_tracing.writer->finish();
   if (error.empty()) error = write_index(rt, *g_tracing.writer, rt.opts.trace_dir);
-  if (!error.empty()) std::fprintf(stderr, "roam: node %u: %s\n", rt.my_node, error.c_str());
+  if (!error.empty()) {
+    std::fprintf(stderr, "roam: node %u: %s\n", rt.my_node, error.c_str());
+  } else {
+    const trace_writer& w = *g_tracing.writer;
+    std::fprintf(stderr,
+                 "roam: node %u: trace of %llu events (%.1f MiB) in %s; writing took %.3f s in the background and "
+                 "%.3f s at exit; PEs waited for the writer %llu times\n",
+                 rt.my_node, static_cast<unsigned long long>(w.records()),
+                 static_cast<double>(w.bytes_written()) / (1 << 20), rt.opts.trace_dir.c_str(), w.write_seconds(),
+                 w.finish_seconds(), static_cast<unsigned long long>(w.stalls()));
+  }
   g_tracing = {};
 }
 

@@ -21,7 +21,7 @@ std::size_t slot_of(std::uint64_t id, std::size_t capacity) noexcept {
 }
 }  // namespace
 
-entry_stats& pe_summary::stats(std::uint64_t id) noexcept {
+entry_stats& pe_summary::lookup(std::uint64_t id) noexcept {
   for (;;) {
     const std::size_t mask = table.size() - 1;
     for (std::size_t i = slot_of(id, table.size());; i = (i + 1) & mask) {
@@ -38,23 +38,28 @@ entry_stats& pe_summary::stats(std::uint64_t id) noexcept {
     for (auto& s : old) s.id = empty_slot;
     old.swap(table);
     used = 0;
+    last_stats = nullptr;
     for (const entry_stats& s : old)
       if (s.id != empty_slot) {
-        entry_stats& t = stats(s.id);
+        entry_stats& t = lookup(s.id);
         t = s;
       }
   }
 }
 
 void pe_summary::add_busy(std::uint64_t origin, std::uint64_t from, std::uint64_t to) noexcept {
+  if (from >= last_bin_begin && to <= last_bin_end) [[likely]] {  // within the bin last filled: no division
+    bins[last_bin] += to - from;
+    return;
+  }
   if (to <= from || from < origin) return;
   for (;;) {
-    const std::uint64_t last_bin = (to - 1 - origin) / bin_ticks;
-    if (last_bin < max_bins) break;
+    if ((to - 1 - origin) / bin_ticks < max_bins) break;
     // Too many bins: halve the resolution.
     for (std::size_t i = 0; i < bins.size(); ++i) bins[i / 2] = (i % 2 ? bins[i / 2] : 0) + bins[i];
     bins.resize((bins.size() + 1) / 2);
     bin_ticks *= 2;
+    last_bin_begin = 1, last_bin_end = 0;
   }
   while (from < to) {
     const std::uint64_t b = (from - origin) / bin_ticks;
@@ -62,6 +67,9 @@ void pe_summary::add_busy(std::uint64_t origin, std::uint64_t from, std::uint64_
     const std::uint64_t upto = std::min(to, bin_end);
     if (bins.size() <= b) bins.resize(b + 1, 0);
     bins[b] += upto - from;
+    last_bin = b;
+    last_bin_begin = bin_end - bin_ticks;
+    last_bin_end = bin_end;
     from = upto;
   }
 }

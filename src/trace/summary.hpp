@@ -32,8 +32,17 @@ struct alignas(64) pe_summary {
   std::uint64_t sent = 0, sent_bytes = 0, received = 0, received_bytes = 0;
   std::vector<std::uint64_t> bins;  ///< busy ticks per bin
   std::uint64_t bin_ticks = 0;
+  // Fast paths: the entry last counted, and the bin last filled.
+  entry_stats* last_stats = nullptr;
+  std::uint64_t last_bin_begin = 1, last_bin_end = 0;  ///< ticks [begin, end) of bins[last_bin]
+  std::size_t last_bin = 0;
 
-  entry_stats& stats(std::uint64_t id) noexcept;
+  entry_stats& stats(std::uint64_t id) noexcept {
+    if (last_stats && last_stats->id == id) [[likely]]
+      return *last_stats;
+    return *(last_stats = &lookup(id));
+  }
+  entry_stats& lookup(std::uint64_t id) noexcept;
   void add_busy(std::uint64_t origin, std::uint64_t from, std::uint64_t to) noexcept;
 };
 

@@ -31,7 +31,7 @@ void trace_observer::entry_begin(const entry_event& e) noexcept {
   pe_recorder* r = writer_.recorder(e.pe);
   if (!r) return;
   record& x = r->next();
-  x.ticks = e.ticks;
+  x.ticks = r->stamp(e.ticks);
   x.type = record_type::entry_begin;
   x.how = static_cast<std::uint8_t>(e.how);
   x.b = e.entry;
@@ -41,48 +41,48 @@ void trace_observer::entry_begin(const entry_event& e) noexcept {
 void trace_observer::entry_end(const entry_event& e) noexcept {
   pe_recorder* r = writer_.recorder(e.pe);
   if (!r) return;
-  r->next() = record{e.ticks, record_type::entry_end, 0, 0, static_cast<std::uint8_t>(e.how), 0, 0, 0};
+  r->next() = record{r->stamp(e.ticks), record_type::entry_end, 0, 0, static_cast<std::uint8_t>(e.how), 0, 0, 0};
 }
 
 void trace_observer::message_sent(const message_event& e) noexcept {
   pe_recorder* r = writer_.recorder(e.pe);
   if (!r) return;
-  r->next() = record{e.ticks, record_type::send, static_cast<std::uint8_t>(e.to_node), 0, 0, e.peer,
+  r->next() = record{r->stamp(clock_ticks()), record_type::send, static_cast<std::uint8_t>(e.to_node), 0, 0, e.peer,
                      (e.bytes & 0xffffffffu) | (std::uint64_t{e.flow} << 32), e.entry};
 }
 
 void trace_observer::message_received(const message_event& e) noexcept {
   pe_recorder* r = writer_.recorder(e.pe);
   if (!r) return;
-  r->next() = record{e.ticks, record_type::receive, static_cast<std::uint8_t>(e.to_node), 0, 0, e.peer,
+  r->next() = record{r->stamp(e.ticks), record_type::receive, static_cast<std::uint8_t>(e.to_node), 0, 0, e.peer,
                      (e.bytes & 0xffffffffu) | (std::uint64_t{e.flow} << 32), e.entry};
 }
 
 void trace_observer::idle_begin(std::uint32_t pe, std::uint64_t ticks) noexcept {
-  if (pe_recorder* r = writer_.recorder(pe)) r->next() = record{ticks, record_type::idle_begin, 0, 0, 0, 0, 0, 0};
+  if (pe_recorder* r = writer_.recorder(pe)) r->next() = record{r->stamp(ticks), record_type::idle_begin, 0, 0, 0, 0, 0, 0};
 }
 
 void trace_observer::idle_end(std::uint32_t pe, std::uint64_t ticks) noexcept {
-  if (pe_recorder* r = writer_.recorder(pe)) r->next() = record{ticks, record_type::idle_end, 0, 0, 0, 0, 0, 0};
+  if (pe_recorder* r = writer_.recorder(pe)) r->next() = record{r->stamp(ticks), record_type::idle_end, 0, 0, 0, 0, 0, 0};
 }
 
 void trace_observer::phase(const phase_event& e) noexcept {
   if (pe_recorder* r = writer_.recorder(e.pe))
-    r->next() = record{e.ticks, record_type::phase, static_cast<std::uint8_t>(e.kind), 0, 0, e.collection, e.number, 0};
+    r->next() = record{r->stamp(e.ticks), record_type::phase, static_cast<std::uint8_t>(e.kind), 0, 0, e.collection, e.number, 0};
 }
 
 void trace_observer::object_record(record_type t, const object_event& e) noexcept {
   pe_recorder* r = writer_.recorder(e.pe);
   if (!r) return;
   record& x = r->next();
-  x = record{clock_ticks(), t, 0, 0, 0, 0, t == record_type::leaving ? e.peer : 0u, 0};
+  x = record{r->stamp(clock_ticks()), t, 0, 0, 0, 0, t == record_type::leaving ? e.peer : 0u, 0};
   put_object(*r, x, e.object);
 }
 
 void trace_observer::user(record_type t, std::uint32_t name, std::uint64_t value) noexcept {
   roam::detail::pe_state* pe = roam::detail::tls_pe;
   if (!pe) return;  // not on a PE: nowhere to show it
-  if (pe_recorder* r = writer_.recorder(pe->id())) r->next() = record{clock_ticks(), t, 0, 0, 0, name, value, 0};
+  if (pe_recorder* r = writer_.recorder(pe->id())) r->next() = record{r->stamp(clock_ticks()), t, 0, 0, 0, name, value, 0};
 }
 
 }  // namespace roam::trace::detail

@@ -61,6 +61,8 @@ struct message_event {
   /// (and by each copy a broadcast or multicast tree makes, each copy being a send of its own).
   /// A receipt's (peer, flow) names the send; a message passed on towards a migrated element keeps it.
   std::uint32_t flow = 0;
+  /// Received: when (event clock); the entry the message starts begins at the same reading.
+  /// Sent: 0 (an observer that needs it reads clock_ticks(): counting sends needs no clock).
   std::uint64_t ticks = 0;
 };
 
