@@ -67,8 +67,9 @@ void identify(object_identity& id, target_kind target, std::uint32_t collection,
 }
 
 void invoke_observed(message* m, void* obj) noexcept {
+  const std::uint32_t needs = observer_needs_now();
   entry_event e;
-  identify(e.object, m->target, m->collection, m->index, m->dims);
+  if (needs & need_identity) identify(e.object, m->target, m->collection, m->index, m->dims);
   e.entry = m->ops->id;
   e.entry_name = m->ops->name;
   e.obj = obj;
@@ -76,12 +77,13 @@ void invoke_observed(message* m, void* obj) noexcept {
   e.how = run_kind::entry;
   const entry_event* outer = tls_observed_entry;
   tls_observed_entry = &e;
-  e.ticks = t_receipt_message == m ? t_receipt_ticks : clock_ticks();
+  if (needs & need_begin_times) e.ticks = t_receipt_message == m ? t_receipt_ticks : clock_ticks();
   t_receipt_message = nullptr;  // a broadcast's next member is timed on its own
-  for_each_observer([&](runtime_observer& o) { o.entry_begin(e); });
+  dispatch_entry_begin(e);
   invoke_unobserved(m, obj);
-  e.ticks = clock_ticks();
-  for_each_observer([&](runtime_observer& o) { o.entry_end(e); });
+  // An entry inside another is always timed: the outer one goes on after it.
+  e.ticks = needs & need_end_times || ((needs & need_begin_times) && tls_observed_depth > 1) ? clock_ticks() : 0;
+  dispatch_entry_end(e);
   tls_observed_entry = outer;
 }
 
@@ -93,10 +95,10 @@ void resume_observed(const object_identity& who, const void* obj, task_roots& ro
   e.pe = tls_pe->id();
   e.how = run_kind::task_resume;
   e.ticks = clock_ticks();
-  for_each_observer([&](runtime_observer& o) { o.entry_begin(e); });
+  dispatch_entry_begin(e);
   resume(roots, h);
   e.ticks = clock_ticks();
-  for_each_observer([&](runtime_observer& o) { o.entry_end(e); });
+  dispatch_entry_end(e);
 }
 
 namespace {
@@ -114,6 +116,7 @@ void note_sent(message* m, std::uint32_t dst, bool to_node) noexcept {
   e.to_node = to_node;
   e.bytes = sizeof(message) + m->payload_bytes;
   e.entry = m->ops ? m->ops->id : 0;
+  if (observer_needs_now() & need_send_times) e.ticks = clock_ticks();
   for_each_observer([&](runtime_observer& o) { o.message_sent(e); });
 }
 
@@ -125,8 +128,10 @@ void note_received(const message* m) noexcept {
   e.flow = (m->flags & work_flow_mask) >> work_flow_shift;
   e.bytes = sizeof(message) + m->payload_bytes;
   e.entry = m->ops ? m->ops->id : 0;
-  e.ticks = t_receipt_ticks = clock_ticks();
-  t_receipt_message = m;
+  if (observer_needs_now() & need_begin_times) {
+    e.ticks = t_receipt_ticks = clock_ticks();
+    t_receipt_message = m;
+  }
   for_each_observer([&](runtime_observer& o) { o.message_received(e); });
 }
 

@@ -20,6 +20,8 @@
 
 #include <roam/sched/detail/post.hpp>
 
+#include <roam/sched/observe.hpp>
+
 #include "runtime_internal.hpp"
 #include "ult_internal.hpp"
 
@@ -122,6 +124,10 @@ int run_pes_deterministic(runtime_state& rt, unique_function<void(const roam::ar
   }
   main_ended();
 
+  for (std::size_t i = 0; i < n; ++i) {
+    pes.enter(i);
+    report_pe_stopped();
+  }
   for (std::size_t i = 0; i < n; ++i) finish_pe_objects(pes.enter(i));
   for (std::size_t i = 0; i < n; ++i) finish_pe_queues(pes.enter(i));
   pes.leave();

@@ -13,8 +13,25 @@ namespace {
 std::mutex g_subscribe_mutex;  // serialises add/remove; readers never take it
 }
 
-bool add_observer(runtime_observer& o) noexcept { return detail::g_observers.add(o); }
-void remove_observer(runtime_observer& o) noexcept { detail::g_observers.remove(o); }
+namespace {
+void update_needs() noexcept {
+  std::uint32_t needs = 0;
+  detail::lock_subscriptions();
+  detail::g_observers.for_each([&](runtime_observer& o) { needs |= o.needs(); });
+  detail::g_observer_needs.store(needs, std::memory_order_relaxed);
+  detail::unlock_subscriptions();
+}
+}  // namespace
+
+bool add_observer(runtime_observer& o) noexcept {
+  const bool added = detail::g_observers.add(o);
+  update_needs();
+  return added;
+}
+void remove_observer(runtime_observer& o) noexcept {
+  detail::g_observers.remove(o);
+  update_needs();
+}
 
 
 namespace detail {
@@ -27,10 +44,17 @@ void resume_observed_unowned(std::coroutine_handle<> h) noexcept {
   e.pe = tls_pe ? tls_pe->id() : 0;
   e.how = run_kind::task_resume;
   e.ticks = clock_ticks();
-  for_each_observer([&](runtime_observer& o) { o.entry_begin(e); });
+  dispatch_entry_begin(e);
   h.resume();
   e.ticks = clock_ticks();
-  for_each_observer([&](runtime_observer& o) { o.entry_end(e); });
+  dispatch_entry_end(e);
+}
+
+void report_pe_stopped() noexcept {
+  if (!observed() || !tls_pe) return;
+  const std::uint32_t pe = tls_pe->id();
+  const std::uint64_t t = clock_ticks();
+  for_each_observer([&](runtime_observer& o) { o.pe_stopped(pe, t); });
 }
 
 void report_phase(phase_kind kind, std::uint32_t collection, std::uint64_t number) noexcept {
@@ -48,14 +72,14 @@ void thread_observation::begin() noexcept {
   if (!on) return;
   ult_observe_current(&event);  // later slices: switch-in and blocking (src/sched/ult.cpp)
   event.ticks = clock_ticks();
-  for_each_observer([&](runtime_observer& o) { o.entry_begin(event); });
+  dispatch_entry_begin(event);
 }
 
 void thread_observation::end() noexcept {
   if (!on) return;
   ult_observe_current(nullptr);
   event.ticks = clock_ticks();
-  for_each_observer([&](runtime_observer& o) { o.entry_end(event); });
+  dispatch_entry_end(event);
 }
 
 }  // namespace detail

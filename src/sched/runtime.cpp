@@ -12,6 +12,7 @@
 
 #include <roam/sched/detail/post.hpp>
 #include <roam/sched/detail/startup.hpp>
+#include <roam/sched/observe.hpp>
 #include <roam/sched/runtime.hpp>
 #include <roam/machine/detail/topology.hpp>
 #include <roam/machine/detail/transport.hpp>
@@ -258,6 +259,7 @@ void pe_thread_body(runtime_state& rt, std::uint32_t local, std::barrier<>& sync
   run_pe_setups(pe);
   sync.arrive_and_wait();  // every PE exists before anyone sends
   pe.run_loop();
+  report_pe_stopped();
   sync.arrive_and_wait();  // nobody runs messages any more
   finish_pe_objects(pe);
   sync.arrive_and_wait();  // teardown may have posted; nothing posts after this

@@ -132,10 +132,8 @@ void finish(ult_host& h, ult* t) noexcept {
 
 void observe_slice(roam::entry_event& e, bool begin) noexcept {
   e.ticks = clock_ticks();
-  for_each_observer([&](runtime_observer& o) {
-    if (begin) o.entry_begin(e);
-    else o.entry_end(e);
-  });
+  if (begin) dispatch_entry_begin(e);
+  else dispatch_entry_end(e);
 }
 
 // Scheduler -> thread. Returns when the thread blocks or ends.

@@ -75,7 +75,10 @@ void pe_summary::add_busy(std::uint64_t origin, std::uint64_t from, std::uint64_
 }
 
 summary_observer::summary_observer(const roam::detail::runtime_state& rt)
-    : first_pe_(rt.first_pe), origin_(clock_ticks()), pes_(rt.ppn) {
+    : needs_(rt.opts.deterministic ? need_begin_times | need_end_times : need_begin_times),
+      first_pe_(rt.first_pe),
+      origin_(clock_ticks()),
+      pes_(rt.ppn) {
   const auto ms = static_cast<std::uint64_t>(clock_ticks_per_second() / 1000);
   for (auto& p : pes_) {
     for (auto& s : p.table) s.id = empty_slot;
@@ -84,8 +87,28 @@ summary_observer::summary_observer(const roam::detail::runtime_state& rt)
   }
 }
 
+void pe_summary::add_time(std::uint64_t origin, entry_stats& s, std::uint64_t begin, std::uint64_t end,
+                          bool top) noexcept {
+  const std::uint64_t t = end > begin ? end - begin : 0;
+  s.total += t;
+  s.longest = std::max(s.longest, t);
+  if (top) {
+    busy += t;
+    add_busy(origin, begin, end);
+  }
+}
+
+void pe_summary::close_pending(std::uint64_t origin, std::uint64_t now) noexcept {
+  if (!pending) return;
+  pending = false;
+  add_time(origin, stats(ended.id), ended.begin, now, true);
+}
+
 void summary_observer::entry_begin(const entry_event& e) noexcept {
-  if (pe_summary* p = of(e.pe)) p->open.push_back({e.entry, e.ticks});
+  if (pe_summary* p = of(e.pe)) {
+    p->close_pending(origin_, e.ticks);
+    p->open.push_back({e.entry, e.ticks});
+  }
 }
 
 void summary_observer::entry_end(const entry_event& e) noexcept {
@@ -93,15 +116,18 @@ void summary_observer::entry_end(const entry_event& e) noexcept {
   if (!p || p->open.empty()) return;
   const pe_summary::open_entry o = p->open.back();
   p->open.pop_back();
-  const std::uint64_t t = e.ticks > o.begin ? e.ticks - o.begin : 0;
   entry_stats& s = p->stats(o.id);
   ++s.count;
-  s.total += t;
-  s.longest = std::max(s.longest, t);
-  if (p->open.empty()) {
-    p->busy += t;
-    p->add_busy(origin_, o.begin, e.ticks);
+  if (e.ticks == 0) {  // untimed end (never nested): timed by the PE's next event
+    p->pending = true;
+    p->ended = o;
+    return;
   }
+  p->add_time(origin_, s, o.begin, e.ticks, p->open.empty());
+}
+
+void summary_observer::pe_stopped(std::uint32_t pe, std::uint64_t ticks) noexcept {
+  if (pe_summary* p = of(pe)) p->close_pending(origin_, ticks);
 }
 
 void summary_observer::message_sent(const message_event& e) noexcept {
@@ -119,7 +145,10 @@ void summary_observer::message_received(const message_event& e) noexcept {
 }
 
 void summary_observer::idle_begin(std::uint32_t pe, std::uint64_t ticks) noexcept {
-  if (pe_summary* p = of(pe)) p->idle_since = ticks;
+  if (pe_summary* p = of(pe)) {
+    p->close_pending(origin_, ticks);
+    p->idle_since = ticks;
+  }
 }
 
 void summary_observer::idle_end(std::uint32_t pe, std::uint64_t ticks) noexcept {

@@ -28,6 +28,10 @@ struct alignas(64) pe_summary {
     std::uint64_t begin;
   };
   std::vector<open_entry> open;
+  /// The last entry not nested in another ended without a clock reading
+  /// (this observer does not need end times): it lasted until the PE's next timed event.
+  bool pending = false;
+  open_entry ended{};
   std::uint64_t busy = 0, idle = 0, idle_since = 0;
   std::uint64_t sent = 0, sent_bytes = 0, received = 0, received_bytes = 0;
   std::vector<std::uint64_t> bins;  ///< busy ticks per bin
@@ -43,12 +47,18 @@ struct alignas(64) pe_summary {
     return *(last_stats = &lookup(id));
   }
   entry_stats& lookup(std::uint64_t id) noexcept;
+  void close_pending(std::uint64_t origin, std::uint64_t now) noexcept;
+  void add_time(std::uint64_t origin, entry_stats& s, std::uint64_t begin, std::uint64_t end, bool top) noexcept;
   void add_busy(std::uint64_t origin, std::uint64_t from, std::uint64_t to) noexcept;
 };
 
 class summary_observer final : public runtime_observer {
  public:
   explicit summary_observer(const roam::detail::runtime_state& rt);
+  /// One clock reading per entry: the begin (shared with its message's receipt); under
+  /// +deterministic, where every PE shares one thread, the end too.
+  std::uint32_t needs() const noexcept override { return needs_; }
+  void pe_stopped(std::uint32_t pe, std::uint64_t ticks) noexcept override;
   void entry_begin(const entry_event& e) noexcept override;
   void entry_end(const entry_event& e) noexcept override;
   void message_sent(const message_event& e) noexcept override;
@@ -64,6 +74,7 @@ class summary_observer final : public runtime_observer {
     const std::uint32_t i = pe - first_pe_;
     return i < pes_.size() ? &pes_[i] : nullptr;
   }
+  std::uint32_t needs_;
   std::uint32_t first_pe_;
   std::uint64_t origin_;
   std::vector<pe_summary> pes_;

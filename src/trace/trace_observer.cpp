@@ -47,7 +47,7 @@ void trace_observer::entry_end(const entry_event& e) noexcept {
 void trace_observer::message_sent(const message_event& e) noexcept {
   pe_recorder* r = writer_.recorder(e.pe);
   if (!r) return;
-  r->next() = record{r->stamp(clock_ticks()), record_type::send, static_cast<std::uint8_t>(e.to_node), 0, 0, e.peer,
+  r->next() = record{r->stamp(e.ticks), record_type::send, static_cast<std::uint8_t>(e.to_node), 0, 0, e.peer,
                      (e.bytes & 0xffffffffu) | (std::uint64_t{e.flow} << 32), e.entry};
 }
 

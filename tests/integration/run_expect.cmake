@@ -3,16 +3,7 @@
 #         [-DEACH_REGEX_COUNT=<n> -DEACH_REGEX_0=<re> ...] -P run_expect.cmake -- PROGRAM ARGS...
 # EXPECT_RC is an exact exit status (0, 1, 7, ...) or `nonzero`. CTest's
 # PASS_REGULAR_EXPRESSION ignores the exit status, hence this driver.
-set(cmd)
-set(in_cmd FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 1 ${last})
-  if(in_cmd)
-    list(APPEND cmd "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(in_cmd TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/command_after_dashes.cmake)
 if(NOT cmd)
   message(FATAL_ERROR "run_expect.cmake: no command after --")
 endif()

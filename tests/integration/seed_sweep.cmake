@@ -3,21 +3,12 @@
 # with status 0 and print REGEX. The first seed that fails is reported with
 # the command that replays it, and the test fails.
 #   cmake -DFIRST=1 -DLAST=40 -DREGEX=... -P seed_sweep.cmake -- <program> <args>...
-set(_cmd)
-set(_after_dashes OFF)
-math(EXPR _last_arg "${CMAKE_ARGC} - 1")
-foreach(i RANGE 0 ${_last_arg})
-  if(_after_dashes)
-    list(APPEND _cmd "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(_after_dashes ON)
-  endif()
-endforeach()
-if(NOT _cmd OR NOT DEFINED FIRST OR NOT DEFINED LAST)
+include(${CMAKE_CURRENT_LIST_DIR}/command_after_dashes.cmake)
+if(NOT cmd OR NOT DEFINED FIRST OR NOT DEFINED LAST)
   message(FATAL_ERROR "seed_sweep: usage: cmake -DFIRST=a -DLAST=b [-DREGEX=re] -P seed_sweep.cmake -- program args...")
 endif()
 foreach(seed RANGE ${FIRST} ${LAST})
-  execute_process(COMMAND ${_cmd} +deterministic ${seed} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
+  execute_process(COMMAND ${cmd} +deterministic ${seed} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err
                   TIMEOUT 120)
   set(bad "")
   if(NOT rc EQUAL 0)
@@ -26,7 +17,7 @@ foreach(seed RANGE ${FIRST} ${LAST})
     set(bad "output does not match '${REGEX}'")
   endif()
   if(bad)
-    list(JOIN _cmd " " _line)
+    list(JOIN cmd " " _line)
     message(FATAL_ERROR "seed ${seed} failed (${bad}); replay: ${_line} +deterministic ${seed}\n--- stdout ---\n${out}\n--- stderr ---\n${err}")
   endif()
 endforeach()

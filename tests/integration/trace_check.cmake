@@ -2,16 +2,7 @@
 # DIR with the expectations, then roam-trace perfetto (gzip) and report.
 #   cmake -DDIR=<dir> -DVERIFY=<trace_verify> -DTOOL=<roam-trace> [-DREGEX=<re>]
 #         [-DEXPECT=<ENTRY=N,...>] -P trace_check.cmake -- PROGRAM ARGS... (ARGS hold +trace=DIR)
-set(cmd)
-set(in_cmd FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 1 ${last})
-  if(in_cmd)
-    list(APPEND cmd "${CMAKE_ARGV${i}}")
-  elseif("${CMAKE_ARGV${i}}" STREQUAL "--")
-    set(in_cmd TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/command_after_dashes.cmake)
 file(REMOVE_RECURSE "${DIR}")
 execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 100)
 message("--- program ---\n${out}${err}")

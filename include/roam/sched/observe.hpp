@@ -48,7 +48,7 @@ struct entry_event {
   const void* obj = nullptr;        ///< the object's address on this PE (null: none)
   std::uint32_t pe = 0;
   run_kind how = run_kind::entry;
-  std::uint64_t ticks = 0;          ///< event clock (roam/sched/clock.hpp)
+  std::uint64_t ticks = 0;          ///< event clock (roam/sched/clock.hpp); see observer_needs for when it is 0
 };
 
 struct message_event {
@@ -61,8 +61,8 @@ struct message_event {
   /// (and by each copy a broadcast or multicast tree makes, each copy being a send of its own).
   /// A receipt's (peer, flow) names the send; a message passed on towards a migrated element keeps it.
   std::uint32_t flow = 0;
-  /// Received: when (event clock); the entry the message starts begins at the same reading.
-  /// Sent: 0 (an observer that needs it reads clock_ticks(): counting sends needs no clock).
+  /// Received: when (event clock), if any observer needs begin times; the entry the message starts
+  /// begins at the same reading. Sent: when, if any observer needs send times. Else 0.
   std::uint64_t ticks = 0;
 };
 
@@ -82,9 +82,28 @@ struct phase_event {
   std::uint64_t ticks = 0;
 };
 
+/// What an observer needs measured. The runtime measures the union of what
+/// its subscribers need, so that an observer that only counts, or that times
+/// entries coarsely, does not pay for clock readings it would ignore.
+enum observer_needs : std::uint32_t {
+  /// entry_begin carries a clock reading (and so does message_received: the same one).
+  need_begin_times = 1u << 0,
+  /// entry_end carries a clock reading. Without it, an entry not nested in
+  /// another ends with `ticks` 0: it lasted until the PE's next timed event
+  /// (the next begin, idle_begin, pe_stopped), scheduler work in between included.
+  need_end_times = 1u << 1,
+  /// message_sent carries a clock reading.
+  need_send_times = 1u << 2,
+  /// entry events name their object (else `object` is left empty).
+  need_identity = 1u << 3,
+  need_everything = need_begin_times | need_end_times | need_send_times | need_identity,
+};
+
 class runtime_observer {
  public:
   virtual ~runtime_observer() = default;
+  /// Asked once, when the observer subscribes.
+  virtual std::uint32_t needs() const noexcept { return need_everything; }
   virtual void entry_begin(const entry_event&) noexcept {}
   virtual void entry_end(const entry_event&) noexcept {}
   /// An entry message left this PE (for any PE, this one included).
@@ -95,6 +114,8 @@ class runtime_observer {
   virtual void idle_begin(std::uint32_t /*pe*/, std::uint64_t /*ticks*/) noexcept {}
   virtual void idle_end(std::uint32_t /*pe*/, std::uint64_t /*ticks*/) noexcept {}
   virtual void phase(const phase_event&) noexcept {}
+  /// The PE stopped running messages (the program is ending).
+  virtual void pe_stopped(std::uint32_t /*pe*/, std::uint64_t /*ticks*/) noexcept {}
 };
 
 inline constexpr std::size_t max_observers = 16;
@@ -158,10 +179,18 @@ void subscriber_list<T>::remove(T& o) noexcept {
 }
 
 inline subscriber_list<runtime_observer> g_observers;
+/// The union of the subscribers' needs() (kept by add_observer/remove_observer).
+inline std::atomic<std::uint32_t> g_observer_needs{0};
+inline std::uint32_t observer_needs_now() noexcept { return g_observer_needs.load(std::memory_order_relaxed); }
+/// Entries (of every run kind) begun and not ended on this thread: an entry
+/// that ends inside another is always timed.
+inline constinit thread_local int tls_observed_depth = 0;
 
 /// The one branch every observation point pays when nobody subscribes.
 inline bool observed() noexcept { return g_observers.any(); }
 
+/// Tells observers that this thread's PE stopped running messages.
+void report_pe_stopped() noexcept;
 /// Tells observers about a runtime phase completed on this thread's PE.
 void report_phase(phase_kind kind, std::uint32_t collection, std::uint64_t number) noexcept;
 
@@ -169,6 +198,16 @@ void report_phase(phase_kind kind, std::uint32_t collection, std::uint64_t numbe
 template <class F>
 void for_each_observer(F&& fn) noexcept {
   g_observers.for_each(fn);
+}
+
+/// entry_begin / entry_end to every observer, keeping tls_observed_depth.
+inline void dispatch_entry_begin(const entry_event& e) noexcept {
+  ++tls_observed_depth;
+  for_each_observer([&](runtime_observer& o) { o.entry_begin(e); });
+}
+inline void dispatch_entry_end(const entry_event& e) noexcept {
+  --tls_observed_depth;
+  for_each_observer([&](runtime_observer& o) { o.entry_end(e); });
 }
 
 /// The entry being invoked on this thread while observers are subscribed

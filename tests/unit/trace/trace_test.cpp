@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -33,6 +34,12 @@ struct tracer_cell : roam::element<tracer_cell> {
     contribute(1, roam::sum, done);
   }
   void ping() {}
+  // Busy for `us` microseconds of the steady clock.
+  void spin(int us) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(us);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  }
 };
 
 fs::path fresh_dir(const std::string& name) {
@@ -108,6 +115,7 @@ TEST(trace, summary_json_counts_every_invocation) {
         auto cells = roam::create_array<tracer_cell>(roam::array_options<1>({elements}));
         for (int k = 0; k < pings; ++k)
           for (int i = 0; i < elements; ++i) cells[i].send<&tracer_cell::ping>();
+        for (int i = 0; i < 4; ++i) cells[i].send<&tracer_cell::spin>(2000);
         auto [fq, pq] = roam::make_future<>();
         roam::on_quiescence(roam::callback<>::to_future(pq));
         co_await fq;
@@ -118,16 +126,30 @@ TEST(trace, summary_json_counts_every_invocation) {
   std::ifstream in(file);
   ASSERT_TRUE(in) << file;
   const auto j = nlohmann::json::parse(in);
-  std::uint64_t ping_count = 0, sent = 0, received = 0;
-  for (const auto& e : j.at("entries"))
-    if (e.at("entry").get<std::string>().ends_with("tracer_cell::ping")) ping_count = e.at("count");
+  std::uint64_t ping_count = 0, spin_count = 0, sent = 0, received = 0;
+  double spin_total = 0, spin_max = 0, busy = 0;
+  for (const auto& e : j.at("entries")) {
+    const std::string name = e.at("entry");
+    if (name.ends_with("tracer_cell::ping")) ping_count = e.at("count");
+    if (name.ends_with("tracer_cell::spin")) {
+      spin_count = e.at("count");
+      spin_total = e.at("total_s");
+      spin_max = e.at("max_s");
+    }
+  }
+  // Entries are timed from their begin to the PE's next timed event (one clock reading each).
+  EXPECT_EQ(spin_count, 4u);
+  EXPECT_GE(spin_total, 4 * 0.002);
+  EXPECT_LT(spin_total, 4 * 0.002 + 0.5);
+  EXPECT_GE(spin_max, 0.002);
   for (const auto& p : j.at("pe")) {
     sent += p.at("sent").get<std::uint64_t>();
     received += p.at("received").get<std::uint64_t>();
-    EXPECT_GE(p.at("busy_s").get<double>(), 0);
+    busy += p.at("busy_s").get<double>();
   }
+  EXPECT_GE(busy, spin_total);
   EXPECT_EQ(ping_count, static_cast<std::uint64_t>(elements * pings));
-  EXPECT_EQ(sent, static_cast<std::uint64_t>(elements * pings));
+  EXPECT_EQ(sent, static_cast<std::uint64_t>(elements * pings + 4));
   EXPECT_EQ(received, sent);
   fs::remove(file);
 }
