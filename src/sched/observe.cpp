@@ -57,8 +57,7 @@ void report_pe_stopped() noexcept {
   for_each_observer([&](runtime_observer& o) { o.pe_stopped(pe, t); });
 }
 
-void report_phase(phase_kind kind, std::uint32_t collection, std::uint64_t number) noexcept {
-  if (!observed()) return;
+void report_phase_observed(phase_kind kind, std::uint32_t collection, std::uint64_t number) noexcept {
   phase_event e;
   e.pe = tls_pe ? tls_pe->id() : 0;
   e.kind = kind;

@@ -107,6 +107,8 @@ void pe_summary::close_pending(std::uint64_t origin, std::uint64_t now) noexcept
 void summary_observer::entry_begin(const entry_event& e) noexcept {
   if (pe_summary* p = of(e.pe)) {
     p->close_pending(origin_, e.ticks);
+    if (p->first == 0) [[unlikely]]
+      p->first = e.ticks;
     p->open.push_back({e.entry, e.ticks});
   }
 }
@@ -127,7 +129,10 @@ void summary_observer::entry_end(const entry_event& e) noexcept {
 }
 
 void summary_observer::pe_stopped(std::uint32_t pe, std::uint64_t ticks) noexcept {
-  if (pe_summary* p = of(pe)) p->close_pending(origin_, ticks);
+  if (pe_summary* p = of(pe)) {
+    p->close_pending(origin_, ticks);
+    p->stopped = ticks;
+  }
 }
 
 void summary_observer::message_sent(const message_event& e) noexcept {
@@ -153,7 +158,8 @@ void summary_observer::idle_begin(std::uint32_t pe, std::uint64_t ticks) noexcep
 
 void summary_observer::idle_end(std::uint32_t pe, std::uint64_t ticks) noexcept {
   pe_summary* p = of(pe);
-  if (p && p->idle_since && ticks > p->idle_since) p->idle += ticks - p->idle_since;
+  // Idle time counts from the PE's first entry on, as the shares do.
+  if (p && p->first && p->idle_since && ticks > p->idle_since) p->idle += ticks - std::max(p->idle_since, p->first);
   if (p) p->idle_since = 0;
 }
 
@@ -201,17 +207,31 @@ void summary_observer::report(const roam::detail::runtime_state& rt) {
   for (std::size_t i = 0; i < pes_.size(); ++i) {
     const pe_summary& p = pes_[i];
     const double busy = static_cast<double>(p.busy) * tick_s, idle = static_cast<double>(p.idle) * tick_s;
-    const double other = std::max(0.0, wall - busy - idle);
+    // Shares of the PE's own active time: from its first entry to its stop.
+    const std::uint64_t from = p.first ? p.first : origin_, to = p.stopped > from ? p.stopped : end;
+    const double active = std::max(1e-9, static_cast<double>(to - from) * tick_s);
+    const double other = std::max(0.0, active - busy - idle);
     std::snprintf(line, sizeof line, "  %-6u %8.1f %8.1f %9.1f %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n",
-                  rt.first_pe + static_cast<std::uint32_t>(i), 100 * busy / wall, 100 * idle / wall, 100 * other / wall,
+                  rt.first_pe + static_cast<std::uint32_t>(i), 100 * busy / active, 100 * idle / active,
+                  100 * other / active,
                   p.sent, p.sent_bytes, p.received, p.received_bytes);
     out += line;
     nlohmann::json util = nlohmann::json::array();
     for (std::uint64_t b : p.bins) util.push_back(static_cast<double>(b) / static_cast<double>(p.bin_ticks));
-    pes.push_back({{"pe", rt.first_pe + i}, {"busy_s", busy}, {"idle_s", idle}, {"other_s", other},
+    pes.push_back({{"pe", rt.first_pe + i}, {"active_s", active}, {"busy_s", busy}, {"idle_s", idle}, {"other_s", other},
                    {"sent", p.sent}, {"sent_bytes", p.sent_bytes}, {"received", p.received},
                    {"received_bytes", p.received_bytes}, {"bin_s", static_cast<double>(p.bin_ticks) * tick_s},
                    {"utilization", util}});
+  }
+  // Utilization over time, a digit per bin: 0 below 10%, ..., 9 from 90%.
+  for (std::size_t i = 0; i < pes_.size(); ++i) {
+    const pe_summary& p = pes_[i];
+    std::string digits;
+    for (std::uint64_t b : p.bins)
+      digits += static_cast<char>('0' + std::min<std::uint64_t>(9, b * 10 / std::max<std::uint64_t>(1, p.bin_ticks)));
+    std::snprintf(line, sizeof line, "  pe %u utilization over time (%.3g ms a digit, 0-9 = 0-90%%+): ",
+                  rt.first_pe + static_cast<std::uint32_t>(i), static_cast<double>(p.bin_ticks) * tick_s * 1e3);
+    out += line + digits + "\n";
   }
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);

@@ -33,6 +33,7 @@ struct alignas(64) pe_summary {
   bool pending = false;
   open_entry ended{};
   std::uint64_t busy = 0, idle = 0, idle_since = 0;
+  std::uint64_t first = 0, stopped = 0;  ///< the PE's first entry begin, and when it stopped
   std::uint64_t sent = 0, sent_bytes = 0, received = 0, received_bytes = 0;
   std::vector<std::uint64_t> bins;  ///< busy ticks per bin
   std::uint64_t bin_ticks = 0;

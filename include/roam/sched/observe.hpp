@@ -192,7 +192,11 @@ inline bool observed() noexcept { return g_observers.any(); }
 /// Tells observers that this thread's PE stopped running messages.
 void report_pe_stopped() noexcept;
 /// Tells observers about a runtime phase completed on this thread's PE.
-void report_phase(phase_kind kind, std::uint32_t collection, std::uint64_t number) noexcept;
+[[gnu::cold]] void report_phase_observed(phase_kind kind, std::uint32_t collection, std::uint64_t number) noexcept;
+inline void report_phase(phase_kind kind, std::uint32_t collection, std::uint64_t number) noexcept {
+  if (observed()) [[unlikely]]
+    report_phase_observed(kind, collection, number);
+}
 
 /// Calls `fn(observer&)` for every subscribed observer.
 template <class F>
