@@ -71,7 +71,7 @@ out_frame pack_message(const message& m) {
   h.dims = m.dims;
   h.segments = static_cast<std::uint16_t>(out.segments().size());
   h.priority = m.priority;
-  h.work_flags = m.flags & ~static_cast<std::uint32_t>(work_segments);  // describes this process's memory only
+  h.work_flags = m.flags & ~static_cast<std::uint32_t>(work_segments | work_received);  // this process's memory and observers only
   h.entry = m.ops->id;
   h.collection = m.collection;
   h.dst_pe = m.dst_pe;

@@ -43,6 +43,8 @@ void deliver_to_chare(pe_objects& objs, message* m) noexcept {
   }
   chare_record rec = it->second;
   correct_chare_sender(*m, id, rec);
+  if (observed()) [[unlikely]]
+    note_received(m);  // where it runs, not at each PE it was passed on from
   task_roots* outer_tasks = tls_task_owner;
   tls_task_owner = &chare_access::tasks(*rec.base);
   invoke_guarded(m, rec.obj);

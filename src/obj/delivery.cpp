@@ -97,7 +97,10 @@ void deliver(work_item* w, work_action a) noexcept {
     discard_message(m);
     return;
   }
-  if (observed()) [[unlikely]]
+  // An element or chare message is received where its object runs it
+  // (deliver_to_element, deliver_to_chare): one passed on towards a migrated
+  // object is not received at each hop.
+  if (observed() && m->target != target_kind::element && m->target != target_kind::chare) [[unlikely]]
     note_received(m);
   pe_objects& objs = objects();
   switch (m->target) {

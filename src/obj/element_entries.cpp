@@ -96,6 +96,8 @@ void deliver_to_element(local_collection& lc, message* m) noexcept {
     route_missing(lc, m);
     return;
   }
+  if (observed()) [[unlikely]]
+    note_received(m);
   run_entry(lc, m, obj);
   discard_message(m);
 }

@@ -99,6 +99,8 @@ void route_missing(local_collection& lc, message* m) noexcept {
   bool destroyed = destroyed_here;
   if (d->demand_creation) {
     if (void* obj = create_on_demand(lc, idx)) {
+      if (observed()) [[unlikely]]
+        note_received(m);
       run_entry(lc, m, obj);
       discard_message(m);
       return;

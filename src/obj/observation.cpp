@@ -108,7 +108,7 @@ constinit thread_local std::uint32_t t_next_flow = 0;
 
 void note_sent(message* m, std::uint32_t dst, bool to_node) noexcept {
   const std::uint32_t flow = ++t_next_flow & (work_flow_mask >> work_flow_shift);
-  m->flags = (m->flags & ~static_cast<std::uint32_t>(work_flow_mask)) | (flow << work_flow_shift);
+  m->flags = (m->flags & ~static_cast<std::uint32_t>(work_flow_mask | work_received)) | (flow << work_flow_shift);
   message_event e;
   e.flow = flow;
   e.pe = tls_pe ? tls_pe->id() : 0;
@@ -120,7 +120,9 @@ void note_sent(message* m, std::uint32_t dst, bool to_node) noexcept {
   for_each_observer([&](runtime_observer& o) { o.message_sent(e); });
 }
 
-void note_received(const message* m) noexcept {
+void note_received(message* m) noexcept {
+  if (m->flags & work_received) return;  // parked and delivered again: received once
+  m->flags |= work_received;
   message_event e;
   e.pe = tls_pe->id();
   e.peer = m->src_pe;

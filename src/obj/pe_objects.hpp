@@ -166,7 +166,7 @@ object_identity identity_of(target_kind target, std::uint32_t collection, const 
                                    std::coroutine_handle<> h,
                                    void (*resume)(task_roots&, std::coroutine_handle<>) noexcept) noexcept;
 /// An entry message is about to be delivered here.
-[[gnu::cold]] void note_received(const message* m) noexcept;
+[[gnu::cold]] void note_received(message* m) noexcept;
 
 [[gnu::cold]] void report_delivery_failure(const message& m, const char* what) noexcept;
 /// A copy of a message (a shared payload gains a reference; a packed one is copied).

@@ -193,6 +193,11 @@ void deliver_section(pe_objects& objs, message* m) noexcept {
     one->index = idx;
     one->flags &= ~static_cast<std::uint32_t>(work_forwarded);
     one->src_pe = tls_pe->id();
+    // Observers: a copy for a member here is part of the multicast received
+    // here (it inherits its work_received); one for a member that moved away
+    // is a message of its own, sent from here to wherever the member is.
+    if (observed() && !lc->elements.find(idx)) [[unlikely]]
+      note_sent(one, tls_pe->id(), false);
     deliver_to_element(*lc, one);
   }
   discard_message(m);

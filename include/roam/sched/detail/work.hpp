@@ -22,6 +22,7 @@ enum work_flags : std::uint32_t {
   // Location management (obj/elements.cpp): how an element message got here.
   work_via_pointer = 1u << 5,  ///< passed on by the element's previous host: the element is here or on its way
   work_via_home = 1u << 6,     ///< passed on by the element's home PE
+  work_received = 1u << 7,     ///< observers were told of its receipt (a message parked and delivered again is not received twice)
   work_hop_shift = 8,          ///< bits 8..11: times the message was passed on (saturating)
   work_hop_mask = 0xfu << 8,
   // Observers (sched/observe.hpp): bits 12..31 number the send, so a receipt names it.
