@@ -10,21 +10,25 @@ command -v g++ >/dev/null 2>&1 || need+=(g++)
 [ -f /usr/include/gmock/gmock.h ] || need+=(libgmock-dev)
 [ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+# Chart.js, which roam-trace inlines into its HTML report (the trace tests write one).
+[ -f /usr/share/javascript/chart.js/chart.min.js ] || need+=(libjs-chart.js)
 # Optional: OpenMPI for the mpi transport. Its absence is reported, not fatal.
 optional=()
 command -v mpicxx >/dev/null 2>&1 || optional+=(openmpi-bin libopenmpi-dev)
-# Optional: libzstd for compressed traces (+tracezstd); Chart.js, inlined
-# into roam-trace's HTML report (without it the report says it has no charts).
+# Optional: libzstd for compressed traces (+tracezstd); Chromium, in which a
+# test opens roam-trace's HTML report (headless).
 [ -f /usr/include/zstd.h ] || optional+=(libzstd-dev)
-[ -f /usr/share/javascript/chart.js/chart.min.js ] || optional+=(libjs-chart.js)
-# Optional: Chromium, in which a test opens that report (headless).
 command -v chromium >/dev/null 2>&1 || optional+=(chromium)
 if [ ${#optional[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "roam: installing optional packages (${optional[*]}): OpenMPI for the mpi transport, zstd for compressed traces, Chart.js and Chromium for trace reports"
+    echo "roam: installing optional packages (${optional[*]}): OpenMPI for the mpi transport, zstd for compressed traces, Chromium for the trace report test"
     export DEBIAN_FRONTEND=noninteractive
     if ! { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${optional[@]}" >/dev/null; }; then
-      echo "roam: WARNING: could not install ${optional[*]}; configuring reports what is left out" >&2
+      # One failing package must not keep the others out: try each alone.
+      for pkg in "${optional[@]}"; do
+        apt-get install -y -qq --no-install-recommends "$pkg" >/dev/null ||
+          echo "roam: WARNING: could not install $pkg; configuring reports what is left out" >&2
+      done
     fi
   else
     echo "roam: WARNING: ${optional[*]} missing and cannot be installed here (needs root and apt-get);" \
