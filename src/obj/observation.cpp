@@ -63,7 +63,6 @@ void identify(object_identity& id, target_kind target, std::uint32_t collection,
       break;
   }
   id.collection = collection;
-  return;
 }
 
 void invoke_observed(message* m, void* obj) noexcept {
@@ -82,7 +81,8 @@ void invoke_observed(message* m, void* obj) noexcept {
   dispatch_entry_begin(e);
   invoke_unobserved(m, obj);
   // An entry inside another is always timed: the outer one goes on after it.
-  e.ticks = needs & need_end_times || ((needs & need_begin_times) && tls_observed_depth > 1) ? clock_ticks() : 0;
+  const bool timed_end = (needs & need_end_times) || ((needs & need_begin_times) && tls_observed_depth > 1);
+  e.ticks = timed_end ? clock_ticks() : 0;
   dispatch_entry_end(e);
   tls_observed_entry = outer;
 }

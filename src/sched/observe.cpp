@@ -24,6 +24,8 @@ void update_needs() noexcept {
 }  // namespace
 
 bool add_observer(runtime_observer& o) noexcept {
+  // Its needs count before it can receive a first event (update_needs then recomputes the union).
+  detail::g_observer_needs.fetch_or(o.needs(), std::memory_order_relaxed);
   const bool added = detail::g_observers.add(o);
   update_needs();
   return added;
