@@ -67,23 +67,27 @@ void identify(object_identity& id, target_kind target, std::uint32_t collection,
 
 void invoke_observed(message* m, void* obj) noexcept {
   const std::uint32_t needs = observer_needs_now();
-  entry_event e;
+  std::uint64_t begin = 0;
+  if (needs & need_begin_times) begin = t_receipt_message == m ? t_receipt_ticks : clock_ticks();
+  // Every field given here: a default-initialised event would be zeroed first (rep stos, slow).
+  entry_event e{.object = {},
+                .entry = m->ops->id,
+                .entry_name = m->ops->name,
+                .obj = obj,
+                .pe = tls_pe->id(),
+                .how = run_kind::entry,
+                .ticks = begin,
+                .begin_ticks = 0,
+                .nested = false};
   if (needs & need_identity) identify(e.object, m->target, m->collection, m->index, m->dims);
-  e.entry = m->ops->id;
-  e.entry_name = m->ops->name;
-  e.obj = obj;
-  e.pe = tls_pe->id();
-  e.how = run_kind::entry;
   const entry_event* outer = tls_observed_entry;
   tls_observed_entry = &e;
-  if (needs & need_begin_times) e.ticks = t_receipt_message == m ? t_receipt_ticks : clock_ticks();
   t_receipt_message = nullptr;  // a broadcast's next member is timed on its own
   dispatch_entry_begin(e);
   invoke_unobserved(m, obj);
   // An entry inside another is always timed: the outer one goes on after it.
   const bool timed_end = (needs & need_end_times) || ((needs & need_begin_times) && tls_observed_depth > 1);
-  e.ticks = timed_end ? clock_ticks() : 0;
-  dispatch_entry_end(e);
+  dispatch_entry_end(e, timed_end ? clock_ticks() : 0);
   tls_observed_entry = outer;
 }
 
@@ -97,8 +101,7 @@ void resume_observed(const object_identity& who, const void* obj, task_roots& ro
   e.ticks = clock_ticks();
   dispatch_entry_begin(e);
   resume(roots, h);
-  e.ticks = clock_ticks();
-  dispatch_entry_end(e);
+  dispatch_entry_end(e, clock_ticks());
 }
 
 namespace {
@@ -107,33 +110,35 @@ constinit thread_local std::uint32_t t_next_flow = 0;
 }  // namespace
 
 void note_sent(message* m, std::uint32_t dst, bool to_node) noexcept {
-  const std::uint32_t flow = ++t_next_flow & (work_flow_mask >> work_flow_shift);
+  const std::uint32_t needs = observer_needs_now();
+  const std::uint32_t flow = needs & need_flows ? ++t_next_flow & (work_flow_mask >> work_flow_shift) : 0;
   m->flags = (m->flags & ~static_cast<std::uint32_t>(work_flow_mask | work_received)) | (flow << work_flow_shift);
-  message_event e;
-  e.flow = flow;
-  e.pe = tls_pe ? tls_pe->id() : 0;
-  e.peer = dst;
-  e.to_node = to_node;
-  e.bytes = sizeof(message) + m->payload_bytes;
-  e.entry = m->ops ? m->ops->id : 0;
-  if (observer_needs_now() & need_send_times) e.ticks = clock_ticks();
+  // Every field given here: a default-initialised event would be zeroed first (rep stos, slow).
+  const message_event e{.pe = tls_pe ? tls_pe->id() : 0,
+                        .peer = dst,
+                        .to_node = to_node,
+                        .bytes = sizeof(message) + m->payload_bytes,
+                        .entry = m->ops ? m->ops->id : 0,
+                        .flow = flow,
+                        .ticks = needs & need_send_times ? clock_ticks() : 0};
   for_each_observer([&](runtime_observer& o) { o.message_sent(e); });
 }
 
 void note_received(message* m) noexcept {
   if (m->flags & work_received) return;  // parked and delivered again: received once
   m->flags |= work_received;
-  message_event e;
-  e.pe = tls_pe->id();
-  e.peer = m->src_pe;
-  e.to_node = m->target == target_kind::nodegroup;
-  e.flow = (m->flags & work_flow_mask) >> work_flow_shift;
-  e.bytes = sizeof(message) + m->payload_bytes;
-  e.entry = m->ops ? m->ops->id : 0;
+  std::uint64_t ticks = 0;
   if (observer_needs_now() & need_begin_times) {
-    e.ticks = t_receipt_ticks = clock_ticks();
+    ticks = t_receipt_ticks = clock_ticks();
     t_receipt_message = m;
   }
+  const message_event e{.pe = tls_pe->id(),
+                        .peer = m->src_pe,
+                        .to_node = m->target == target_kind::nodegroup,
+                        .bytes = sizeof(message) + m->payload_bytes,
+                        .entry = m->ops ? m->ops->id : 0,
+                        .flow = (m->flags & work_flow_mask) >> work_flow_shift,
+                        .ticks = ticks};
   for_each_observer([&](runtime_observer& o) { o.message_received(e); });
 }
 

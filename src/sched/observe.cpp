@@ -48,8 +48,7 @@ void resume_observed_unowned(std::coroutine_handle<> h) noexcept {
   e.ticks = clock_ticks();
   dispatch_entry_begin(e);
   h.resume();
-  e.ticks = clock_ticks();
-  dispatch_entry_end(e);
+  dispatch_entry_end(e, clock_ticks());
 }
 
 void report_pe_stopped() noexcept {
@@ -79,8 +78,7 @@ void thread_observation::begin() noexcept {
 void thread_observation::end() noexcept {
   if (!on) return;
   ult_observe_current(nullptr);
-  event.ticks = clock_ticks();
-  dispatch_entry_end(event);
+  dispatch_entry_end(event, clock_ticks());
 }
 
 }  // namespace detail

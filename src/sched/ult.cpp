@@ -131,9 +131,12 @@ void finish(ult_host& h, ult* t) noexcept {
 }
 
 void observe_slice(roam::entry_event& e, bool begin) noexcept {
-  e.ticks = clock_ticks();
-  if (begin) dispatch_entry_begin(e);
-  else dispatch_entry_end(e);
+  if (begin) {
+    e.ticks = clock_ticks();
+    dispatch_entry_begin(e);
+  } else {
+    dispatch_entry_end(e, clock_ticks());
+  }
 }
 
 // Scheduler -> thread. Returns when the thread blocks or ends.

@@ -82,7 +82,6 @@ summary_observer::summary_observer(const roam::detail::runtime_state& rt)
   const auto ms = static_cast<std::uint64_t>(clock_ticks_per_second() / 1000);
   for (auto& p : pes_) {
     for (auto& s : p.table) s.id = empty_slot;
-    p.open.reserve(16);
     p.bin_ticks = std::max<std::uint64_t>(1, ms);
   }
 }
@@ -104,28 +103,22 @@ void pe_summary::close_pending(std::uint64_t origin, std::uint64_t now) noexcept
   add_time(origin, stats(ended.id), ended.begin, now, true);
 }
 
-void summary_observer::entry_begin(const entry_event& e) noexcept {
-  if (pe_summary* p = of(e.pe)) {
-    p->close_pending(origin_, e.ticks);
-    if (p->first == 0) [[unlikely]]
-      p->first = e.ticks;
-    p->open.push_back({e.entry, e.ticks});
-  }
-}
-
 void summary_observer::entry_end(const entry_event& e) noexcept {
   pe_summary* p = of(e.pe);
-  if (!p || p->open.empty()) return;
-  const pe_summary::open_entry o = p->open.back();
-  p->open.pop_back();
-  entry_stats& s = p->stats(o.id);
+  if (!p) return;
+  // An entry not nested in another began at the PE's first timed event after the pending one
+  // ended (one nested in it began later, so only an outermost begin closes the pending entry).
+  if (!e.nested) p->close_pending(origin_, e.begin_ticks);
+  if (p->first == 0) [[unlikely]]
+    p->first = e.begin_ticks;
+  entry_stats& s = p->stats(e.entry);
   ++s.count;
   if (e.ticks == 0) {  // untimed end (never nested): timed by the PE's next event
     p->pending = true;
-    p->ended = o;
+    p->ended = {e.entry, e.begin_ticks};
     return;
   }
-  p->add_time(origin_, s, o.begin, e.ticks, p->open.empty());
+  p->add_time(origin_, s, e.begin_ticks, e.ticks, !e.nested);
 }
 
 void summary_observer::pe_stopped(std::uint32_t pe, std::uint64_t ticks) noexcept {

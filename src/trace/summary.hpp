@@ -23,15 +23,14 @@ struct entry_stats {
 struct alignas(64) pe_summary {
   std::vector<entry_stats> table = std::vector<entry_stats>(64);  ///< open addressing by id (id 0 in slot 0)
   std::size_t used = 0;
-  struct open_entry {
-    std::uint64_t id;
-    std::uint64_t begin;
-  };
-  std::vector<open_entry> open;
   /// The last entry not nested in another ended without a clock reading
-  /// (this observer does not need end times): it lasted until the PE's next timed event.
+  /// (this observer does not need end times): it lasted until the PE's next
+  /// timed event (the next entry's begin, idle, or the PE's stop).
   bool pending = false;
-  open_entry ended{};
+  struct ended_entry {
+    std::uint64_t id;  ///< not a pointer: a nested entry counted meanwhile may grow the table
+    std::uint64_t begin;
+  } ended{};
   std::uint64_t busy = 0, idle = 0, idle_since = 0;
   std::uint64_t first = 0, stopped = 0;  ///< the PE's first entry begin, and when it stopped
   std::uint64_t sent = 0, sent_bytes = 0, received = 0, received_bytes = 0;
@@ -57,10 +56,10 @@ class summary_observer final : public runtime_observer {
  public:
   explicit summary_observer(const roam::detail::runtime_state& rt);
   /// One clock reading per entry: the begin (shared with its message's receipt); under
-  /// +deterministic, where every PE shares one thread, the end too.
+  /// +deterministic, where every PE shares one thread, the end too. No begin calls: the
+  /// end event carries the begin's reading.
   std::uint32_t needs() const noexcept override { return needs_; }
   void pe_stopped(std::uint32_t pe, std::uint64_t ticks) noexcept override;
-  void entry_begin(const entry_event& e) noexcept override;
   void entry_end(const entry_event& e) noexcept override;
   void message_sent(const message_event& e) noexcept override;
   void message_received(const message_event& e) noexcept override;

@@ -49,6 +49,11 @@ struct entry_event {
   std::uint32_t pe = 0;
   run_kind how = run_kind::entry;
   std::uint64_t ticks = 0;          ///< event clock (roam/sched/clock.hpp); see observer_needs for when it is 0
+  /// entry_end only: the begin's reading (0: the begin was not timed), so that an observer that times
+  /// entries needs no entry_begin call (need_begin_calls) and keeps no stack of open entries.
+  std::uint64_t begin_ticks = 0;
+  /// entry_end only: it ran inside another entry on this thread (which goes on after it).
+  bool nested = false;
 };
 
 struct message_event {
@@ -96,7 +101,12 @@ enum observer_needs : std::uint32_t {
   need_send_times = 1u << 2,
   /// entry events name their object (else `object` is left empty).
   need_identity = 1u << 3,
-  need_everything = need_begin_times | need_end_times | need_send_times | need_identity,
+  /// entry_begin is called. Without it an observer hears of an entry only at
+  /// its end, whose event carries the begin's reading and whether it was nested.
+  need_begin_calls = 1u << 4,
+  /// Sends are numbered (message_event::flow), linking each receipt to its send. Else flow is 0.
+  need_flows = 1u << 5,
+  need_everything = need_begin_times | need_end_times | need_send_times | need_identity | need_begin_calls | need_flows,
 };
 
 class runtime_observer {
@@ -204,13 +214,16 @@ void for_each_observer(F&& fn) noexcept {
   g_observers.for_each(fn);
 }
 
-/// entry_begin / entry_end to every observer, keeping tls_observed_depth.
+/// entry_begin to every observer (unless none needs begin calls), keeping tls_observed_depth.
 inline void dispatch_entry_begin(const entry_event& e) noexcept {
   ++tls_observed_depth;
-  for_each_observer([&](runtime_observer& o) { o.entry_begin(e); });
+  if (observer_needs_now() & need_begin_calls) for_each_observer([&](runtime_observer& o) { o.entry_begin(e); });
 }
-inline void dispatch_entry_end(const entry_event& e) noexcept {
-  --tls_observed_depth;
+/// entry_end to every observer: `e` (as it began) now ends at `end_ticks`.
+inline void dispatch_entry_end(entry_event& e, std::uint64_t end_ticks) noexcept {
+  e.begin_ticks = e.ticks;
+  e.ticks = end_ticks;
+  e.nested = --tls_observed_depth > 0;
   for_each_observer([&](runtime_observer& o) { o.entry_end(e); });
 }
 
