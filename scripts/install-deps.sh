@@ -10,6 +10,8 @@ command -v g++ >/dev/null 2>&1 || need+=(g++)
 [ -f /usr/include/gmock/gmock.h ] || need+=(libgmock-dev)
 [ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+# METIS, which the communication-aware load balancing strategy partitions with.
+[ -f /usr/include/metis.h ] || need+=(libmetis-dev)
 # Chart.js, which roam-trace inlines into its HTML report (the trace tests write one).
 [ -f /usr/share/javascript/chart.js/chart.min.js ] || need+=(libjs-chart.js)
 # Optional: OpenMPI for the mpi transport. Its absence is reported, not fatal.

@@ -15,6 +15,15 @@ namespace roam {
 
 namespace detail {
 
+void at_sync_of(void* obj, std::string_view type_name) {
+  if (!g_at_sync) {
+    report_fatal("pe " + std::to_string(tls_pe ? tls_pe->id() : 0) + ": " + std::string(type_name) +
+                 "::at_sync(): the load balancing layer is not linked into this program");
+    return;
+  }
+  g_at_sync(obj, type_name);
+}
+
 namespace {
 
 local_object chare_object(std::uint64_t id, chare_record& rec) {
@@ -23,6 +32,7 @@ local_object chare_object(std::uint64_t id, chare_record& rec) {
   o.type_name = rec.ops->cls->name;
   o.obj = rec.obj;
   o.migratable = rec.ops->moves && rec.ops->moves->pack_state;
+  if (rec.ops->moves) o.resume_from_sync = rec.ops->moves->resume_from_sync;
   o.packable = rec.ops->cls->pack != nullptr;
   o.load = &rec.load;
   return o;
@@ -34,6 +44,7 @@ local_object member_object(const collection_desc* d, local_collection::member& m
   o.type_name = d->cls->name;
   o.obj = m.obj;
   o.migratable = d->kind == collection_kind::array && d->elem && d->elem->moves && d->elem->moves->pack_state;
+  if (d->kind == collection_kind::array && d->elem && d->elem->moves) o.resume_from_sync = d->elem->moves->resume_from_sync;
   o.packable = d->cls->pack != nullptr;
   o.load = &m.load;
   return o;

@@ -154,6 +154,38 @@ const std::vector<option_spec>& specs() {
          if (o.summary) o.summary_json = path;
          return e;
        }},
+      {"balancer", "ROAM_BALANCER", "NAME[,NAME...]",
+       "load balancing strategies: the first runs at the first step, each next one at the next steps, the last "
+       "from then on (Greedy, Refine, GreedyRefine, Metis, Hierarchical, Rotate, Random, or a registered one)",
+       [](runtime_options& o, std::string_view v) {
+         if (v.empty()) return std::string("expects a strategy name");
+         o.balancer = std::string(v);
+         return std::string{};
+       }},
+      {"LBOff", "ROAM_LBOFF", "", "no load balancing: at_sync() resumes at once, +LBPeriod does nothing",
+       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.lb_off); }},
+      {"LBPeriod", "ROAM_LBPERIOD", "SECONDS",
+       "balance every migratable object (arrays and chares that can move at any time) every SECONDS",
+       [](runtime_options& o, std::string_view v) {
+         double d = 0;
+         auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+         if (v.empty() || ec != std::errc{} || end != v.data() + v.size() || !(d > 0) || d > 1e6)
+           return "expects seconds in (0, 1e6], got '" + std::string(v) + "'";
+         o.lb_period = d;
+         return std::string{};
+       }},
+      {"MetaLB", "ROAM_METALB", "",
+       "the runtime decides when to balance at sync points and with which strategy, from the load trend and the "
+       "cost of balancing",
+       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.meta_lb); }},
+      {"LBDebug", "ROAM_LBDEBUG", "", "print each balancing step: max/avg load before and after, objects moved, time",
+       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.lb_debug); }},
+      {"LBDump", "ROAM_LBDUMP", "FILE", "append the load database of each balancing step to FILE (roam-lb replays it)",
+       [](runtime_options& o, std::string_view v) {
+         if (v.empty()) return std::string("expects a file name");
+         o.lb_dump = std::string(v);
+         return std::string{};
+       }},
       {"help", "", "", "print these options and exit",
        [](runtime_options& o, std::string_view) {
          o.help = true;

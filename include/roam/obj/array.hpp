@@ -54,6 +54,15 @@ class element : public detail::element_base {
   /// Moves this element to PE `pe` after the running entry method returns.
   void migrate_to(pe_id pe) noexcept { element_base::migrate_to(pe.value()); }
   using element_base::destroy_self;
+  /// Load balancing at a sync point (T must have `void resume_from_sync()`):
+  /// this element reached a safe point. Once every such element on every PE
+  /// has, the load balancer runs, elements move, and each receives
+  /// resume_from_sync() exactly once, on the PE where it then is
+  /// (roam/lb/lb.hpp). Call once per step, then wait for resume_from_sync.
+  void at_sync() {
+    static_assert(requires(T& t) { t.resume_from_sync(); }, "roam: at_sync() needs T::resume_from_sync()");
+    detail::at_sync_of(static_cast<T*>(this), roam::type_name<T>());
+  }
 
   /// Contributes to this array's next reduction: `contribute(value, roam::sum, callback)`,
   /// or `contribute(callback)` for a barrier. Every element contributes to every

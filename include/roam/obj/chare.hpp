@@ -79,6 +79,11 @@ class chare : public chare_base {
   chare_proxy<T> this_proxy() const noexcept { return chare_proxy<T>(birth_pe(), id_); }
   /// Moves this chare to PE `pe` after the running entry method returns.
   void migrate_to(pe_id pe) noexcept { request_move(pe.value()); }
+  /// Load balancing at a sync point, as roam::element::at_sync (T must have `void resume_from_sync()`).
+  void at_sync() {
+    static_assert(requires(T& t) { t.resume_from_sync(); }, "roam: at_sync() needs T::resume_from_sync()");
+    detail::at_sync_of(static_cast<T*>(this), roam::type_name<T>());
+  }
 
  protected:
   chare() {

@@ -22,6 +22,9 @@ struct local_object {
   void* obj = nullptr;         ///< the object (its most-derived type is type_name)
   bool migratable = false;     ///< an array element or chare with pup and a migrating constructor
   bool packable = false;       ///< has a pup: pack_local_object and unpack_local_object work
+  /// Takes part in load balancing at sync points (its type has resume_from_sync()); `resume_from_sync`
+  /// calls it.
+  void (*resume_from_sync)(void* obj) = nullptr;
   /// The measured-load slot: the balancer's to fill and read (seconds, say),
   /// kept with the object's record on this PE and reset to 0 when it arrives
   /// elsewhere. Valid until this PE next runs a message.

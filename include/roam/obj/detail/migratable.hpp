@@ -40,7 +40,16 @@ struct move_ops {
   bool pup_on_migration = false;
   /// Starts T's restart entry again after a packed move (null: T has none).
   void (*restart)(void* obj, const std::string& who) = nullptr;
+  /// T takes part in load balancing at sync points: it has `resume_from_sync()`,
+  /// which this calls once the balancing step its at_sync() joined is over (null: it has none).
+  void (*resume_from_sync)(void* obj) = nullptr;
 };
+
+/// Set by the load balancing layer (src/lb/): an object's at_sync(). Null
+/// when that layer is not linked.
+inline void (*g_at_sync)(void* obj, std::string_view type_name) = nullptr;
+/// at_sync() of an object: `obj` is the object as the walk API names it.
+void at_sync_of(void* obj, std::string_view type_name);
 
 template <class T>
 struct migratable_ops {
@@ -117,6 +126,10 @@ struct migratable_ops {
   static void after(void* obj) {
     if constexpr (requires(T& t) { t.after_migration(); }) static_cast<T*>(obj)->after_migration();
   }
+  static constexpr bool uses_at_sync = requires(T& t) { t.resume_from_sync(); };
+  static void resume(void* obj) {
+    if constexpr (uses_at_sync) static_cast<T*>(obj)->resume_from_sync();
+  }
   /// The type-erased table the runtime moves T with.
   static inline const move_ops table{migratable ? &pack_state : nullptr,
                                      migratable ? &unpack_state : nullptr,
@@ -124,7 +137,8 @@ struct migratable_ops {
                                      &after,
                                      not_migratable_why,
                                      pup_on_migration,
-                                     has_restart_entry ? &restart : nullptr};
+                                     has_restart_entry ? &restart : nullptr,
+                                     uses_at_sync ? &resume : nullptr};
 };
 
 }  // namespace roam::detail

@@ -43,6 +43,13 @@ struct runtime_options {
   bool trace_zstd = false;               ///< +tracezstd: compress trace chunks
   bool summary = false;                  ///< +summary[=FILE]: aggregates printed at exit
   std::string summary_json;              ///< ... and written as JSON to FILE (empty: not written)
+  // Read by the load balancing layer (src/lb/):
+  std::string balancer;                  ///< +balancer NAME[,NAME...]: strategies of the steps, in order
+  bool lb_off = false;                   ///< +LBOff: no balancing (at_sync still resumes)
+  double lb_period = 0;                  ///< +LBPeriod SECONDS: balance every objects at any time (0: never)
+  bool meta_lb = false;                  ///< +MetaLB: the runtime decides when and with which strategy
+  bool lb_debug = false;                 ///< +LBDebug: print each step's loads, moves and strategy time
+  std::string lb_dump;                   ///< +LBDump FILE: append each step's load database to FILE
 };
 
 /// Where this process sits among the nodes of the program.

@@ -1,0 +1,189 @@
+#pragma once
+// The load balancing layer's state: per PE, the measurements of the period
+// since the last step and where the PE is in the step protocol; on global PE
+// 0, the coordinator of the steps (protocol.cpp). docs/design/load-balancing.md.
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include <roam/lb/strategy.hpp>
+#include <roam/msg/pup.hpp>
+#include <roam/obj/lifecycle.hpp>
+#include <roam/sched/observe.hpp>
+
+namespace roam::detail {
+struct runtime_state;
+}
+
+namespace roam::lb::detail {
+
+/// Objects compared whole (identity has no hash of its own).
+struct identity_key {
+  object_identity id;
+  friend bool operator<(const identity_key& a, const identity_key& b) noexcept {
+    return std::tie(a.id.kind, a.id.collection, a.id.index, a.id.chare_id) <
+           std::tie(b.id.kind, b.id.collection, b.id.index, b.id.chare_id);
+  }
+};
+
+/// An object identity on the wire.
+struct wire_identity {
+  object_identity id;
+  template <class P>
+  void pup(P& p) {
+    auto kind = static_cast<std::uint8_t>(id.kind);
+    p | kind | id.dims | id.collection | id.index | id.chare_id;
+    id.kind = static_cast<object_kind>(kind);
+  }
+};
+
+enum class step_kind : std::uint8_t { sync, any };
+
+/// One object of a PE's report.
+struct object_report {
+  wire_identity who;
+  double load = 0;  ///< seconds in the period
+  bool migratable = false;
+  template <class P>
+  void pup(P& p) {
+    p | who | load | migratable;
+  }
+};
+
+/// What a PE tells the coordinator at a step.
+struct pe_report {
+  std::uint32_t pe = 0;
+  double background = 0;  ///< seconds busy with what no reported object accounts for
+  double idle = 0;
+  double period = 0;      ///< seconds since the PE's last step
+  std::vector<object_report> objects;
+  template <class P>
+  void pup(P& p) {
+    p | pe | background | idle | period | objects;
+  }
+};
+
+/// One object to move.
+struct move_order {
+  wire_identity who;
+  std::uint32_t to = 0;
+  template <class P>
+  void pup(P& p) {
+    p | who | to;
+  }
+};
+
+/// A PE's measurements since its last step (written by its own thread only).
+struct pe_meter {
+  std::unordered_map<const void*, std::uint64_t> ticks;  ///< per object: time in its entries
+  const void* last_obj = nullptr;                         ///< one-entry cache of the map
+  std::uint64_t* last_ticks = nullptr;
+  std::uint64_t idle_ticks = 0;
+  std::uint64_t idle_since = 0;
+  std::uint64_t period_start = 0;
+};
+
+/// A PE's place in the step protocol (its own thread only).
+struct pe_sync {
+  std::uint32_t sync_step = 0;               ///< the sync step its objects are in
+  std::unordered_set<const void*> synced;    ///< objects that called at_sync in this step
+  std::size_t participants = 0;              ///< the count the last walk found
+  bool woke = false;                         ///< told the coordinator this step began here
+  std::optional<std::uint32_t> polled;       ///< the coordinator asked for this sync step's report
+  bool reported = false;
+  // Migration phase of the current step (sync or any):
+  bool moves_known = false;
+  std::set<identity_key> incoming;           ///< objects the step sends here
+  std::set<identity_key> arrived;            ///< objects that arrived since the report
+  bool done_sent = false;
+  std::optional<std::pair<step_kind, std::uint32_t>> current;  ///< the step being carried out here
+  std::deque<std::function<void()>> balance_now_done;  ///< callbacks of balance_now() calls made here
+};
+
+struct pe_lb {
+  std::uint32_t pe = 0;
+  pe_meter meter;
+  pe_sync sync;
+  std::uint32_t steps_done = 0;
+};
+
+/// The steps, run one at a time by global PE 0.
+struct coordinator {
+  std::optional<std::pair<step_kind, std::uint32_t>> active;
+  std::optional<std::uint32_t> sync_wanted;  ///< a sync step some PE began
+  std::uint32_t next_sync = 0;               ///< sync steps before this one are finished
+  std::vector<std::uint32_t> any_requesters; ///< PEs whose balance_now() the next any-step serves
+  std::vector<std::uint32_t> serving;        ///< ... and those the active one serves
+  std::uint32_t any_steps = 0;
+  std::uint32_t steps = 0;                   ///< all steps started (strategy choice, Rotate)
+  std::vector<pe_report> reports;
+  std::uint32_t done = 0;
+  double strategy_seconds = 0;
+};
+
+/// The process's load balancing state (built by setup.cpp when a run starts).
+struct lb_state {
+  bool measuring = false;        ///< a strategy will run: measure loads
+  bool debug = false;
+  std::vector<std::string> strategies;  ///< +balancer, in order
+  bool meta = false;
+  std::string dump_path;
+  std::uint32_t num_pes = 0;
+  std::uint32_t first_pe = 0;
+  std::vector<std::unique_ptr<pe_lb>> pes;  ///< this process's PEs
+  std::unique_ptr<coordinator> coord;       ///< on the process of global PE 0
+  double ticks_per_second = 1e9;
+
+  pe_lb* of(std::uint32_t pe) noexcept {
+    const std::uint32_t i = pe - first_pe;
+    return i < pes.size() ? pes[i].get() : nullptr;
+  }
+};
+
+/// Null when no run is going on.
+lb_state* state() noexcept;
+/// The calling PE's state (a PE thread of a running program).
+pe_lb& this_pe_lb(const char* what);
+
+/// Measures object loads and idle time (subscribed while `measuring`).
+class load_meter final : public runtime_observer, public lifecycle_observer {
+ public:
+  explicit load_meter(lb_state& s) : s_(s) {}
+  std::uint32_t needs() const noexcept override { return need_begin_times | need_end_times; }
+  void entry_end(const entry_event& e) noexcept override;
+  void idle_begin(std::uint32_t pe, std::uint64_t ticks) noexcept override;
+  void idle_end(std::uint32_t pe, std::uint64_t ticks) noexcept override;
+  void arrived(const object_event& e) noexcept override;
+  void leaving(const object_event& e) noexcept override;
+  void died(const object_event& e) noexcept override;
+
+ private:
+  lb_state& s_;
+};
+
+// The protocol's control messages (protocol.cpp).
+void on_wake(std::uint32_t sync_step);
+void on_request_any(std::uint32_t requester);
+void on_poll(std::uint8_t kind, std::uint32_t number);
+void on_report(std::uint8_t kind, std::uint32_t number, pe_report r);
+void on_moves(std::uint8_t kind, std::uint32_t number, std::vector<move_order> out, std::vector<wire_identity> in);
+void on_done(std::uint8_t kind, std::uint32_t number);
+void on_finish(std::uint8_t kind, std::uint32_t number, std::vector<std::uint32_t> served);
+
+/// Arrivals during a step, whether or not anything is measured.
+void note_arrival(pe_lb& p, const object_identity& who);
+/// The hook element::at_sync / chare::at_sync call.
+void at_sync(void* obj, std::string_view type_name);
+/// Starts the period of measurement anew.
+void restart_period(pe_lb& p);
+
+}  // namespace roam::lb::detail

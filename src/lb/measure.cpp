@@ -1,0 +1,63 @@
+// Load measurement (balancer.hpp): each entry's time, from its begin to its
+// end, charged to the object it ran on, and each PE's idle time, over the
+// period since the PE's last balancing step.
+#include "balancer.hpp"
+
+#include <roam/sched/clock.hpp>
+
+namespace roam::lb::detail {
+
+void load_meter::entry_end(const entry_event& e) noexcept {
+  // A nested entry's time is inside its outer entry's already.
+  if (e.nested || !e.obj) return;
+  pe_lb* p = s_.of(e.pe);
+  if (!p) return;
+  pe_meter& m = p->meter;
+  const std::uint64_t t = e.ticks > e.begin_ticks ? e.ticks - e.begin_ticks : 0;
+  if (m.last_obj != e.obj) {
+    m.last_ticks = &m.ticks[e.obj];  // node-based map: the pointer stays valid until erased
+    m.last_obj = e.obj;
+  }
+  *m.last_ticks += t;
+}
+
+void load_meter::idle_begin(std::uint32_t pe, std::uint64_t ticks) noexcept {
+  if (pe_lb* p = s_.of(pe)) p->meter.idle_since = ticks;
+}
+
+void load_meter::idle_end(std::uint32_t pe, std::uint64_t ticks) noexcept {
+  pe_lb* p = s_.of(pe);
+  if (!p || !p->meter.idle_since) return;
+  pe_meter& m = p->meter;
+  const std::uint64_t from = m.idle_since > m.period_start ? m.idle_since : m.period_start;
+  if (ticks > from) m.idle_ticks += ticks - from;
+  m.idle_since = 0;
+}
+
+namespace {
+void forget(lb_state& s, const object_event& e) {
+  pe_lb* p = s.of(e.pe);
+  if (!p) return;
+  pe_meter& m = p->meter;
+  if (m.last_obj == e.obj) m.last_obj = nullptr, m.last_ticks = nullptr;
+  m.ticks.erase(e.obj);  // its address may be reused by another object
+}
+}  // namespace
+
+void load_meter::arrived(const object_event& e) noexcept {
+  if (pe_lb* p = s_.of(e.pe)) note_arrival(*p, e.object);
+}
+void load_meter::leaving(const object_event& e) noexcept { forget(s_, e); }
+void load_meter::died(const object_event& e) noexcept { forget(s_, e); }
+
+void restart_period(pe_lb& p) {
+  pe_meter& m = p.meter;
+  m.ticks.clear();
+  m.last_obj = nullptr;
+  m.last_ticks = nullptr;
+  m.idle_ticks = 0;
+  m.period_start = clock_ticks();
+  if (m.idle_since) m.idle_since = m.period_start;
+}
+
+}  // namespace roam::lb::detail

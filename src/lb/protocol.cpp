@@ -1,0 +1,368 @@
+// The balancing step protocol (docs/design/load-balancing.md), in control
+// messages between the PEs and the coordinator on global PE 0:
+//
+//   a PE's first at_sync of a step      -> wake(step)             to PE 0
+//   balance_now() on any PE             -> request_any(pe)        to PE 0
+//   PE 0 starts one step at a time      -> poll(kind, n)          to every PE
+//   a PE is ready (sync: all its objects
+//   called at_sync; any: at once)       -> report(kind, n, loads) to PE 0
+//   PE 0 runs the strategy              -> moves(kind, n, out, in) to every PE
+//   a PE has sent its objects off and
+//   seen every object sent to it arrive -> done(kind, n)          to PE 0
+//   PE 0 heard every PE                 -> finish(kind, n, served) to every PE:
+//                                          resume_from_sync, balance_now callbacks
+//
+// Nothing assumes that two messages between the same PEs arrive in order:
+// a poll for a sync step a PE has not reached yet waits for it.
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include <roam/lb/lb.hpp>
+#include <roam/msg/detail/control.hpp>
+#include <roam/obj/walk.hpp>
+#include <roam/sched/clock.hpp>
+#include <roam/sched/detail/pe_state.hpp>
+#include <roam/sched/detail/runtime_state.hpp>
+
+#include "balancer.hpp"
+#include "dump_hook.hpp"
+
+namespace roam::lb::detail {
+
+namespace {
+
+using roam::detail::post_control;
+using roam::detail::report_fatal;
+
+std::string describe(const object_identity& id, std::string_view type) {
+  std::string s;
+  switch (id.kind) {
+    case object_kind::chare:
+      return "chare " + std::string(type) + " #" + std::to_string(id.chare_id);
+    case object_kind::array_element: {
+      s = "array " + std::string(type) + "[";
+      for (std::uint8_t k = 0; k < std::max<std::uint8_t>(id.dims, 1); ++k)
+        s += (k ? "," : "") + std::to_string(id.index[k]);
+      return s + "]";
+    }
+    default:
+      return std::string(type);
+  }
+}
+
+// The object at `obj` on this PE, named for an error message.
+std::string describe_local(const void* obj, std::string_view type) {
+  std::string out = std::string(type);
+  for_each_local_object([&](const local_object& o) {
+    if (o.obj == obj) out = describe(o.id, o.type_name);
+  });
+  return out;
+}
+
+std::string pe_prefix(std::uint32_t pe) { return "roam: pe " + std::to_string(pe) + ": "; }
+
+void try_report_sync(pe_lb& p);
+void check_done(pe_lb& p);
+
+// ---- on each PE ---------------------------------------------------------
+
+void send_report(pe_lb& p, step_kind kind, std::uint32_t number) {
+  lb_state& s = *state();
+  pe_report r;
+  r.pe = p.pe;
+  const pe_meter& m = p.meter;
+  const std::uint64_t now = clock_ticks();
+  const double tick = 1.0 / s.ticks_per_second;
+  r.period = static_cast<double>(now - m.period_start) * tick;
+  r.idle = static_cast<double>(m.idle_ticks) * tick;
+  double counted = 0;
+  for_each_local_object([&](const local_object& o) {
+    // At a sync point only the objects that synchronise may move; at any time every migratable one.
+    const bool takes_part = kind == step_kind::sync ? o.resume_from_sync != nullptr : o.migratable;
+    if (!takes_part) return;
+    object_report x;
+    x.who.id = o.id;
+    x.migratable = o.migratable;
+    if (auto it = m.ticks.find(o.obj); it != m.ticks.end()) x.load = static_cast<double>(it->second) * tick;
+    counted += x.load;
+    r.objects.push_back(x);
+  });
+  r.background = std::max(0.0, r.period - r.idle - counted);
+  p.sync.current = {kind, number};
+  p.sync.moves_known = false;
+  p.sync.done_sent = false;
+  p.sync.incoming.clear();
+  p.sync.arrived.clear();
+  post_control<&on_report>(0, 0, static_cast<std::uint8_t>(kind), number, std::move(r));
+}
+
+void try_report_sync(pe_lb& p) {
+  pe_sync& y = p.sync;
+  if (y.reported || !y.polled || *y.polled != y.sync_step) return;
+  if (y.synced.size() < y.participants) return;
+  // Perhaps everyone: count again (objects may have been created, or arrived, since).
+  std::size_t n = 0;
+  bool all = true;
+  for_each_local_object([&](const local_object& o) {
+    if (!o.resume_from_sync) return;
+    ++n;
+    if (!y.synced.contains(o.obj)) all = false;
+  });
+  y.participants = n;
+  if (!all) return;
+  y.reported = true;
+  send_report(p, step_kind::sync, y.sync_step);
+}
+
+void check_done(pe_lb& p) {
+  pe_sync& y = p.sync;
+  if (!y.moves_known || y.done_sent || !y.current) return;
+  for (const identity_key& k : y.incoming)
+    if (!y.arrived.contains(k)) return;
+  y.done_sent = true;
+  post_control<&on_done>(0, 0, static_cast<std::uint8_t>(y.current->first), y.current->second);
+}
+
+}  // namespace
+
+void on_poll(std::uint8_t kind, std::uint32_t number) {
+  pe_lb& p = this_pe_lb("load balancing poll");
+  if (static_cast<step_kind>(kind) == step_kind::any) {
+    send_report(p, step_kind::any, number);
+    return;
+  }
+  p.sync.polled = number;  // a step this PE has not reached yet waits for it (try_report_sync)
+  try_report_sync(p);
+}
+
+void on_moves(std::uint8_t kind, std::uint32_t number, std::vector<move_order> out, std::vector<wire_identity> in) {
+  pe_lb& p = this_pe_lb("load balancing moves");
+  pe_sync& y = p.sync;
+  if (!y.current || y.current->first != static_cast<step_kind>(kind) || y.current->second != number) {
+    report_fatal(pe_prefix(p.pe) + "load balancing: moves for a step this PE did not report (runtime bug)");
+    return;
+  }
+  for (const wire_identity& w : in) y.incoming.insert({w.id});
+  y.moves_known = true;
+  for (const move_order& m : out)
+    if (!migrate_local_object(m.who.id, m.to)) {
+      report_fatal(pe_prefix(p.pe) + "load balancing could not move " + describe(m.who.id, "object") + " to pe " +
+                   std::to_string(m.to) + " (it is not here any more, or cannot migrate)");
+      return;
+    }
+  check_done(p);
+}
+
+void on_finish(std::uint8_t kind_byte, std::uint32_t number, std::vector<std::uint32_t> served) {
+  pe_lb& p = this_pe_lb("load balancing finish");
+  pe_sync& y = p.sync;
+  const auto kind = static_cast<step_kind>(kind_byte);
+  std::vector<std::pair<void (*)(void*), void*>> resume;
+  if (kind == step_kind::sync) {
+    for_each_local_object([&](const local_object& o) {
+      if (o.resume_from_sync) resume.emplace_back(o.resume_from_sync, o.obj);
+    });
+    y.sync_step = number + 1;
+    y.synced.clear();
+    y.woke = false;
+    y.reported = false;
+  }
+  y.current.reset();
+  y.moves_known = false;
+  y.done_sent = false;
+  y.incoming.clear();
+  y.arrived.clear();
+  restart_period(p);
+  ++p.steps_done;
+  // The balance_now() callbacks this step serves (collected before running any: one may call balance_now).
+  std::vector<std::function<void()>> callbacks;
+  for (std::uint32_t pe : served)
+    if (pe == p.pe && !y.balance_now_done.empty()) {
+      callbacks.push_back(std::move(y.balance_now_done.front()));
+      y.balance_now_done.pop_front();
+    }
+  for (auto& [fn, obj] : resume) fn(obj);
+  for (auto& cb : callbacks)
+    if (cb) cb();
+  try_report_sync(p);  // a poll for the next step may have come first
+}
+
+void note_arrival(pe_lb& p, const object_identity& who) {
+  if (!p.sync.current) return;  // not within a step: nothing waits for it
+  p.sync.arrived.insert({who});
+  check_done(p);
+}
+
+void at_sync(void* obj, std::string_view type_name) {
+  pe_lb& p = this_pe_lb("at_sync");
+  pe_sync& y = p.sync;
+  if (!y.synced.insert(obj).second) {
+    report_fatal(pe_prefix(p.pe) + describe_local(obj, type_name) + ": at_sync() called twice in balancing step " +
+                 std::to_string(y.sync_step) + " (wait for resume_from_sync before the next at_sync)");
+    return;
+  }
+  if (!y.woke) {
+    y.woke = true;
+    post_control<&on_wake>(0, 0, y.sync_step);
+  }
+  try_report_sync(p);
+}
+
+// ---- on global PE 0 ---------------------------------------------------------
+
+namespace {
+
+coordinator& coord(const char* what) {
+  lb_state* s = state();
+  if (!s || !s->coord) {
+    report_fatal(std::string("roam: load balancing ") + what + " reached a PE that does not coordinate (runtime bug)");
+    std::abort();
+  }
+  return *s->coord;
+}
+
+void maybe_start(coordinator& c) {
+  lb_state& s = *state();
+  if (c.active) return;
+  step_kind kind;
+  std::uint32_t number;
+  if (c.sync_wanted && *c.sync_wanted == c.next_sync) {
+    kind = step_kind::sync;
+    number = c.next_sync;
+    c.sync_wanted.reset();
+    c.serving.clear();
+  } else if (!c.any_requesters.empty()) {
+    kind = step_kind::any;
+    number = c.any_steps++;
+    c.serving = std::move(c.any_requesters);
+    c.any_requesters.clear();
+  } else {
+    return;
+  }
+  c.active = {kind, number};
+  c.reports.clear();
+  c.done = 0;
+  for (std::uint32_t pe = 0; pe < s.num_pes; ++pe) post_control<&on_poll>(pe, 0, static_cast<std::uint8_t>(kind), number);
+}
+
+const strategy_info* strategy_for(const lb_state& s, std::uint32_t step) {
+  if (s.strategies.empty()) return nullptr;
+  const std::string& name = s.strategies[std::min<std::size_t>(step, s.strategies.size() - 1)];
+  return find_strategy(name);
+}
+
+void run_step(coordinator& c) {
+  lb_state& s = *state();
+  const auto [kind, number] = *c.active;
+  problem pb;
+  pb.pes.resize(s.num_pes);
+  pb.step = c.steps;
+  pb.seed = 0x9e3779b97f4a7c15ull ^ c.steps;
+  std::vector<object_identity> ids;
+  const std::uint32_t ppn = static_cast<std::uint32_t>(s.pes.size());
+  for (pe_report& r : c.reports) {
+    pe_load& l = pb.pes[r.pe];
+    l.background = r.background;
+    l.idle = r.idle;
+    l.group = ppn ? r.pe / ppn : 0;
+    for (const object_report& o : r.objects) {
+      pb.objects.push_back({ids.size(), o.load, r.pe, o.migratable});
+      ids.push_back(o.who.id);
+    }
+  }
+  assignment a = stay(pb);
+  const strategy_info* st = s.measuring ? strategy_for(s, c.steps) : nullptr;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (st) {
+    try {
+      a = st->run(pb, strategy_options{});
+    } catch (const std::exception& e) {
+      report_fatal("roam: pe 0: load balancing strategy " + st->name + " failed: " + e.what());
+      return;
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (a.pe.size() != pb.objects.size()) {
+    report_fatal("roam: pe 0: load balancing strategy " + (st ? st->name : std::string("(none)")) + " placed " +
+                 std::to_string(a.pe.size()) + " objects of " + std::to_string(pb.objects.size()));
+    return;
+  }
+  std::vector<std::vector<move_order>> out(s.num_pes);
+  std::vector<std::vector<wire_identity>> in(s.num_pes);
+  for (std::size_t i = 0; i < pb.objects.size(); ++i) {
+    const std::uint32_t from = pb.objects[i].pe, to = a.pe[i];
+    if (to == from) continue;
+    if (to >= s.num_pes || !pb.objects[i].migratable) {
+      report_fatal("roam: pe 0: load balancing strategy " + st->name + " moved " + describe(ids[i], "object") +
+                   (to >= s.num_pes ? " to pe " + std::to_string(to) + ", which does not exist" : ", which cannot migrate"));
+      return;
+    }
+    out[from].push_back({{ids[i]}, to});
+    in[to].push_back({ids[i]});
+  }
+  if (st && (s.debug || !s.dump_path.empty())) {
+    const balance_stats before = evaluate(pb, stay(pb)), after = evaluate(pb, a);
+    if (s.debug)
+      std::fprintf(stderr,
+                   "roam lb: step %u (%s, %s): max/avg load %.3f -> %.3f (max %.6f s, avg %.6f s), %zu of %zu objects "
+                   "moved, strategy %.3f ms\n",
+                   c.steps, st->name.c_str(), kind == step_kind::sync ? "at sync" : "at any time", before.max_over_avg,
+                   after.max_over_avg, after.max_load, after.avg_load, after.migrations, pb.objects.size(), seconds * 1e3);
+    if (!s.dump_path.empty()) append_dump(s.dump_path, pb, st->name);
+  }
+  c.strategy_seconds += seconds;
+  ++c.steps;
+  c.reports.clear();
+  for (std::uint32_t pe = 0; pe < s.num_pes; ++pe)
+    post_control<&on_moves>(pe, 0, static_cast<std::uint8_t>(kind), number, std::move(out[pe]), std::move(in[pe]));
+}
+
+}  // namespace
+
+void on_wake(std::uint32_t sync_step) {
+  coordinator& c = coord("wake");
+  if (sync_step != c.next_sync) return;  // a later PE's wake for a step already started or wanted
+  if (c.active && c.active->first == step_kind::sync && c.active->second == sync_step) return;
+  c.sync_wanted = sync_step;
+  maybe_start(c);
+}
+
+void on_request_any(std::uint32_t requester) {
+  coordinator& c = coord("request");
+  c.any_requesters.push_back(requester);
+  maybe_start(c);
+}
+
+void on_report(std::uint8_t kind, std::uint32_t number, pe_report r) {
+  coordinator& c = coord("report");
+  lb_state& s = *state();
+  if (!c.active || c.active->first != static_cast<step_kind>(kind) || c.active->second != number) {
+    report_fatal("roam: pe 0: load balancing report from pe " + std::to_string(r.pe) +
+                 " for a step that is not running (runtime bug)");
+    return;
+  }
+  c.reports.push_back(std::move(r));
+  if (c.reports.size() == s.num_pes) run_step(c);
+}
+
+void on_done(std::uint8_t kind, std::uint32_t number) {
+  coordinator& c = coord("done");
+  lb_state& s = *state();
+  if (!c.active || c.active->first != static_cast<step_kind>(kind) || c.active->second != number) {
+    report_fatal("roam: pe 0: load balancing done for a step that is not running (runtime bug)");
+    return;
+  }
+  if (++c.done < s.num_pes) return;
+  if (static_cast<step_kind>(kind) == step_kind::sync) c.next_sync = number + 1;
+  const std::vector<std::uint32_t> served = std::move(c.serving);
+  c.serving.clear();
+  c.active.reset();
+  for (std::uint32_t pe = 0; pe < s.num_pes; ++pe) post_control<&on_finish>(pe, 0, kind, number, served);
+  maybe_start(c);
+}
+
+}  // namespace roam::lb::detail

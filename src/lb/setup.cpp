@@ -1,0 +1,147 @@
+// The load balancing layer's run hooks and public calls (roam/lb/lb.hpp):
+// the options are checked and the state built before the PEs start; the load
+// meter subscribes when a strategy will run; +LBPeriod's timer runs on PE 0.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include <roam/flow/sleep.hpp>
+#include <roam/lb/lb.hpp>
+#include <roam/msg/detail/control.hpp>
+#include <roam/obj/detail/migratable.hpp>
+#include <roam/sched/clock.hpp>
+#include <roam/sched/detail/pe_state.hpp>
+#include <roam/sched/detail/runtime_state.hpp>
+#include <roam/sched/detail/startup.hpp>
+#include <roam/sched/task.hpp>
+
+#include "balancer.hpp"
+#include "dump_hook.hpp"
+
+namespace roam::lb::detail {
+
+namespace {
+
+std::unique_ptr<lb_state> g_state;
+std::unique_ptr<load_meter> g_meter;
+
+std::vector<std::string> split_names(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream in(list);
+  for (std::string name; std::getline(in, name, ',');)
+    if (!name.empty()) out.push_back(name);
+  return out;
+}
+
+std::string run_started(roam::detail::runtime_state& rt) {
+  const roam::detail::runtime_options& o = rt.opts;
+  auto s = std::make_unique<lb_state>();
+  s->strategies = split_names(o.balancer);
+  for (const std::string& name : s->strategies)
+    if (!find_strategy(name)) {
+      std::string known;
+      for (const std::string& k : strategy_names()) known += (known.empty() ? "" : ", ") + k;
+      return "+balancer: no strategy named '" + name + "' (known: " + known + ")";
+    }
+  s->meta = o.meta_lb;
+  if (s->meta && s->strategies.empty()) s->strategies = {"GreedyRefine"};
+  s->measuring = !o.lb_off && !s->strategies.empty();
+  if (o.lb_period > 0 && !s->measuring)
+    return "+LBPeriod needs a strategy to run: give +balancer NAME (or +MetaLB)";
+  s->debug = o.lb_debug;
+  s->dump_path = o.lb_dump;
+  s->num_pes = rt.num_pes;
+  s->first_pe = rt.first_pe;
+  s->ticks_per_second = clock_ticks_per_second();
+  for (std::uint32_t i = 0; i < rt.ppn; ++i) {
+    auto p = std::make_unique<pe_lb>();
+    p->pe = rt.first_pe + i;
+    p->meter.period_start = clock_ticks();
+    s->pes.push_back(std::move(p));
+  }
+  if (rt.first_pe == 0) s->coord = std::make_unique<coordinator>();
+  g_state = std::move(s);
+  if (g_state->measuring) {
+    g_meter = std::make_unique<load_meter>(*g_state);
+    add_observer(*g_meter);
+    add_lifecycle_observer(*g_meter);
+  }
+  return {};
+}
+
+void run_finished(roam::detail::runtime_state&) {
+  if (g_meter) {
+    remove_lifecycle_observer(*g_meter);
+    remove_observer(*g_meter);
+  }
+  g_meter.reset();
+  g_state.reset();
+}
+
+// +LBPeriod: PE 0 asks for a step at any time every period (a sleeping task
+// does not hold quiescence back).
+task<> every_period(double seconds) {
+  const auto period = std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+  for (;;) {
+    co_await sleep_for(period);
+    if (!state()) co_return;
+    roam::detail::post_control<&on_request_any>(0, 0, ~std::uint32_t{0});  // no PE: no callback waits
+  }
+}
+
+void start_period_timer() {
+  roam::detail::spawn(every_period(roam::detail::tls_pe->runtime().opts.lb_period), [](std::exception_ptr) {});
+}
+
+void setup_pe(roam::detail::pe_state& pe) {
+  if (pe.id() == 0 && g_state && g_state->measuring && pe.runtime().opts.lb_period > 0)
+    roam::detail::post_control_uncounted<&start_period_timer>(0);
+}
+
+[[maybe_unused]] const bool registered = [] {
+  roam::detail::register_run_hooks({&run_started, &run_finished});
+  roam::detail::register_pe_setup(&setup_pe);
+  roam::detail::g_at_sync = &at_sync;
+  return true;
+}();
+
+}  // namespace
+
+lb_state* state() noexcept { return g_state.get(); }
+
+pe_lb& this_pe_lb(const char* what) {
+  roam::detail::pe_state* pe = roam::detail::tls_pe;
+  pe_lb* p = pe && g_state ? g_state->of(pe->id()) : nullptr;
+  if (!p) {
+    roam::detail::report_fatal(std::string("roam: ") + what + " called outside a PE of a running program");
+    std::abort();
+  }
+  return *p;
+}
+
+}  // namespace roam::lb::detail
+
+namespace roam {
+
+void balance_now(std::function<void()> done) {
+  lb::detail::pe_lb& p = lb::detail::this_pe_lb("roam::balance_now");
+  p.sync.balance_now_done.push_back(std::move(done));
+  roam::detail::post_control<&lb::detail::on_request_any>(0, 0, p.pe);
+}
+
+bool load_balancing_enabled() noexcept {
+  const lb::detail::lb_state* s = lb::detail::state();
+  return s && s->measuring;
+}
+
+std::uint32_t load_balancing_steps() noexcept {
+  roam::detail::pe_state* pe = roam::detail::tls_pe;
+  lb::detail::lb_state* s = lb::detail::state();
+  lb::detail::pe_lb* p = pe && s ? s->of(pe->id()) : nullptr;
+  return p ? p->steps_done : 0;
+}
+
+}  // namespace roam
