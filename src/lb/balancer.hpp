@@ -15,6 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include <roam/lb/dump.hpp>
 #include <roam/lb/strategy.hpp>
 #include <roam/msg/pup.hpp>
 #include <roam/obj/lifecycle.hpp>
@@ -97,6 +98,7 @@ struct pe_sync {
   std::uint32_t sync_step = 0;               ///< the sync step its objects are in
   std::unordered_set<const void*> synced;    ///< objects that called at_sync in this step
   std::size_t participants = 0;              ///< the count the last walk found
+  bool membership_changed = false;           ///< an object was born, arrived, left or died since
   bool woke = false;                         ///< told the coordinator this step began here
   std::optional<std::uint32_t> polled;       ///< the coordinator asked for this sync step's report
   bool reported = false;
@@ -136,7 +138,7 @@ struct lb_state {
   bool debug = false;
   std::vector<std::string> strategies;  ///< +balancer, in order
   bool meta = false;
-  std::string dump_path;
+  std::unique_ptr<dump_writer> dump;    ///< +LBDump, on the coordinator's process
   std::uint32_t num_pes = 0;
   std::uint32_t first_pe = 0;
   std::vector<std::unique_ptr<pe_lb>> pes;  ///< this process's PEs
@@ -162,7 +164,6 @@ class load_meter final : public runtime_observer, public lifecycle_observer {
   void entry_end(const entry_event& e) noexcept override;
   void idle_begin(std::uint32_t pe, std::uint64_t ticks) noexcept override;
   void idle_end(std::uint32_t pe, std::uint64_t ticks) noexcept override;
-  void arrived(const object_event& e) noexcept override;
   void leaving(const object_event& e) noexcept override;
   void died(const object_event& e) noexcept override;
 
@@ -178,6 +179,23 @@ void on_report(std::uint8_t kind, std::uint32_t number, pe_report r);
 void on_moves(std::uint8_t kind, std::uint32_t number, std::vector<move_order> out, std::vector<wire_identity> in);
 void on_done(std::uint8_t kind, std::uint32_t number);
 void on_finish(std::uint8_t kind, std::uint32_t number, std::vector<std::uint32_t> served);
+
+/// Objects born, arriving, leaving or dying: the count of those taking part is
+/// stale (always subscribed while a run goes: such events are rare).
+class membership_watch final : public lifecycle_observer {
+ public:
+  explicit membership_watch(lb_state& s) : s_(s) {}
+  void born(const object_event& e) noexcept override { changed(e); }
+  void arrived(const object_event& e) noexcept override;
+  void leaving(const object_event& e) noexcept override { changed(e); }
+  void died(const object_event& e) noexcept override { changed(e); }
+
+ private:
+  void changed(const object_event& e) noexcept {
+    if (pe_lb* p = s_.of(e.pe)) p->sync.membership_changed = true;
+  }
+  lb_state& s_;
+};
 
 /// Arrivals during a step, whether or not anything is measured.
 void note_arrival(pe_lb& p, const object_identity& who);

@@ -44,7 +44,8 @@ void forget(lb_state& s, const object_event& e) {
 }
 }  // namespace
 
-void load_meter::arrived(const object_event& e) noexcept {
+void membership_watch::arrived(const object_event& e) noexcept {
+  changed(e);
   if (pe_lb* p = s_.of(e.pe)) note_arrival(*p, e.object);
 }
 void load_meter::leaving(const object_event& e) noexcept { forget(s_, e); }

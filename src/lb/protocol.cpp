@@ -29,7 +29,6 @@
 #include <roam/sched/detail/runtime_state.hpp>
 
 #include "balancer.hpp"
-#include "dump_hook.hpp"
 
 namespace roam::lb::detail {
 
@@ -103,7 +102,8 @@ void send_report(pe_lb& p, step_kind kind, std::uint32_t number) {
 void try_report_sync(pe_lb& p) {
   pe_sync& y = p.sync;
   if (y.reported || !y.polled || *y.polled != y.sync_step) return;
-  if (y.synced.size() < y.participants) return;
+  if (y.synced.size() < y.participants && !y.membership_changed) return;
+  y.membership_changed = false;
   // Perhaps everyone: count again (objects may have been created, or arrived, since).
   std::size_t n = 0;
   bool all = true;
@@ -304,7 +304,7 @@ void run_step(coordinator& c) {
     out[from].push_back({{ids[i]}, to});
     in[to].push_back({ids[i]});
   }
-  if (st && (s.debug || !s.dump_path.empty())) {
+  if (st && (s.debug || s.dump)) {
     const balance_stats before = evaluate(pb, stay(pb)), after = evaluate(pb, a);
     if (s.debug)
       std::fprintf(stderr,
@@ -312,7 +312,14 @@ void run_step(coordinator& c) {
                    "moved, strategy %.3f ms\n",
                    c.steps, st->name.c_str(), kind == step_kind::sync ? "at sync" : "at any time", before.max_over_avg,
                    after.max_over_avg, after.max_load, after.avg_load, after.migrations, pb.objects.size(), seconds * 1e3);
-    if (!s.dump_path.empty()) append_dump(s.dump_path, pb, st->name);
+    if (s.dump) {
+      try {
+        s.dump->append(pb, st->name, &a);
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "roam: pe 0: +LBDump: %s (no further steps are dumped)\n", e.what());
+        s.dump.reset();
+      }
+    }
   }
   c.strategy_seconds += seconds;
   ++c.steps;

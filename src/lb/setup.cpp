@@ -19,7 +19,6 @@
 #include <roam/sched/task.hpp>
 
 #include "balancer.hpp"
-#include "dump_hook.hpp"
 
 namespace roam::lb::detail {
 
@@ -27,6 +26,7 @@ namespace {
 
 std::unique_ptr<lb_state> g_state;
 std::unique_ptr<load_meter> g_meter;
+std::unique_ptr<membership_watch> g_watch;
 
 std::vector<std::string> split_names(const std::string& list) {
   std::vector<std::string> out;
@@ -52,7 +52,6 @@ std::string run_started(roam::detail::runtime_state& rt) {
   if (o.lb_period > 0 && !s->measuring)
     return "+LBPeriod needs a strategy to run: give +balancer NAME (or +MetaLB)";
   s->debug = o.lb_debug;
-  s->dump_path = o.lb_dump;
   s->num_pes = rt.num_pes;
   s->first_pe = rt.first_pe;
   s->ticks_per_second = clock_ticks_per_second();
@@ -62,8 +61,20 @@ std::string run_started(roam::detail::runtime_state& rt) {
     p->meter.period_start = clock_ticks();
     s->pes.push_back(std::move(p));
   }
-  if (rt.first_pe == 0) s->coord = std::make_unique<coordinator>();
+  if (rt.first_pe == 0) {
+    s->coord = std::make_unique<coordinator>();
+    if (!o.lb_dump.empty()) {
+      if (!s->measuring) return "+LBDump needs a strategy to run: give +balancer NAME (or +MetaLB)";
+      try {
+        s->dump = std::make_unique<dump_writer>(o.lb_dump);
+      } catch (const std::exception& e) {
+        return std::string("+LBDump: ") + e.what();
+      }
+    }
+  }
   g_state = std::move(s);
+  g_watch = std::make_unique<membership_watch>(*g_state);
+  add_lifecycle_observer(*g_watch);
   if (g_state->measuring) {
     g_meter = std::make_unique<load_meter>(*g_state);
     add_observer(*g_meter);
@@ -77,6 +88,8 @@ void run_finished(roam::detail::runtime_state&) {
     remove_lifecycle_observer(*g_meter);
     remove_observer(*g_meter);
   }
+  if (g_watch) remove_lifecycle_observer(*g_watch);
+  g_watch.reset();
   g_meter.reset();
   g_state.reset();
 }

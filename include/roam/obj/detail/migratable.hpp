@@ -41,7 +41,8 @@ struct move_ops {
   /// Starts T's restart entry again after a packed move (null: T has none).
   void (*restart)(void* obj, const std::string& who) = nullptr;
   /// T takes part in load balancing at sync points: it has `resume_from_sync()`,
-  /// which this calls once the balancing step its at_sync() joined is over (null: it has none).
+  /// which this sends it (as an entry message to itself) once the balancing step
+  /// its at_sync() joined is over (null: it has none).
   void (*resume_from_sync)(void* obj) = nullptr;
 };
 
@@ -127,8 +128,10 @@ struct migratable_ops {
     if constexpr (requires(T& t) { t.after_migration(); }) static_cast<T*>(obj)->after_migration();
   }
   static constexpr bool uses_at_sync = requires(T& t) { t.resume_from_sync(); };
+  // A message to itself, so that resume_from_sync runs as one of its entry
+  // methods: measured, observed, and free to migrate_to or destroy_self.
   static void resume(void* obj) {
-    if constexpr (uses_at_sync) static_cast<T*>(obj)->resume_from_sync();
+    if constexpr (uses_at_sync) static_cast<T*>(obj)->this_proxy().template send<&T::resume_from_sync>();
   }
   /// The type-erased table the runtime moves T with.
   static inline const move_ops table{migratable ? &pack_state : nullptr,
