@@ -42,6 +42,8 @@ roam::task<> bench_migrate();
 roam::task<> bench_flow();
 /// Fine-grained work between messages: what idling costs per hop (idle_bench.cpp).
 roam::task<> bench_idle();
+/// Load balancing on an imbalanced ring with known loads (lb_bench.cpp; not part of `all`).
+roam::task<> bench_lb();
 /// User-level threads: threaded entry ping-pong, context switch, memory per thread (thread_bench.cpp).
 roam::task<> bench_thread();
 

@@ -1,6 +1,6 @@
 // roam-bench: microbenchmarks of the core runtime.
 //   roam-bench NAME [--json] [--reps R] [+p N ...runtime options]
-// NAME: pingpong | empty | create | fib | coll | migrate | thread | flow | idle | all | noop (start and stop only)
+// NAME: pingpong | empty | create | fib | coll | migrate | thread | flow | idle | lb | all | noop (start and stop only)
 // Under roamrun or mpirun with one PE per process, "cross" cases cross processes.
 #include <atomic>
 #include <chrono>
@@ -540,6 +540,7 @@ roam::task<> bench_main() {
   if (n == "thread" || n == "all") co_await bench_thread();
   if (n == "flow" || n == "all") co_await bench_flow();
   if (n == "idle" || n == "all") co_await bench_idle();
+  if (n == "lb") co_await bench_lb();
   roam::exit(0);
 }
 
@@ -551,11 +552,11 @@ int main(int argc, char** argv) {
       if (a[i] == "--json") g_config.json = true;
       else if (a[i] == "--reps" && i + 1 < a.size()) g_config.reps = std::stoi(a[++i]);
       else if (a[i] == "--case" && i + 1 < a.size()) g_config.only = a[++i];
-      else if (a[i] == "pingpong" || a[i] == "empty" || a[i] == "create" || a[i] == "fib" || a[i] == "coll" || a[i] == "migrate" || a[i] == "thread" || a[i] == "flow" || a[i] == "idle" || a[i] == "all" ||
+      else if (a[i] == "pingpong" || a[i] == "empty" || a[i] == "create" || a[i] == "fib" || a[i] == "coll" || a[i] == "migrate" || a[i] == "thread" || a[i] == "flow" || a[i] == "idle" || a[i] == "lb" || a[i] == "all" ||
                a[i] == "noop")
         g_config.name = a[i];
       else {
-        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|coll|migrate|thread|flow|idle|all|noop] [--json] [--reps R] [--case SUBSTRING] [+p N]\n");
+        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|coll|migrate|thread|flow|idle|lb|all|noop] [--json] [--reps R] [--case SUBSTRING] [+p N]\n");
         roam::exit(2);
         co_return;
       }

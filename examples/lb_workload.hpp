@@ -122,6 +122,7 @@ struct unit : roam::element<unit> {
     working_ = true;
     if (step_ == cfg_.steps) {
       contribute(done_);
+      destroy_self();  // done: it must not hold a later run's sync steps back
       return;
     }
     if (cfg_.sync_every > 0 && step_ % cfg_.sync_every == 0) {

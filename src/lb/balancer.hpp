@@ -2,6 +2,7 @@
 // The load balancing layer's state: per PE, the measurements of the period
 // since the last step and where the PE is in the step protocol; on global PE
 // 0, the coordinator of the steps (protocol.cpp). docs/design/load-balancing.md.
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -20,6 +21,8 @@
 #include <roam/msg/pup.hpp>
 #include <roam/obj/lifecycle.hpp>
 #include <roam/sched/observe.hpp>
+
+#include "meta.hpp"
 
 namespace roam::detail {
 struct runtime_state;
@@ -60,6 +63,16 @@ struct object_report {
   }
 };
 
+/// Messages from one object of a PE's report to another object (anywhere).
+struct edge_report {
+  wire_identity from, to;
+  std::uint64_t messages = 0, bytes = 0;
+  template <class P>
+  void pup(P& p) {
+    p | from | to | messages | bytes;
+  }
+};
+
 /// What a PE tells the coordinator at a step.
 struct pe_report {
   std::uint32_t pe = 0;
@@ -67,10 +80,15 @@ struct pe_report {
   double idle = 0;
   double period = 0;      ///< seconds since the PE's last step
   std::vector<object_report> objects;
+  std::vector<edge_report> edges;  ///< only when the strategy needs the communication graph
   template <class P>
   void pup(P& p) {
-    p | pe | background | idle | period | objects;
+    p | pe | background | idle | period | objects | edges;
   }
+};
+
+struct comm_total {
+  std::uint64_t messages = 0, bytes = 0;
 };
 
 /// One object to move.
@@ -91,12 +109,19 @@ struct pe_meter {
   std::uint64_t idle_ticks = 0;
   std::uint64_t idle_since = 0;
   std::uint64_t period_start = 0;
+  // The communication graph (when a strategy needs it): the objects running here, innermost last,
+  // and per sending object what it sent to whom.
+  std::vector<const void*> running;
+  std::unordered_map<const void*, std::map<identity_key, comm_total>> sent;
 };
 
 /// A PE's place in the step protocol (its own thread only).
 struct pe_sync {
   std::uint32_t sync_step = 0;               ///< the sync step its objects are in
   std::unordered_set<const void*> synced;    ///< objects that called at_sync in this step
+  /// Objects that called at_sync on another PE in this step and then moved here (a step at any
+  /// time moved them): by identity, since the message saying so may come before they do.
+  std::set<identity_key> synced_elsewhere;
   std::size_t participants = 0;              ///< the count the last walk found
   bool membership_changed = false;           ///< an object was born, arrived, left or died since
   bool woke = false;                         ///< told the coordinator this step began here
@@ -126,7 +151,11 @@ struct coordinator {
   std::vector<std::uint32_t> any_requesters; ///< PEs whose balance_now() the next any-step serves
   std::vector<std::uint32_t> serving;        ///< ... and those the active one serves
   std::uint32_t any_steps = 0;
-  std::uint32_t steps = 0;                   ///< all steps started (strategy choice, Rotate)
+  std::uint32_t steps = 0;                   ///< all steps run (Rotate, Random's seed)
+  std::uint32_t balancings = 0;              ///< steps a strategy ran in (the +balancer list's position)
+  meta_balancer meta;                        ///< +MetaLB's history
+  std::chrono::steady_clock::time_point moves_sent;
+  bool timing_moves = false;                 ///< +MetaLB: measuring how long the last moves took
   std::vector<pe_report> reports;
   std::uint32_t done = 0;
   double strategy_seconds = 0;
@@ -138,6 +167,7 @@ struct lb_state {
   bool debug = false;
   std::vector<std::string> strategies;  ///< +balancer, in order
   bool meta = false;
+  bool comm = false;             ///< collect the communication graph (a listed strategy needs it)
   std::unique_ptr<dump_writer> dump;    ///< +LBDump, on the coordinator's process
   std::uint32_t num_pes = 0;
   std::uint32_t first_pe = 0;
@@ -160,8 +190,12 @@ pe_lb& this_pe_lb(const char* what);
 class load_meter final : public runtime_observer, public lifecycle_observer {
  public:
   explicit load_meter(lb_state& s) : s_(s) {}
-  std::uint32_t needs() const noexcept override { return need_begin_times | need_end_times; }
+  std::uint32_t needs() const noexcept override {
+    return need_begin_times | need_end_times | (s_.comm ? need_begin_calls | need_targets : 0u);
+  }
+  void entry_begin(const entry_event& e) noexcept override;
   void entry_end(const entry_event& e) noexcept override;
+  void message_sent(const message_event& e) noexcept override;
   void idle_begin(std::uint32_t pe, std::uint64_t ticks) noexcept override;
   void idle_end(std::uint32_t pe, std::uint64_t ticks) noexcept override;
   void leaving(const object_event& e) noexcept override;
@@ -179,6 +213,9 @@ void on_report(std::uint8_t kind, std::uint32_t number, pe_report r);
 void on_moves(std::uint8_t kind, std::uint32_t number, std::vector<move_order> out, std::vector<wire_identity> in);
 void on_done(std::uint8_t kind, std::uint32_t number);
 void on_finish(std::uint8_t kind, std::uint32_t number, std::vector<std::uint32_t> served);
+void on_synced_elsewhere(std::uint32_t sync_step, wire_identity who);
+/// An object that called at_sync is leaving for `to`: its being synchronised goes with it.
+void note_leaving(pe_lb& p, const object_event& e);
 
 /// Objects born, arriving, leaving or dying: the count of those taking part is
 /// stale (always subscribed while a run goes: such events are rare).
@@ -187,7 +224,7 @@ class membership_watch final : public lifecycle_observer {
   explicit membership_watch(lb_state& s) : s_(s) {}
   void born(const object_event& e) noexcept override { changed(e); }
   void arrived(const object_event& e) noexcept override;
-  void leaving(const object_event& e) noexcept override { changed(e); }
+  void leaving(const object_event& e) noexcept override;
   void died(const object_event& e) noexcept override { changed(e); }
 
  private:

@@ -7,11 +7,26 @@
 
 namespace roam::lb::detail {
 
+void load_meter::entry_begin(const entry_event& e) noexcept {
+  if (!s_.comm) return;
+  if (pe_lb* p = s_.of(e.pe)) p->meter.running.push_back(e.obj);
+}
+
+void load_meter::message_sent(const message_event& e) noexcept {
+  if (!s_.comm || e.to.kind == object_kind::none) return;
+  pe_lb* p = s_.of(e.pe);
+  if (!p || p->meter.running.empty() || !p->meter.running.back()) return;
+  comm_total& t = p->meter.sent[p->meter.running.back()][identity_key{e.to}];
+  ++t.messages;
+  t.bytes += e.bytes;
+}
+
 void load_meter::entry_end(const entry_event& e) noexcept {
-  // A nested entry's time is inside its outer entry's already.
-  if (e.nested || !e.obj) return;
   pe_lb* p = s_.of(e.pe);
   if (!p) return;
+  if (s_.comm && !p->meter.running.empty()) p->meter.running.pop_back();
+  // A nested entry's time is inside its outer entry's already.
+  if (e.nested || !e.obj) return;
   pe_meter& m = p->meter;
   const std::uint64_t t = e.ticks > e.begin_ticks ? e.ticks - e.begin_ticks : 0;
   if (m.last_obj != e.obj) {
@@ -41,8 +56,14 @@ void forget(lb_state& s, const object_event& e) {
   pe_meter& m = p->meter;
   if (m.last_obj == e.obj) m.last_obj = nullptr, m.last_ticks = nullptr;
   m.ticks.erase(e.obj);  // its address may be reused by another object
+  m.sent.erase(e.obj);
 }
 }  // namespace
+
+void membership_watch::leaving(const object_event& e) noexcept {
+  changed(e);
+  if (pe_lb* p = s_.of(e.pe)) note_leaving(*p, e);
+}
 
 void membership_watch::arrived(const object_event& e) noexcept {
   changed(e);
@@ -54,6 +75,7 @@ void load_meter::died(const object_event& e) noexcept { forget(s_, e); }
 void restart_period(pe_lb& p) {
   pe_meter& m = p.meter;
   m.ticks.clear();
+  m.sent.clear();
   m.last_obj = nullptr;
   m.last_ticks = nullptr;
   m.idle_ticks = 0;

@@ -29,6 +29,7 @@
 #include <roam/sched/detail/runtime_state.hpp>
 
 #include "balancer.hpp"
+#include "meta.hpp"
 
 namespace roam::lb::detail {
 
@@ -62,7 +63,8 @@ std::string describe_local(const void* obj, std::string_view type) {
   return out;
 }
 
-std::string pe_prefix(std::uint32_t pe) { return "roam: pe " + std::to_string(pe) + ": "; }
+// report_fatal names the PE itself.
+std::string pe_prefix(std::uint32_t) { return "roam: "; }
 
 void try_report_sync(pe_lb& p);
 void check_done(pe_lb& p);
@@ -85,12 +87,20 @@ void send_report(pe_lb& p, step_kind kind, std::uint32_t number) {
     if (!takes_part) return;
     object_report x;
     x.who.id = o.id;
-    x.migratable = o.migratable;
+    // Waiting at a sync point: it stays (its PE counts it among the synchronised).
+    x.migratable = o.migratable && !(kind == step_kind::any && (p.sync.synced.contains(o.obj) ||
+                                                               p.sync.synced_elsewhere.contains({o.id})));
     if (auto it = m.ticks.find(o.obj); it != m.ticks.end()) x.load = static_cast<double>(it->second) * tick;
     counted += x.load;
     r.objects.push_back(x);
   });
   r.background = std::max(0.0, r.period - r.idle - counted);
+  if (s.comm)
+    for_each_local_object([&](const local_object& o) {
+      auto it = m.sent.find(o.obj);
+      if (it == m.sent.end()) return;
+      for (const auto& [to, t] : it->second) r.edges.push_back({{o.id}, {to.id}, t.messages, t.bytes});
+    });
   p.sync.current = {kind, number};
   p.sync.moves_known = false;
   p.sync.done_sent = false;
@@ -102,7 +112,7 @@ void send_report(pe_lb& p, step_kind kind, std::uint32_t number) {
 void try_report_sync(pe_lb& p) {
   pe_sync& y = p.sync;
   if (y.reported || !y.polled || *y.polled != y.sync_step) return;
-  if (y.synced.size() < y.participants && !y.membership_changed) return;
+  if (y.synced.size() + y.synced_elsewhere.size() < y.participants && !y.membership_changed) return;
   y.membership_changed = false;
   // Perhaps everyone: count again (objects may have been created, or arrived, since).
   std::size_t n = 0;
@@ -110,7 +120,7 @@ void try_report_sync(pe_lb& p) {
   for_each_local_object([&](const local_object& o) {
     if (!o.resume_from_sync) return;
     ++n;
-    if (!y.synced.contains(o.obj)) all = false;
+    if (!y.synced.contains(o.obj) && !y.synced_elsewhere.contains({o.id})) all = false;
   });
   y.participants = n;
   if (!all) return;
@@ -168,6 +178,7 @@ void on_finish(std::uint8_t kind_byte, std::uint32_t number, std::vector<std::ui
     });
     y.sync_step = number + 1;
     y.synced.clear();
+    y.synced_elsewhere.clear();
     y.woke = false;
     y.reported = false;
   }
@@ -195,6 +206,19 @@ void note_arrival(pe_lb& p, const object_identity& who) {
   if (!p.sync.current) return;  // not within a step: nothing waits for it
   p.sync.arrived.insert({who});
   check_done(p);
+}
+
+void note_leaving(pe_lb& p, const object_event& e) {
+  pe_sync& y = p.sync;
+  const bool was_synced = y.synced.erase(e.obj) > 0 || y.synced_elsewhere.erase({e.object}) > 0;
+  if (was_synced && e.peer != ~0u) post_control<&on_synced_elsewhere>(e.peer, 0, y.sync_step, wire_identity{e.object});
+}
+
+void on_synced_elsewhere(std::uint32_t sync_step, wire_identity who) {
+  pe_lb& p = this_pe_lb("load balancing");
+  if (sync_step != p.sync.sync_step) return;  // that step is over
+  p.sync.synced_elsewhere.insert({who.id});
+  try_report_sync(p);
 }
 
 void at_sync(void* obj, std::string_view type_name) {
@@ -249,10 +273,27 @@ void maybe_start(coordinator& c) {
   for (std::uint32_t pe = 0; pe < s.num_pes; ++pe) post_control<&on_poll>(pe, 0, static_cast<std::uint8_t>(kind), number);
 }
 
-const strategy_info* strategy_for(const lb_state& s, std::uint32_t step) {
-  if (s.strategies.empty()) return nullptr;
-  const std::string& name = s.strategies[std::min<std::size_t>(step, s.strategies.size() - 1)];
-  return find_strategy(name);
+// The +balancer list's strategy for the n-th balancing (the last one from then on); empty: none given.
+std::string listed_strategy(const lb_state& s, std::uint32_t n) {
+  if (s.strategies.empty()) return {};
+  return s.strategies[std::min<std::size_t>(n, s.strategies.size() - 1)];
+}
+
+// What balances this step: the list's next strategy, or under +MetaLB what it decides (null: nobody
+// moves). +MetaLB decides at sync steps only: balance_now() and +LBPeriod always balance.
+const strategy_info* choose_strategy(lb_state& s, coordinator& c, step_kind kind, const problem& pb) {
+  if (!s.measuring) return nullptr;
+  const std::string listed = listed_strategy(s, c.balancings);
+  if (!s.meta) return find_strategy(listed);
+  if (kind == step_kind::any) return find_strategy(listed.empty() ? "GreedyRefine" : listed);
+  const meta_balancer::decision d = c.meta.decide(pb, listed);
+  if (!d.balance) return nullptr;
+  const strategy_info* st = find_strategy(d.strategy);
+  if (!st) st = find_strategy("GreedyRefine");  // Metis not built
+  if (s.debug)
+    std::fprintf(stderr, "roam lb: MetaLB at step %u: imbalance paid %.6f s + next %.6f s >= balancing cost %.6f s: %s\n",
+                 c.steps, d.paid, d.predicted, d.cost, st->name.c_str());
+  return st;
 }
 
 void run_step(coordinator& c) {
@@ -263,6 +304,7 @@ void run_step(coordinator& c) {
   pb.step = c.steps;
   pb.seed = 0x9e3779b97f4a7c15ull ^ c.steps;
   std::vector<object_identity> ids;
+  std::map<identity_key, std::uint32_t> index_of;
   const std::uint32_t ppn = static_cast<std::uint32_t>(s.pes.size());
   for (pe_report& r : c.reports) {
     pe_load& l = pb.pes[r.pe];
@@ -270,12 +312,20 @@ void run_step(coordinator& c) {
     l.idle = r.idle;
     l.group = ppn ? r.pe / ppn : 0;
     for (const object_report& o : r.objects) {
+      if (s.comm) index_of.emplace(identity_key{o.who.id}, static_cast<std::uint32_t>(ids.size()));
       pb.objects.push_back({ids.size(), o.load, r.pe, o.migratable});
       ids.push_back(o.who.id);
     }
   }
+  // Edges between objects of the step only (messages to groups, or to objects not taking part, do not pull).
+  for (const pe_report& r : c.reports)
+    for (const edge_report& e : r.edges) {
+      auto from = index_of.find({e.from.id}), to = index_of.find({e.to.id});
+      if (from != index_of.end() && to != index_of.end() && from->second != to->second)
+        pb.edges.push_back({from->second, to->second, e.messages, e.bytes});
+    }
   assignment a = stay(pb);
-  const strategy_info* st = s.measuring ? strategy_for(s, c.steps) : nullptr;
+  const strategy_info* st = choose_strategy(s, c, kind, pb);
   const auto t0 = std::chrono::steady_clock::now();
   if (st) {
     try {
@@ -323,6 +373,15 @@ void run_step(coordinator& c) {
   }
   c.strategy_seconds += seconds;
   ++c.steps;
+  if (st) {
+    ++c.balancings;
+    if (s.meta) {
+      const balance_stats after = evaluate(pb, a);
+      c.meta.balanced(seconds, after.max_load - after.avg_load);
+      c.moves_sent = std::chrono::steady_clock::now();
+      c.timing_moves = true;
+    }
+  }
   c.reports.clear();
   for (std::uint32_t pe = 0; pe < s.num_pes; ++pe)
     post_control<&on_moves>(pe, 0, static_cast<std::uint8_t>(kind), number, std::move(out[pe]), std::move(in[pe]));
@@ -364,6 +423,10 @@ void on_done(std::uint8_t kind, std::uint32_t number) {
     return;
   }
   if (++c.done < s.num_pes) return;
+  if (c.timing_moves) {
+    c.meta.migrated(std::chrono::duration<double>(std::chrono::steady_clock::now() - c.moves_sent).count());
+    c.timing_moves = false;
+  }
   if (static_cast<step_kind>(kind) == step_kind::sync) c.next_sync = number + 1;
   const std::vector<std::uint32_t> served = std::move(c.serving);
   c.serving.clear();

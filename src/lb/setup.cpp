@@ -46,9 +46,9 @@ std::string run_started(roam::detail::runtime_state& rt) {
       for (const std::string& k : strategy_names()) known += (known.empty() ? "" : ", ") + k;
       return "+balancer: no strategy named '" + name + "' (known: " + known + ")";
     }
+  for (const std::string& name : s->strategies) s->comm |= find_strategy(name)->needs_comm;
   s->meta = o.meta_lb;
-  if (s->meta && s->strategies.empty()) s->strategies = {"GreedyRefine"};
-  s->measuring = !o.lb_off && !s->strategies.empty();
+  s->measuring = !o.lb_off && (s->meta || !s->strategies.empty());
   if (o.lb_period > 0 && !s->measuring)
     return "+LBPeriod needs a strategy to run: give +balancer NAME (or +MetaLB)";
   s->debug = o.lb_debug;

@@ -114,13 +114,17 @@ void note_sent(message* m, std::uint32_t dst, bool to_node) noexcept {
   const std::uint32_t flow = needs & need_flows ? ++t_next_flow & (work_flow_mask >> work_flow_shift) : 0;
   m->flags = (m->flags & ~static_cast<std::uint32_t>(work_flow_mask | work_received)) | (flow << work_flow_shift);
   // Every field given here: a default-initialised event would be zeroed first (rep stos, slow).
-  const message_event e{.pe = tls_pe ? tls_pe->id() : 0,
-                        .peer = dst,
-                        .to_node = to_node,
-                        .bytes = sizeof(message) + m->payload_bytes,
-                        .entry = m->ops ? m->ops->id : 0,
-                        .flow = flow,
-                        .ticks = needs & need_send_times ? clock_ticks() : 0};
+  message_event e{.pe = tls_pe ? tls_pe->id() : 0,
+                  .peer = dst,
+                  .to_node = to_node,
+                  .bytes = sizeof(message) + m->payload_bytes,
+                  .entry = m->ops ? m->ops->id : 0,
+                  .flow = flow,
+                  .ticks = needs & need_send_times ? clock_ticks() : 0,
+                  .to = {}};
+  if ((needs & need_targets) && (m->target == target_kind::element || m->target == target_kind::chare ||
+                                 m->target == target_kind::group_member))
+    identify(e.to, m->target, m->collection, m->index, m->dims);
   for_each_observer([&](runtime_observer& o) { o.message_sent(e); });
 }
 
@@ -138,7 +142,8 @@ void note_received(message* m) noexcept {
                         .bytes = sizeof(message) + m->payload_bytes,
                         .entry = m->ops ? m->ops->id : 0,
                         .flow = (m->flags & work_flow_mask) >> work_flow_shift,
-                        .ticks = ticks};
+                        .ticks = ticks,
+                        .to = {}};
   for_each_observer([&](runtime_observer& o) { o.message_received(e); });
 }
 

@@ -69,6 +69,9 @@ struct message_event {
   /// Received: when (event clock), if any observer needs begin times; the entry the message starts
   /// begins at the same reading. Sent: when, if any observer needs send times. Else 0.
   std::uint64_t ticks = 0;
+  /// Sent, if any observer needs targets: the object addressed (an array element, a chare, a group
+  /// member; `kind` none for broadcasts and runtime messages). Else empty.
+  object_identity to{};
 };
 
 /// Runtime phases, reported by the layer that completes them.
@@ -107,6 +110,9 @@ enum observer_needs : std::uint32_t {
   /// Sends are numbered (message_event::flow), linking each receipt to its send. Else flow is 0.
   need_flows = 1u << 5,
   need_everything = need_begin_times | need_end_times | need_send_times | need_identity | need_begin_calls | need_flows,
+  /// message_sent names the object addressed (message_event::to). Not part of need_everything: only a
+  /// load balancer building the communication graph wants it.
+  need_targets = 1u << 6,
 };
 
 class runtime_observer {
