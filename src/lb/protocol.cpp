@@ -189,6 +189,7 @@ void on_finish(std::uint8_t kind_byte, std::uint32_t number, std::vector<std::ui
   y.arrived.clear();
   restart_period(p);
   ++p.steps_done;
+  roam::detail::report_phase(phase_kind::load_balance, 0, number);
   // The balance_now() callbacks this step serves (collected before running any: one may call balance_now).
   std::vector<std::function<void()>> callbacks;
   for (std::uint32_t pe : served)
