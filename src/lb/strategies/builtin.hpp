@@ -27,6 +27,12 @@ assignment metis_strategy(const problem& p, const strategy_options& o);
 /// migratable objects but no available PE.
 void validate_problem(const problem& p, std::string_view strategy);
 
+/// Throws std::invalid_argument unless o.refine_tolerance is finite and at least 1.
+void validate_tolerance(const strategy_options& o, std::string_view strategy);
+
+/// The largest load over speed among the PEs (`load` in seconds per PE).
+double max_normalised(const problem& p, const std::vector<double>& load);
+
 /// Each PE's fixed work in seconds: background plus its non-migratable objects.
 std::vector<double> fixed_loads(const problem& p);
 

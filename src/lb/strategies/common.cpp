@@ -62,6 +62,18 @@ std::vector<double> fixed_loads(const problem& p) {
   return load;
 }
 
+void validate_tolerance(const strategy_options& o, std::string_view strategy) {
+  if (!std::isfinite(o.refine_tolerance) || o.refine_tolerance < 1.0)
+    throw std::invalid_argument(std::string(strategy) + ": refine_tolerance is " + std::to_string(o.refine_tolerance) +
+                                " (must be finite and >= 1)");
+}
+
+double max_normalised(const problem& p, const std::vector<double>& load) {
+  double max = 0;
+  for (std::size_t q = 0; q < p.pes.size(); ++q) max = std::max(max, load[q] / p.pes[q].speed);
+  return max;
+}
+
 double balanced_average(const problem& p) {
   double work = 0, available_speed = 0, all_speed = 0;
   for (const pe_load& pe : p.pes) {

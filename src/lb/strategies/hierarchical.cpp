@@ -76,9 +76,7 @@ pe_groups make_groups(const problem& p, std::uint32_t group_pes) {
 
 assignment hierarchical_strategy(const problem& p, const strategy_options& o) {
   validate_problem(p, "Hierarchical");
-  if (!std::isfinite(o.refine_tolerance) || o.refine_tolerance < 1.0)
-    throw std::invalid_argument("Hierarchical: refine_tolerance is " + std::to_string(o.refine_tolerance) +
-                                " (must be finite and >= 1)");
+  validate_tolerance(o, "Hierarchical");
   if (o.inner == "Hierarchical")
     throw std::invalid_argument("Hierarchical: the inner strategy cannot be Hierarchical itself");
   const strategy_info* inner = find_strategy(o.inner);

@@ -29,21 +29,9 @@
 
 namespace roam::lb::detail {
 
-namespace {
-
-double max_normalised(const problem& p, const std::vector<double>& load) {
-  double max = 0;
-  for (std::size_t q = 0; q < p.pes.size(); ++q) max = std::max(max, load[q] / p.pes[q].speed);
-  return max;
-}
-
-}  // namespace
-
 assignment refine_strategy(const problem& p, const strategy_options& o) {
   validate_problem(p, "Refine");
-  if (!std::isfinite(o.refine_tolerance) || o.refine_tolerance < 1.0)
-    throw std::invalid_argument("Refine: refine_tolerance is " + std::to_string(o.refine_tolerance) +
-                                " (must be finite and >= 1)");
+  validate_tolerance(o, "Refine");
   assignment a = stay(p);
   const std::size_t pes = p.pes.size();
   const std::size_t n = p.objects.size();
