@@ -101,6 +101,46 @@ struct move_order {
   }
 };
 
+/// An object offered by one group to another (distributed hierarchical steps).
+struct offered_object {
+  wire_identity who;
+  double load = 0;
+  std::uint32_t pe = 0;  ///< where it is now
+  template <class P>
+  void pup(P& p) {
+    p | who | load | pe;
+  }
+};
+
+/// Load to send from one group to another.
+struct group_transfer {
+  std::uint32_t to_group = 0;
+  double load = 0;
+  template <class P>
+  void pup(P& p) {
+    p | to_group | load;
+  }
+};
+
+/// A group leader's part of a distributed hierarchical step (groups.cpp).
+struct group_work {
+  std::optional<std::pair<step_kind, std::uint32_t>> step;
+  std::vector<pe_report> reports;
+  bool quota_known = false;
+  std::vector<group_transfer> sends;
+  std::uint32_t offers_expected = 0;
+  std::vector<offered_object> offers;         ///< objects other groups send here
+  std::vector<std::uint32_t> donors;          ///< the groups that offered (each hears back once)
+  std::uint32_t offer_lists = 0;              ///< offer messages received
+  std::vector<offered_object> given;          ///< objects this group sends away
+  std::uint32_t placements_expected = 0;
+  std::vector<move_order> placed;             ///< where the receivers put them
+  std::uint32_t placement_lists = 0;
+  bool placed_inside = false;                 ///< the inner strategy ran
+  std::vector<std::vector<move_order>> out;   ///< per group PE (local index)
+  std::vector<std::vector<wire_identity>> in;
+};
+
 /// A PE's measurements since its last step (written by its own thread only).
 struct pe_meter {
   std::unordered_map<const void*, std::uint64_t> ticks;  ///< per object: time in its entries
@@ -126,6 +166,7 @@ struct pe_sync {
   bool membership_changed = false;           ///< an object was born, arrived, left or died since
   bool woke = false;                         ///< told the coordinator this step began here
   std::optional<std::uint32_t> polled;       ///< the coordinator asked for this sync step's report
+  bool grouped = false;                      ///< ... to be sent to the group's leader (distributed hierarchical)
   bool reported = false;
   // Migration phase of the current step (sync or any):
   bool moves_known = false;
@@ -140,6 +181,7 @@ struct pe_lb {
   std::uint32_t pe = 0;
   pe_meter meter;
   pe_sync sync;
+  group_work group;  ///< on group leaders
   std::uint32_t steps_done = 0;
 };
 
@@ -157,6 +199,16 @@ struct coordinator {
   std::chrono::steady_clock::time_point moves_sent;
   bool timing_moves = false;                 ///< +MetaLB: measuring how long the last moves took
   std::vector<pe_report> reports;
+  bool grouped = false;                      ///< the active step is a distributed hierarchical one
+  struct group_summary {
+    std::uint32_t group = 0;
+    double load = 0;       ///< all work in the group, seconds
+    double max_pe = 0;     ///< its most loaded PE's
+    std::uint32_t pes = 0;
+    std::uint32_t objects = 0;
+  };
+  std::vector<group_summary> summaries;
+  std::vector<std::pair<double, std::uint32_t>> group_results;  ///< per group: max PE load after, moves
   std::uint32_t done = 0;
   double strategy_seconds = 0;
 };
@@ -168,6 +220,8 @@ struct lb_state {
   std::vector<std::string> strategies;  ///< +balancer, in order
   bool meta = false;
   bool comm = false;             ///< collect the communication graph (a listed strategy needs it)
+  std::uint32_t group_pes = 1;   ///< PEs per group of a distributed hierarchical step (+LBGroupPEs; default: a process)
+  std::string inner = "GreedyRefine";  ///< what balances inside a group
   std::unique_ptr<dump_writer> dump;    ///< +LBDump, on the coordinator's process
   std::uint32_t num_pes = 0;
   std::uint32_t first_pe = 0;
@@ -208,12 +262,36 @@ class load_meter final : public runtime_observer, public lifecycle_observer {
 // The protocol's control messages (protocol.cpp).
 void on_wake(std::uint32_t sync_step);
 void on_request_any(std::uint32_t requester);
-void on_poll(std::uint8_t kind, std::uint32_t number);
+void on_poll(std::uint8_t kind, std::uint32_t number, bool grouped);
 void on_report(std::uint8_t kind, std::uint32_t number, pe_report r);
 void on_moves(std::uint8_t kind, std::uint32_t number, std::vector<move_order> out, std::vector<wire_identity> in);
 void on_done(std::uint8_t kind, std::uint32_t number);
 void on_finish(std::uint8_t kind, std::uint32_t number, std::vector<std::uint32_t> served);
 void on_synced_elsewhere(std::uint32_t sync_step, wire_identity who);
+// Distributed hierarchical steps (groups.cpp).
+void on_group_report(std::uint8_t kind, std::uint32_t number, pe_report r);
+void on_group_summary(std::uint8_t kind, std::uint32_t number, std::uint32_t group, double load, double max_pe,
+                      std::uint32_t pes, std::uint32_t objects);
+void on_quota(std::uint8_t kind, std::uint32_t number, std::vector<group_transfer> sends, std::uint32_t offers_expected);
+void on_offer(std::uint8_t kind, std::uint32_t number, std::uint32_t from_group, std::vector<offered_object> objects);
+void on_placed(std::uint8_t kind, std::uint32_t number, std::vector<move_order> orders);
+void on_group_result(std::uint8_t kind, std::uint32_t number, std::uint32_t group, double max_after, std::uint32_t moved);
+/// A group's total work and size, for planning transfers between groups.
+struct group_load {
+  std::uint32_t group = 0;
+  double load = 0;
+  std::uint32_t pes = 0;
+};
+/// What each of `count` groups sends to which (overloaded to underloaded, largest first), and how
+/// many offers each group will receive (`offers_to`).
+std::vector<std::vector<group_transfer>> plan_transfers(const std::vector<group_load>& groups, std::uint32_t count,
+                                                        std::vector<std::uint32_t>& offers_to);
+/// A donor's objects for each transfer: the heaviest that fit its amount.
+std::vector<std::vector<offered_object>> pick_offers(std::vector<offered_object> candidates,
+                                                     const std::vector<group_transfer>& sends);
+/// The coordinator, once every group summary is in: the transfers between groups.
+void plan_between_groups(coordinator& c);
+std::uint32_t group_count(const lb_state& s);
 /// An object that called at_sync is leaving for `to`: its being synchronised goes with it.
 void note_leaving(pe_lb& p, const object_event& e);
 

@@ -71,7 +71,7 @@ void check_done(pe_lb& p);
 
 // ---- on each PE ---------------------------------------------------------
 
-void send_report(pe_lb& p, step_kind kind, std::uint32_t number) {
+void send_report(pe_lb& p, step_kind kind, std::uint32_t number, bool grouped) {
   lb_state& s = *state();
   pe_report r;
   r.pe = p.pe;
@@ -106,7 +106,12 @@ void send_report(pe_lb& p, step_kind kind, std::uint32_t number) {
   p.sync.done_sent = false;
   p.sync.incoming.clear();
   p.sync.arrived.clear();
-  post_control<&on_report>(0, 0, static_cast<std::uint8_t>(kind), number, std::move(r));
+  if (grouped) {
+    const std::uint32_t leader = p.pe / s.group_pes * s.group_pes;
+    post_control<&on_group_report>(leader, 0, static_cast<std::uint8_t>(kind), number, std::move(r));
+  } else {
+    post_control<&on_report>(0, 0, static_cast<std::uint8_t>(kind), number, std::move(r));
+  }
 }
 
 void try_report_sync(pe_lb& p) {
@@ -125,7 +130,7 @@ void try_report_sync(pe_lb& p) {
   y.participants = n;
   if (!all) return;
   y.reported = true;
-  send_report(p, step_kind::sync, y.sync_step);
+  send_report(p, step_kind::sync, y.sync_step, y.grouped);
 }
 
 void check_done(pe_lb& p) {
@@ -139,13 +144,14 @@ void check_done(pe_lb& p) {
 
 }  // namespace
 
-void on_poll(std::uint8_t kind, std::uint32_t number) {
+void on_poll(std::uint8_t kind, std::uint32_t number, bool grouped) {
   pe_lb& p = this_pe_lb("load balancing poll");
   if (static_cast<step_kind>(kind) == step_kind::any) {
-    send_report(p, step_kind::any, number);
+    send_report(p, step_kind::any, number, grouped);
     return;
   }
-  p.sync.polled = number;  // a step this PE has not reached yet waits for it (try_report_sync)
+  p.sync.polled = number;
+  p.sync.grouped = grouped;  // a step this PE has not reached yet waits for it (try_report_sync)
   try_report_sync(p);
 }
 
@@ -250,6 +256,12 @@ coordinator& coord(const char* what) {
   return *s->coord;
 }
 
+// The +balancer list's strategy for the n-th balancing (the last one from then on); empty: none given.
+std::string listed_strategy(const lb_state& s, std::uint32_t n) {
+  if (s.strategies.empty()) return {};
+  return s.strategies[std::min<std::size_t>(n, s.strategies.size() - 1)];
+}
+
 void maybe_start(coordinator& c) {
   lb_state& s = *state();
   if (c.active) return;
@@ -270,15 +282,14 @@ void maybe_start(coordinator& c) {
   }
   c.active = {kind, number};
   c.reports.clear();
+  c.summaries.clear();
   c.done = 0;
-  for (std::uint32_t pe = 0; pe < s.num_pes; ++pe) post_control<&on_poll>(pe, 0, static_cast<std::uint8_t>(kind), number);
+  // Hierarchical over several groups runs distributed (groups.cpp): no PE gathers every report.
+  c.grouped = s.measuring && !s.meta && group_count(s) > 1 && listed_strategy(s, c.balancings) == "Hierarchical";
+  for (std::uint32_t pe = 0; pe < s.num_pes; ++pe)
+    post_control<&on_poll>(pe, 0, static_cast<std::uint8_t>(kind), number, c.grouped);
 }
 
-// The +balancer list's strategy for the n-th balancing (the last one from then on); empty: none given.
-std::string listed_strategy(const lb_state& s, std::uint32_t n) {
-  if (s.strategies.empty()) return {};
-  return s.strategies[std::min<std::size_t>(n, s.strategies.size() - 1)];
-}
 
 // What balances this step: the list's next strategy, or under +MetaLB what it decides (null: nobody
 // moves). +MetaLB decides at sync steps only: balance_now() and +LBPeriod always balance.

@@ -186,6 +186,16 @@ const std::vector<option_spec>& specs() {
          o.lb_dump = std::string(v);
          return std::string{};
        }},
+      {"LBGroupPEs", "ROAM_LBGROUPPES", "G",
+       "PEs per group when the Hierarchical strategy balances (default: the PEs of one process); with more than one "
+       "group the step runs distributed: no PE gathers every object's load",
+       [](runtime_options& o, std::string_view v) {
+         std::uint64_t n = 0;
+         auto e = parse_uint(v, 1u << 20, n);
+         if (e.empty() && n == 0) e = "expects at least 1";
+         o.lb_group_pes = static_cast<std::uint32_t>(n);
+         return e;
+       }},
       {"help", "", "", "print these options and exit",
        [](runtime_options& o, std::string_view) {
          o.help = true;

@@ -741,6 +741,19 @@ TEST(lb_more, strategy_greedy_refine_in_a_run) { expect_named_on_2_and_4("Greedy
 TEST(lb_more, strategy_rotate_in_a_run) { expect_named_on_2_and_4("Rotate"); }
 TEST(lb_more, strategy_random_in_a_run) { expect_named_on_2_and_4("Random"); }
 TEST(lb_more, strategy_hierarchical_in_a_run) { expect_named_on_2_and_4("Hierarchical"); }
+// With more than one group the step runs distributed (src/lb/groups.cpp): leaders, offers, placements.
+TEST(lb_more, hierarchical_distributed_over_groups_in_a_run) {
+  expect_named("Hierarchical", 2, {"+LBGroupPEs", "1"});
+  expect_named("Hierarchical", 4, {"+LBGroupPEs", "1"});
+  expect_named("Hierarchical", 4, {"+LBGroupPEs", "2"});
+  expect_named("Hierarchical", 4, {"+LBGroupPEs", "3"});  // groups of 3 and 1
+}
+TEST(lb_more, deterministic_hierarchical_distributed_over_seeds) {
+  for (int seed = 1; seed <= 15; ++seed) {
+    SCOPED_TRACE("+deterministic " + std::to_string(seed));
+    expect_named("Hierarchical", 4, {"+LBGroupPEs", "1", "+deterministic", std::to_string(seed)});
+  }
+}
 TEST(lb_more, strategy_metis_in_a_run_when_built) {
   if (!roam::lb::find_strategy("Metis")) {
     std::printf("Metis is not built into this roam: nothing to run\n");
