@@ -152,6 +152,7 @@ struct pe_meter {
   // The communication graph (when a strategy needs it): the objects running here, innermost last,
   // and per sending object what it sent to whom.
   std::vector<const void*> running;
+  std::vector<std::uint64_t> cpu_begin;  ///< +LBCpuTime: the thread's CPU time at each open entry's begin
   std::unordered_map<const void*, std::map<identity_key, comm_total>> sent;
 };
 
@@ -220,6 +221,7 @@ struct lb_state {
   std::vector<std::string> strategies;  ///< +balancer, in order
   bool meta = false;
   bool comm = false;             ///< collect the communication graph (a listed strategy needs it)
+  bool cpu_time = false;         ///< +LBCpuTime: objects' loads in thread CPU time, not wall time
   std::uint32_t group_pes = 1;   ///< PEs per group of a distributed hierarchical step (+LBGroupPEs; default: a process)
   std::string inner = "GreedyRefine";  ///< what balances inside a group
   std::unique_ptr<dump_writer> dump;    ///< +LBDump, on the coordinator's process
@@ -245,7 +247,8 @@ class load_meter final : public runtime_observer, public lifecycle_observer {
  public:
   explicit load_meter(lb_state& s) : s_(s) {}
   std::uint32_t needs() const noexcept override {
-    return need_begin_times | need_end_times | (s_.comm ? need_begin_calls | need_targets : 0u);
+    return need_begin_times | need_end_times | (s_.comm ? need_begin_calls | need_targets : 0u) |
+           (s_.cpu_time ? need_begin_calls : 0u);
   }
   void entry_begin(const entry_event& e) noexcept override;
   void entry_end(const entry_event& e) noexcept override;

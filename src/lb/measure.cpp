@@ -3,13 +3,26 @@
 // period since the PE's last balancing step.
 #include "balancer.hpp"
 
+#include <time.h>
+
 #include <roam/sched/clock.hpp>
 
 namespace roam::lb::detail {
 
+namespace {
+// This thread's CPU time, ns (a system call: only under +LBCpuTime).
+std::uint64_t thread_cpu_ns() noexcept {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
+}
+}  // namespace
+
 void load_meter::entry_begin(const entry_event& e) noexcept {
-  if (!s_.comm) return;
-  if (pe_lb* p = s_.of(e.pe)) p->meter.running.push_back(e.obj);
+  pe_lb* p = s_.of(e.pe);
+  if (!p) return;
+  if (s_.comm) p->meter.running.push_back(e.obj);
+  if (s_.cpu_time) p->meter.cpu_begin.push_back(thread_cpu_ns());
 }
 
 void load_meter::message_sent(const message_event& e) noexcept {
@@ -25,10 +38,18 @@ void load_meter::entry_end(const entry_event& e) noexcept {
   pe_lb* p = s_.of(e.pe);
   if (!p) return;
   if (s_.comm && !p->meter.running.empty()) p->meter.running.pop_back();
+  pe_meter& m = p->meter;
+  std::uint64_t cpu = 0;
+  if (s_.cpu_time && !m.cpu_begin.empty()) {
+    cpu = thread_cpu_ns() - m.cpu_begin.back();
+    m.cpu_begin.pop_back();
+  }
   // A nested entry's time is inside its outer entry's already.
   if (e.nested || !e.obj) return;
-  pe_meter& m = p->meter;
-  const std::uint64_t t = e.ticks > e.begin_ticks ? e.ticks - e.begin_ticks : 0;
+  // Wall time in event-clock ticks, or under +LBCpuTime the thread's CPU time (ns converted to ticks,
+  // so that the rest of the meter needs no second unit).
+  const std::uint64_t t = s_.cpu_time ? static_cast<std::uint64_t>(static_cast<double>(cpu) * s_.ticks_per_second / 1e9)
+                                      : (e.ticks > e.begin_ticks ? e.ticks - e.begin_ticks : 0);
   if (m.last_obj != e.obj) {
     m.last_ticks = &m.ticks[e.obj];  // node-based map: the pointer stays valid until erased
     m.last_obj = e.obj;

@@ -54,6 +54,7 @@ std::string run_started(roam::detail::runtime_state& rt) {
   s->debug = o.lb_debug;
   s->num_pes = rt.num_pes;
   s->group_pes = o.lb_group_pes ? o.lb_group_pes : rt.ppn;
+  s->cpu_time = o.lb_cpu_time;
   s->first_pe = rt.first_pe;
   s->ticks_per_second = clock_ticks_per_second();
   for (std::uint32_t i = 0; i < rt.ppn; ++i) {

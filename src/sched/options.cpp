@@ -186,6 +186,10 @@ const std::vector<option_spec>& specs() {
          o.lb_dump = std::string(v);
          return std::string{};
        }},
+      {"LBCpuTime", "ROAM_LBCPUTIME", "",
+       "load balancing measures each object's CPU time (two system calls per entry) instead of its wall time, so that "
+       "time the PE's thread lost to other processes is not counted as the object's",
+       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.lb_cpu_time); }},
       {"LBGroupPEs", "ROAM_LBGROUPPES", "G",
        "PEs per group when the Hierarchical strategy balances (default: the PEs of one process); with more than one "
        "group the step runs distributed: no PE gathers every object's load",

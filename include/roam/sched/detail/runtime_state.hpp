@@ -50,6 +50,7 @@ struct runtime_options {
   bool meta_lb = false;                  ///< +MetaLB: the runtime decides when and with which strategy
   bool lb_debug = false;                 ///< +LBDebug: print each step's loads, moves and strategy time
   std::string lb_dump;                   ///< +LBDump FILE: append each step's load database to FILE
+  bool lb_cpu_time = false;              ///< +LBCpuTime: measure objects' CPU time instead of wall time
   std::uint32_t lb_group_pes = 0;        ///< +LBGroupPEs G: PEs per group of Hierarchical steps (0: a process)
 };
 

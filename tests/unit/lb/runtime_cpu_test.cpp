@@ -1,0 +1,85 @@
+// What an object's load is: wall time by default, the thread's CPU time under
+// +LBCpuTime. One element computes for 3 ms, the other is off the CPU for
+// 3 ms (a nanosleep standing for I/O: it is what is measured, not a wait);
+// the dumped load database shows both at about 3 ms by wall time, and only the
+// computing one under +LBCpuTime.
+#include <gtest/gtest.h>
+
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include <roam/lb/dump.hpp>
+#include <roam/roam.hpp>
+
+#include "support/run_roam.hpp"
+
+namespace {
+
+std::uint64_t cpu_ns() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
+}
+
+struct worker : roam::element<worker> {
+  worker() = default;
+  explicit worker(roam::migrating) {}
+  void pup(roam::pup_er& p) { p | done; }
+  roam::callback<> done;
+
+  void start(roam::callback<> cb) {
+    done = cb;
+    if (this_index()[0] == 0) {
+      // 3 ms of this thread's CPU time (and so at least 3 ms of wall time), preempted or not.
+      const std::uint64_t end = cpu_ns() + 3'000'000;
+      while (cpu_ns() < end) {
+      }
+    } else {
+      timespec t{0, 3'000'000};
+      nanosleep(&t, nullptr);
+    }
+    at_sync();
+  }
+  void resume_from_sync() { contribute(done); }
+};
+
+// The two objects' loads (index order) from the dump of one balancing step.
+std::pair<double, double> loads_with(std::vector<std::string> options) {
+  const std::string path = testing::TempDir() + "roam_lb_cpu_" + std::to_string(::getpid()) + ".lbd";
+  options.insert(options.end(), {"+balancer", "Greedy", "+LBDump", path});
+  int rc = roam_test::run_on(
+      1,
+      [](const roam::args&) -> roam::task<> {
+        auto w = roam::create_array<worker>(roam::array_options<1>({2}));
+        auto [f, p] = roam::make_future<>();
+        w.send<&worker::start>(roam::callback<>::to_future(p));
+        co_await f;
+        roam::exit(0);
+      },
+      options);
+  EXPECT_EQ(rc, 0);
+  const auto steps = roam::lb::read_dump_steps(path);
+  std::remove(path.c_str());
+  if (steps.size() != 1 || steps[0].p.objects.size() != 2) {
+    ADD_FAILURE() << "expected one step of two objects";
+    return {0, 0};
+  }
+  return {steps[0].p.objects[0].load, steps[0].p.objects[1].load};
+}
+
+TEST(lb_cpu, wall_time_counts_time_off_the_cpu) {
+  const auto [computing, sleeping] = loads_with({});
+  EXPECT_GE(computing, 0.0029);
+  EXPECT_GE(sleeping, 0.0029);
+}
+
+TEST(lb_cpu, cpu_time_counts_only_computing) {
+  const auto [computing, sleeping] = loads_with({"+LBCpuTime"});
+  EXPECT_GE(computing, 0.0029) << "3 ms of computing";
+  EXPECT_LT(sleeping, 0.001) << "3 ms asleep is not CPU time";
+}
+
+}  // namespace
