@@ -79,11 +79,12 @@ struct pe_report {
   double background = 0;  ///< seconds busy with what no reported object accounts for
   double idle = 0;
   double period = 0;      ///< seconds since the PE's last step
+  double speed = 1;       ///< the share of its core the PE had while busy (other processes took the rest)
   std::vector<object_report> objects;
   std::vector<edge_report> edges;  ///< only when the strategy needs the communication graph
   template <class P>
   void pup(P& p) {
-    p | pe | background | idle | period | objects | edges;
+    p | pe | background | idle | period | speed | objects | edges;
   }
 };
 
@@ -141,6 +142,12 @@ struct group_work {
   std::vector<std::vector<wire_identity>> in;
 };
 
+/// A thread's scheduling times, ns: on a CPU, and runnable but waiting for one (-1: unknown).
+struct run_times {
+  std::int64_t on_cpu = -1;
+  std::int64_t waiting = -1;
+};
+
 /// A PE's measurements since its last step (written by its own thread only).
 struct pe_meter {
   std::unordered_map<const void*, std::uint64_t> ticks;  ///< per object: time in its entries
@@ -153,6 +160,7 @@ struct pe_meter {
   // and per sending object what it sent to whom.
   std::vector<const void*> running;
   std::vector<std::uint64_t> cpu_begin;  ///< +LBCpuTime: the thread's CPU time at each open entry's begin
+  run_times run_start;  ///< the thread's run times when the period began
   std::unordered_map<const void*, std::map<identity_key, comm_total>> sent;
 };
 
@@ -319,6 +327,8 @@ class membership_watch final : public lifecycle_observer {
 void note_arrival(pe_lb& p, const object_identity& who);
 /// The hook element::at_sync / chare::at_sync call.
 void at_sync(void* obj, std::string_view type_name);
+/// The calling thread's time on a CPU and runnable but waiting for one, ns (Linux schedstat; -1: unknown).
+run_times thread_run_times() noexcept;
 /// Starts the period of measurement anew.
 void restart_period(pe_lb& p);
 

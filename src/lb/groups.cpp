@@ -130,6 +130,7 @@ void place_inside(pe_lb& p) {
   for (const offered_object& o : w.given) given.insert({o.who.id});
   for (const pe_report& r : w.reports) {
     sub.pes[r.pe - base].background = r.background;
+    sub.pes[r.pe - base].speed = r.speed;
     for (const object_report& o : r.objects) {
       if (given.contains({o.who.id})) continue;
       sub.objects.push_back({ids.size(), o.load, r.pe - base, o.migratable});

@@ -5,6 +5,8 @@
 
 #include <time.h>
 
+#include <cstdio>
+
 #include <roam/sched/clock.hpp>
 
 namespace roam::lb::detail {
@@ -17,6 +19,17 @@ std::uint64_t thread_cpu_ns() noexcept {
   return static_cast<std::uint64_t>(t.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(t.tv_nsec);
 }
 }  // namespace
+
+run_times thread_run_times() noexcept {
+  // Linux: "on-CPU ns, waiting-on-a-runqueue ns, timeslices" of the calling thread.
+  std::FILE* f = std::fopen("/proc/thread-self/schedstat", "r");
+  if (!f) return {};
+  unsigned long long on_cpu = 0, waiting = 0;
+  const int n = std::fscanf(f, "%llu %llu", &on_cpu, &waiting);
+  std::fclose(f);
+  if (n != 2) return {};
+  return {static_cast<std::int64_t>(on_cpu), static_cast<std::int64_t>(waiting)};
+}
 
 void load_meter::entry_begin(const entry_event& e) noexcept {
   pe_lb* p = s_.of(e.pe);
@@ -48,8 +61,12 @@ void load_meter::entry_end(const entry_event& e) noexcept {
   if (e.nested || !e.obj) return;
   // Wall time in event-clock ticks, or under +LBCpuTime the thread's CPU time (ns converted to ticks,
   // so that the rest of the meter needs no second unit).
-  const std::uint64_t t = s_.cpu_time ? static_cast<std::uint64_t>(static_cast<double>(cpu) * s_.ticks_per_second / 1e9)
-                                      : (e.ticks > e.begin_ticks ? e.ticks - e.begin_ticks : 0);
+  const std::uint64_t wall = e.ticks > e.begin_ticks ? e.ticks - e.begin_ticks : 0;
+  std::uint64_t t = wall;
+  if (s_.cpu_time) {
+    t = static_cast<std::uint64_t>(static_cast<double>(cpu) * s_.ticks_per_second / 1e9);
+
+  }
   if (m.last_obj != e.obj) {
     m.last_ticks = &m.ticks[e.obj];  // node-based map: the pointer stays valid until erased
     m.last_obj = e.obj;
@@ -100,6 +117,7 @@ void restart_period(pe_lb& p) {
   m.last_obj = nullptr;
   m.last_ticks = nullptr;
   m.idle_ticks = 0;
+  m.run_start = thread_run_times();
   m.period_start = clock_ticks();
   if (m.idle_since) m.idle_since = m.period_start;
 }

@@ -94,7 +94,18 @@ void send_report(pe_lb& p, step_kind kind, std::uint32_t number, bool grouped) {
     counted += x.load;
     r.objects.push_back(x);
   });
-  r.background = std::max(0.0, r.period - r.idle - counted);
+  // The PE's speed: the share of the core its thread got while it wanted one (on a CPU, against
+  // runnable but waiting: other processes took the rest; Linux schedstat). Below 5% lost it is noise.
+  const double busy = r.period - r.idle;
+  const run_times run_now = thread_run_times();
+  if (m.run_start.on_cpu >= 0 && run_now.on_cpu >= m.run_start.on_cpu && run_now.waiting >= m.run_start.waiting) {
+    const double ran = static_cast<double>(run_now.on_cpu - m.run_start.on_cpu);
+    const double waited = static_cast<double>(run_now.waiting - m.run_start.waiting);
+    if (ran > 1e6 && waited / (ran + waited) > 0.05) r.speed = std::clamp(ran / (ran + waited), 0.05, 1.0);
+  }
+  // Under +LBCpuTime loads are CPU seconds: the background is what remains of the busy time the
+  // thread really had, in the same unit.
+  r.background = std::max(0.0, (s.cpu_time ? busy * r.speed : busy) - counted);
   if (s.comm)
     for_each_local_object([&](const local_object& o) {
       auto it = m.sent.find(o.obj);
@@ -322,6 +333,7 @@ void run_step(coordinator& c) {
     pe_load& l = pb.pes[r.pe];
     l.background = r.background;
     l.idle = r.idle;
+    l.speed = r.speed;
     l.group = ppn ? r.pe / ppn : 0;
     for (const object_report& o : r.objects) {
       if (s.comm) index_of.emplace(identity_key{o.who.id}, static_cast<std::uint32_t>(ids.size()));

@@ -112,6 +112,9 @@ void start_period_timer() {
 }
 
 void setup_pe(roam::detail::pe_state& pe) {
+  // On the PE's own thread: where its speed's first period begins.
+  if (g_state)
+    if (pe_lb* p = g_state->of(pe.id())) p->meter.run_start = thread_run_times();
   if (pe.id() == 0 && g_state && g_state->measuring && pe.runtime().opts.lb_period > 0)
     roam::detail::post_control_uncounted<&start_period_timer>(0);
 }

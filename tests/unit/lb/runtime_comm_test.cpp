@@ -48,11 +48,11 @@ struct talker : roam::element<talker> {
 };
 
 // Metis on the measured graph, with every object's load set equal: measured
-// loads are wall times on a shared machine, and one preempted entry would make
+// loads (and PE speeds) are measured on a shared machine, and one preempted entry would make
 // METIS's balance constraint split a cluster. The graph is what is tested here.
 roam::lb::assignment metis_equal_loads(const roam::lb::problem& measured, const roam::lb::strategy_options& o) {
   roam::lb::problem p = measured;
-  for (auto& pe : p.pes) pe.background = 0;
+  for (auto& pe : p.pes) pe.background = 0, pe.speed = 1;
   for (auto& obj : p.objects) obj.load = 1e-3;
   return roam::lb::find_strategy("Metis")->run(p, o);
 }

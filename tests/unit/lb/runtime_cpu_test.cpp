@@ -2,11 +2,17 @@
 // +LBCpuTime. One element computes for 3 ms, the other is off the CPU for
 // 3 ms (a nanosleep standing for I/O: it is what is measured, not a wait);
 // the dumped load database shows both at about 3 ms by wall time, and only the
-// computing one under +LBCpuTime.
+// computing one under +LBCpuTime. And a PE whose core is shared with another
+// thread reports a lower speed.
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <thread>
 
 #include <cstdio>
 #include <string>
@@ -14,6 +20,7 @@
 #include <roam/lb/dump.hpp>
 #include <roam/roam.hpp>
 
+#include "balancer.hpp"
 #include "support/run_roam.hpp"
 
 namespace {
@@ -83,3 +90,64 @@ TEST(lb_cpu, cpu_time_counts_only_computing) {
 }
 
 }  // namespace
+
+// ---- the PE's speed -------------------------------------------------------------
+
+// A thread spinning on the PE's own CPU takes about half of it: the PE reports a speed well
+// below 1 (the share of the core its thread got while it wanted one).
+struct contended : roam::element<contended> {
+  contended() = default;
+  explicit contended(roam::migrating) {}
+  void pup(roam::pup_er& p) { p | done; }
+  roam::callback<> done;
+
+  void start(roam::callback<> cb) {
+    done = cb;
+    cpu_set_t before;
+    pthread_getaffinity_np(pthread_self(), sizeof before, &before);
+    const int cpu = sched_getcpu();
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+    std::atomic<bool> stop{false}, spinning{false};
+    std::thread rival([&] {
+      pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+      spinning = true;
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+    while (!spinning) {
+    }
+    const std::uint64_t end = cpu_ns() + 20'000'000;  // 20 ms of this thread's CPU: about 40 ms shared
+    while (cpu_ns() < end) {
+    }
+    stop = true;
+    rival.join();
+    pthread_setaffinity_np(pthread_self(), sizeof before, &before);
+    at_sync();
+  }
+  void resume_from_sync() { contribute(done); }
+};
+
+TEST(lb_cpu, a_pe_sharing_its_core_reports_a_lower_speed) {
+  if (roam::lb::detail::thread_run_times().on_cpu < 0) GTEST_SKIP() << "no /proc/thread-self/schedstat here";
+  const std::string path = testing::TempDir() + "roam_lb_speed_" + std::to_string(::getpid()) + ".lbd";
+  int rc = roam_test::run_on(
+      1,
+      [](const roam::args&) -> roam::task<> {
+        auto w = roam::create_array<contended>(roam::array_options<1>({1}));
+        auto [f, p] = roam::make_future<>();
+        w.send<&contended::start>(roam::callback<>::to_future(p));
+        co_await f;
+        roam::exit(0);
+      },
+      {"+balancer", "Greedy", "+LBDump", path});
+  ASSERT_EQ(rc, 0);
+  const auto steps = roam::lb::read_dump_steps(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(steps.size(), 1u);
+  ASSERT_EQ(steps[0].p.pes.size(), 1u);
+  EXPECT_LT(steps[0].p.pes[0].speed, 0.8) << "half its core went to the rival thread";
+  EXPECT_GT(steps[0].p.pes[0].speed, 0.0);
+}
