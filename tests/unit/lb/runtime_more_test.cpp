@@ -730,17 +730,17 @@ void expect_named(const std::string& strategy, unsigned pes, std::vector<std::st
   }
 }
 
-void expect_named_on_2_and_4(const std::string& strategy) {
+void expect_named_on_1_2_and_4(const std::string& strategy) {
   ASSERT_NE(roam::lb::find_strategy(strategy), nullptr) << strategy << " is not registered";
-  for (unsigned pes : {2u, 4u}) expect_named(strategy, pes);
+  for (unsigned pes : {1u, 2u, 4u}) expect_named(strategy, pes);
 }
 
-TEST(lb_more, strategy_greedy_in_a_run) { expect_named_on_2_and_4("Greedy"); }
-TEST(lb_more, strategy_refine_in_a_run) { expect_named_on_2_and_4("Refine"); }
-TEST(lb_more, strategy_greedy_refine_in_a_run) { expect_named_on_2_and_4("GreedyRefine"); }
-TEST(lb_more, strategy_rotate_in_a_run) { expect_named_on_2_and_4("Rotate"); }
-TEST(lb_more, strategy_random_in_a_run) { expect_named_on_2_and_4("Random"); }
-TEST(lb_more, strategy_hierarchical_in_a_run) { expect_named_on_2_and_4("Hierarchical"); }
+TEST(lb_more, strategy_greedy_in_a_run) { expect_named_on_1_2_and_4("Greedy"); }
+TEST(lb_more, strategy_refine_in_a_run) { expect_named_on_1_2_and_4("Refine"); }
+TEST(lb_more, strategy_greedy_refine_in_a_run) { expect_named_on_1_2_and_4("GreedyRefine"); }
+TEST(lb_more, strategy_rotate_in_a_run) { expect_named_on_1_2_and_4("Rotate"); }
+TEST(lb_more, strategy_random_in_a_run) { expect_named_on_1_2_and_4("Random"); }
+TEST(lb_more, strategy_hierarchical_in_a_run) { expect_named_on_1_2_and_4("Hierarchical"); }
 // With more than one group the step runs distributed (src/lb/groups.cpp): leaders, offers, placements.
 TEST(lb_more, hierarchical_distributed_over_groups_in_a_run) {
   expect_named("Hierarchical", 2, {"+LBGroupPEs", "1"});
@@ -759,7 +759,7 @@ TEST(lb_more, strategy_metis_in_a_run_when_built) {
     std::printf("Metis is not built into this roam: nothing to run\n");
     return;
   }
-  expect_named_on_2_and_4("Metis");
+  expect_named_on_1_2_and_4("Metis");
 }
 
 TEST(lb_more, strategy_list_uses_the_first_for_the_first_step_and_the_last_after) {
