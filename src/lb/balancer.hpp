@@ -130,13 +130,12 @@ struct group_work {
   bool quota_known = false;
   std::vector<group_transfer> sends;
   std::uint32_t offers_expected = 0;
+  std::vector<group_transfer> cross_sends;    ///< three levels: to other super-groups, through ours
+  std::uint32_t forwarded_expected = 0;       ///< three levels: 1 (what our super-group received, for us)
   std::vector<offered_object> offers;         ///< objects other groups send here
-  std::vector<std::uint32_t> donors;          ///< the groups that offered (each hears back once)
   std::uint32_t offer_lists = 0;              ///< offer messages received
   std::vector<offered_object> given;          ///< objects this group sends away
-  std::uint32_t placements_expected = 0;
-  std::vector<move_order> placed;             ///< where the receivers put them
-  std::uint32_t placement_lists = 0;
+  std::vector<move_order> placed;             ///< where the receivers put them (one each)
   bool placed_inside = false;                 ///< the inner strategy ran
   std::vector<std::vector<move_order>> out;   ///< per group PE (local index)
   std::vector<std::vector<wire_identity>> in;
@@ -146,6 +145,29 @@ struct group_work {
 struct run_times {
   std::int64_t on_cpu = -1;
   std::int64_t waiting = -1;
+};
+
+/// A group's total work and size, for planning transfers between groups.
+struct group_load {
+  std::uint32_t group = 0;
+  double load = 0;
+  std::uint32_t pes = 0;
+};
+
+/// A super-group leader's part of a three-level step (groups of groups, groups.cpp).
+struct super_work {
+  std::optional<std::pair<step_kind, std::uint32_t>> step;
+  std::vector<group_load> leaves;             ///< its groups' summaries
+  double max_pe = 0;
+  std::uint32_t objects = 0;
+  bool quota_known = false;
+  std::vector<group_transfer> cross_out;      ///< to other super-groups
+  std::uint32_t cross_in_expected = 0, cross_in_received = 0;
+  std::vector<offered_object> cross_in;       ///< objects other super-groups send here
+  std::vector<std::pair<double, std::uint32_t>> room;  ///< (deficit left, group) of its receiving groups
+  std::uint32_t leaf_cross_expected = 0, leaf_cross_received = 0;
+  std::map<std::uint32_t, std::vector<offered_object>> outgoing;  ///< by destination super-group
+  bool forwarded = false;
 };
 
 /// A PE's measurements since its last step (written by its own thread only).
@@ -191,6 +213,7 @@ struct pe_lb {
   pe_meter meter;
   pe_sync sync;
   group_work group;  ///< on group leaders
+  super_work super;  ///< on super-group leaders (three-level steps)
   std::uint32_t steps_done = 0;
 };
 
@@ -231,6 +254,7 @@ struct lb_state {
   bool comm = false;             ///< collect the communication graph (a listed strategy needs it)
   bool cpu_time = false;         ///< +LBCpuTime: objects' loads in thread CPU time, not wall time
   std::uint32_t group_pes = 1;   ///< PEs per group of a distributed hierarchical step (+LBGroupPEs; default: a process)
+  std::uint32_t fanout = 64;     ///< groups per super-group when there are more groups than this (+LBGroupFanout)
   std::string inner = "GreedyRefine";  ///< what balances inside a group
   std::unique_ptr<dump_writer> dump;    ///< +LBDump, on the coordinator's process
   std::uint32_t num_pes = 0;
@@ -283,20 +307,25 @@ void on_synced_elsewhere(std::uint32_t sync_step, wire_identity who);
 void on_group_report(std::uint8_t kind, std::uint32_t number, pe_report r);
 void on_group_summary(std::uint8_t kind, std::uint32_t number, std::uint32_t group, double load, double max_pe,
                       std::uint32_t pes, std::uint32_t objects);
-void on_quota(std::uint8_t kind, std::uint32_t number, std::vector<group_transfer> sends, std::uint32_t offers_expected);
-void on_offer(std::uint8_t kind, std::uint32_t number, std::uint32_t from_group, std::vector<offered_object> objects);
+void on_quota(std::uint8_t kind, std::uint32_t number, std::vector<group_transfer> sends,
+              std::vector<group_transfer> cross_sends, std::uint32_t offers_expected, std::uint32_t forwarded_expected);
+void on_offer(std::uint8_t kind, std::uint32_t number, std::vector<offered_object> objects);
+void on_leaf_summary(std::uint8_t kind, std::uint32_t number, std::uint32_t group, double load, double max_pe,
+                     std::uint32_t pes, std::uint32_t objects);
+void on_super_quota(std::uint8_t kind, std::uint32_t number, double per_pe, std::vector<group_transfer> cross_out,
+                    std::uint32_t cross_in_expected);
+void on_cross_up(std::uint8_t kind, std::uint32_t number, std::uint32_t to_super, std::vector<offered_object> objects);
+void on_cross_bundle(std::uint8_t kind, std::uint32_t number, std::vector<offered_object> objects);
 void on_placed(std::uint8_t kind, std::uint32_t number, std::vector<move_order> orders);
 void on_group_result(std::uint8_t kind, std::uint32_t number, std::uint32_t group, double max_after, std::uint32_t moved);
-/// A group's total work and size, for planning transfers between groups.
-struct group_load {
-  std::uint32_t group = 0;
-  double load = 0;
-  std::uint32_t pes = 0;
-};
 /// What each of `count` groups sends to which (overloaded to underloaded, largest first), and how
 /// many offers each group will receive (`offers_to`).
+/// `per_pe` (when >= 0) is the average to aim at instead of the groups' own; what stays unmatched
+/// is left in `donors_left` / `receivers_left` as (amount, group) when given.
 std::vector<std::vector<group_transfer>> plan_transfers(const std::vector<group_load>& groups, std::uint32_t count,
-                                                        std::vector<std::uint32_t>& offers_to);
+                                                        std::vector<std::uint32_t>& offers_to, double per_pe = -1,
+                                                        std::vector<std::pair<double, std::uint32_t>>* donors_left = nullptr,
+                                                        std::vector<std::pair<double, std::uint32_t>>* receivers_left = nullptr);
 /// A donor's objects for each transfer: the heaviest that fit its amount.
 std::vector<std::vector<offered_object>> pick_offers(std::vector<offered_object> candidates,
                                                      const std::vector<group_transfer>& sends);

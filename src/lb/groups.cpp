@@ -17,6 +17,13 @@
 //   receiver    -> donor:   placed(object -> PE)
 //   leader      -> PEs:     moves(out, in)           (as in the central step)
 //   leader      -> PE 0:    group_result(max after, moved)   (for +LBDebug)
+//
+// With more groups than the fan-out (+LBGroupFanout, 64) a level is added:
+// summaries go leader -> super-leader -> PE 0; PE 0's quotas go to
+// super-leaders (with the global average), which plan between their groups,
+// collect what leaves the super-group (cross_up), send one bundle to each
+// receiving super-leader (cross_bundle), which hands the arrivals to its
+// groups (one offer each).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -36,11 +43,13 @@ using roam::detail::report_fatal;
 std::uint32_t group_count(const lb_state& s) { return (s.num_pes + s.group_pes - 1) / s.group_pes; }
 
 std::vector<std::vector<group_transfer>> plan_transfers(const std::vector<group_load>& groups, std::uint32_t count,
-                                                        std::vector<std::uint32_t>& offers_to) {
+                                                        std::vector<std::uint32_t>& offers_to, double given_per_pe,
+                                                        std::vector<std::pair<double, std::uint32_t>>* donors_left,
+                                                        std::vector<std::pair<double, std::uint32_t>>* receivers_left) {
   double total = 0;
   std::uint32_t pes = 0;
   for (const group_load& g : groups) total += g.load, pes += g.pes;
-  const double per_pe = pes ? total / pes : 0;
+  const double per_pe = given_per_pe >= 0 ? given_per_pe : pes ? total / pes : 0;
   // Between groups only what is worth it: a group within half the refine tolerance of its share keeps its load.
   const double slack = (strategy_options{}.refine_tolerance - 1) / 2;
   std::vector<std::pair<double, std::uint32_t>> donors, receivers;  // (amount, group)
@@ -65,6 +74,12 @@ std::vector<std::vector<group_transfer>> plan_transfers(const std::vector<group_
       if (deficit <= 0) ++r;
     }
   }
+  if (donors_left)
+    for (auto [amount, g] : donors)
+      if (amount > 0) donors_left->push_back({amount, g});
+  if (receivers_left)
+    for (std::size_t i = r; i < receivers.size(); ++i)
+      if (receivers[i].first > 0) receivers_left->push_back(receivers[i]);
   return sends;
 }
 
@@ -94,6 +109,20 @@ std::uint32_t pes_of_group(const lb_state& s, std::uint32_t g) {
   return std::min(s.num_pes, (g + 1) * s.group_pes) - g * s.group_pes;
 }
 std::uint32_t group_of(const lb_state& s, std::uint32_t pe) { return pe / s.group_pes; }
+// Three levels (groups of groups) once there are more groups than the fan-out.
+bool three_levels(const lb_state& s) { return s.fanout > 0 && group_count(s) > s.fanout; }
+std::uint32_t super_of(const lb_state& s, std::uint32_t group) { return group / s.fanout; }
+std::uint32_t super_leader(const lb_state& s, std::uint32_t super) { return first_of_group(s, super * s.fanout); }
+std::uint32_t groups_of_super(const lb_state& s, std::uint32_t super) {
+  return std::min(group_count(s), (super + 1) * s.fanout) - super * s.fanout;
+}
+// What PE 0 plans among: super-groups with three levels, groups with two.
+std::uint32_t top_units(const lb_state& s) {
+  return three_levels(s) ? (group_count(s) + s.fanout - 1) / s.fanout : group_count(s);
+}
+std::uint32_t unit_leader(const lb_state& s, std::uint32_t unit) {
+  return three_levels(s) ? super_leader(s, unit) : first_of_group(s, unit);
+}
 
 bool same_step(const group_work& w, std::uint8_t kind, std::uint32_t number) {
   return w.step && w.step->first == static_cast<step_kind>(kind) && w.step->second == number;
@@ -173,10 +202,11 @@ void place_inside(pe_lb& p) {
       ++moved;
     }
   }
-  // Every donor hears back, once per offer (an empty list for an empty offer).
-  for (std::uint32_t dg : w.donors)
-    post_control<&on_placed>(first_of_group(s, dg), 0, static_cast<std::uint8_t>(w.step->first), w.step->second,
-                             std::exchange(placed_for[dg], {}));
+  // Each donor group hears where its objects went (it counts them, not the messages).
+  for (std::uint32_t dg = 0; dg < placed_for.size(); ++dg)
+    if (!placed_for[dg].empty())
+      post_control<&on_placed>(first_of_group(s, dg), 0, static_cast<std::uint8_t>(w.step->first), w.step->second,
+                               std::move(placed_for[dg]));
   if (s.debug) {
     std::vector<double> load(n, 0);
     for (std::uint32_t q = 0; q < n; ++q) load[q] = sub.pes[q].background;
@@ -192,7 +222,8 @@ void place_if_ready(pe_lb& p) {
   group_work& w = p.group;
   lb_state& s = *state();
   const std::uint32_t g = group_of(s, p.pe);
-  if (w.placed_inside || !w.quota_known || w.reports.size() < pes_of_group(s, g) || w.offer_lists < w.offers_expected)
+  if (w.placed_inside || !w.quota_known || w.reports.size() < pes_of_group(s, g) ||
+      w.offer_lists < w.offers_expected + w.forwarded_expected)
     return;
   place_inside(p);
 }
@@ -202,7 +233,7 @@ void place_if_ready(pe_lb& p) {
 void send_moves_if_ready(pe_lb& p) {
   group_work& w = p.group;
   lb_state& s = *state();
-  if (!w.placed_inside || w.placement_lists < w.placements_expected) return;
+  if (!w.placed_inside || w.placed.size() < w.given.size()) return;
   const std::uint32_t base = first_of_group(s, group_of(s, p.pe));
   std::map<identity_key, std::uint32_t> source;
   for (const offered_object& o : w.given) source[{o.who.id}] = o.pe;
@@ -239,7 +270,11 @@ void on_group_report(std::uint8_t kind, std::uint32_t number, pe_report r) {
     max_pe = std::max(max_pe, l);
     objects += static_cast<std::uint32_t>(x.objects.size());
   }
-  post_control<&on_group_summary>(0, 0, kind, number, g, load, max_pe, pes_of_group(s, g), objects);
+  if (three_levels(s))
+    post_control<&on_leaf_summary>(super_leader(s, super_of(s, g)), 0, kind, number, g, load, max_pe,
+                                   pes_of_group(s, g), objects);
+  else
+    post_control<&on_group_summary>(0, 0, kind, number, g, load, max_pe, pes_of_group(s, g), objects);
 }
 
 void on_group_summary(std::uint8_t kind, std::uint32_t number, std::uint32_t group, double load, double max_pe,
@@ -251,13 +286,13 @@ void on_group_summary(std::uint8_t kind, std::uint32_t number, std::uint32_t gro
     return;
   }
   c.summaries.push_back({group, load, max_pe, pes, objects});
-  if (c.summaries.size() == group_count(s)) plan_between_groups(c);
+  if (c.summaries.size() == top_units(s)) plan_between_groups(c);
 }
 
 void plan_between_groups(coordinator& c) {
   lb_state& s = *state();
   const auto [kind, number] = *c.active;
-  const std::uint32_t groups = group_count(s);
+  const std::uint32_t groups = top_units(s);
   std::vector<group_load> loads;
   double total = 0;
   std::uint32_t pes = 0;
@@ -271,49 +306,183 @@ void plan_between_groups(coordinator& c) {
   if (s.debug) {
     double max_pe = 0;
     for (const auto& g : c.summaries) max_pe = std::max(max_pe, g.max_pe);
-    std::fprintf(stderr, "roam lb: step %u (Hierarchical over %u groups of %u PEs, inner %s): max/avg load %.3f before\n",
-                 c.steps, groups, s.group_pes, s.inner.c_str(), per_pe > 0 ? max_pe / per_pe : 1.0);
+    std::fprintf(stderr,
+                 "roam lb: step %u (Hierarchical over %u groups of %u PEs%s, inner %s): max/avg load %.3f before\n",
+                 c.steps, group_count(s), s.group_pes, three_levels(s) ? ", in super-groups" : "", s.inner.c_str(),
+                 per_pe > 0 ? max_pe / per_pe : 1.0);
   }
   c.summaries.clear();
   c.group_results.clear();
   ++c.steps;
   ++c.balancings;
-  for (std::uint32_t g = 0; g < groups; ++g)
-    post_control<&on_quota>(first_of_group(s, g), 0, static_cast<std::uint8_t>(kind), number, std::move(sends[g]),
-                            offers_to[g]);
+  for (std::uint32_t u = 0; u < groups; ++u) {
+    if (three_levels(s))
+      post_control<&on_super_quota>(unit_leader(s, u), 0, static_cast<std::uint8_t>(kind), number, per_pe,
+                                    std::move(sends[u]), offers_to[u]);
+    else
+      post_control<&on_quota>(unit_leader(s, u), 0, static_cast<std::uint8_t>(kind), number, std::move(sends[u]),
+                              std::vector<group_transfer>{}, offers_to[u], std::uint32_t{0});
+  }
 }
 
-void on_quota(std::uint8_t kind, std::uint32_t number, std::vector<group_transfer> sends, std::uint32_t offers_expected) {
+void on_quota(std::uint8_t kind, std::uint32_t number, std::vector<group_transfer> sends,
+              std::vector<group_transfer> cross_sends, std::uint32_t offers_expected, std::uint32_t forwarded_expected) {
   pe_lb& p = this_pe_lb("load balancing quota");
   lb_state& s = *state();
   enter_step(p, kind, number);
   group_work& w = p.group;
   w.quota_known = true;
   w.offers_expected = offers_expected;
+  w.forwarded_expected = forwarded_expected;
   w.sends = std::move(sends);
+  w.cross_sends = std::move(cross_sends);
   std::vector<offered_object> candidates;
   for (const pe_report& r : w.reports)
     for (const object_report& o : r.objects)
       if (o.migratable) candidates.push_back({o.who, o.load, r.pe});
-  std::vector<std::vector<offered_object>> offers = pick_offers(std::move(candidates), w.sends);
-  for (std::size_t t = 0; t < w.sends.size(); ++t) {
+  // Transfers to groups of our super-group first, then those to other super-groups, from what is left.
+  std::vector<group_transfer> all = w.sends;
+  all.insert(all.end(), w.cross_sends.begin(), w.cross_sends.end());
+  std::vector<std::vector<offered_object>> offers = pick_offers(std::move(candidates), all);
+  for (std::size_t t = 0; t < all.size(); ++t) {
     for (const offered_object& o : offers[t]) w.given.push_back(o);
     // Every receiver hears from every donor it was promised (an empty offer when nothing fits).
-    post_control<&on_offer>(first_of_group(s, w.sends[t].to_group), 0, kind, number, group_of(s, p.pe),
-                            std::move(offers[t]));
-    ++w.placements_expected;
+    if (t < w.sends.size())
+      post_control<&on_offer>(first_of_group(s, all[t].to_group), 0, kind, number, std::move(offers[t]));
+    else
+      post_control<&on_cross_up>(super_leader(s, super_of(s, group_of(s, p.pe))), 0, kind, number, all[t].to_group,
+                                 std::move(offers[t]));
   }
   place_if_ready(p);
 }
 
-void on_offer(std::uint8_t kind, std::uint32_t number, std::uint32_t from_group, std::vector<offered_object> objects) {
+void on_offer(std::uint8_t kind, std::uint32_t number, std::vector<offered_object> objects) {
   pe_lb& p = this_pe_lb("load balancing offer");
   enter_step(p, kind, number);
   group_work& w = p.group;
   for (offered_object& o : objects) w.offers.push_back(o);
-  w.donors.push_back(from_group);
   ++w.offer_lists;
   place_if_ready(p);
+}
+
+// ---- three levels: super-group leaders ----------------------------------------------
+
+namespace {
+
+void enter_super_step(pe_lb& p, std::uint8_t kind, std::uint32_t number) {
+  super_work& u = p.super;
+  if (u.step && u.step->first == static_cast<step_kind>(kind) && u.step->second == number) return;
+  u = super_work{};
+  u.step = {static_cast<step_kind>(kind), number};
+}
+
+// Our groups each get exactly one message with what other super-groups sent them (maybe nothing).
+void forward_if_ready(pe_lb& p) {
+  super_work& u = p.super;
+  lb_state& s = *state();
+  if (u.forwarded || !u.quota_known || u.cross_in_received < u.cross_in_expected) return;
+  u.forwarded = true;
+  const std::uint32_t sup = super_of(s, group_of(s, p.pe)), first = sup * s.fanout, n = groups_of_super(s, sup);
+  std::vector<std::vector<offered_object>> to(n);
+  std::sort(u.cross_in.begin(), u.cross_in.end(),
+            [](const offered_object& a, const offered_object& b) { return a.load > b.load; });
+  std::vector<std::pair<double, std::uint32_t>> room = u.room;
+  if (room.empty())
+    for (std::uint32_t i = 0; i < n; ++i) room.push_back({0, first + i});
+  for (const offered_object& o : u.cross_in) {
+    auto most = std::max_element(room.begin(), room.end());  // the group with the most room left
+    to[most->second - first].push_back(o);
+    most->first -= o.load;
+  }
+  const auto [kind, number] = *u.step;
+  for (std::uint32_t i = 0; i < n; ++i)
+    post_control<&on_offer>(first_of_group(s, first + i), 0, static_cast<std::uint8_t>(kind), number, std::move(to[i]));
+}
+
+void send_bundles_if_ready(pe_lb& p) {
+  super_work& u = p.super;
+  lb_state& s = *state();
+  if (!u.quota_known || u.leaf_cross_received < u.leaf_cross_expected) return;
+  const auto [kind, number] = *u.step;
+  for (const group_transfer& t : u.cross_out)
+    post_control<&on_cross_bundle>(super_leader(s, t.to_group), 0, static_cast<std::uint8_t>(kind), number,
+                                   std::exchange(u.outgoing[t.to_group], {}));
+  u.cross_out.clear();
+}
+
+}  // namespace
+
+void on_leaf_summary(std::uint8_t kind, std::uint32_t number, std::uint32_t group, double load, double max_pe,
+                     std::uint32_t pes, std::uint32_t objects) {
+  pe_lb& p = this_pe_lb("load balancing group summary");
+  lb_state& s = *state();
+  enter_super_step(p, kind, number);
+  super_work& u = p.super;
+  u.leaves.push_back({group, load, pes});
+  u.max_pe = std::max(u.max_pe, max_pe);
+  u.objects += objects;
+  const std::uint32_t sup = super_of(s, group);
+  if (u.leaves.size() < groups_of_super(s, sup)) return;
+  double total = 0;
+  std::uint32_t all_pes = 0;
+  for (const group_load& g : u.leaves) total += g.load, all_pes += g.pes;
+  post_control<&on_group_summary>(0, 0, kind, number, sup, total, u.max_pe, all_pes, u.objects);
+}
+
+void on_super_quota(std::uint8_t kind, std::uint32_t number, double per_pe, std::vector<group_transfer> cross_out,
+                    std::uint32_t cross_in_expected) {
+  pe_lb& p = this_pe_lb("load balancing super-group quota");
+  lb_state& s = *state();
+  enter_super_step(p, kind, number);
+  super_work& u = p.super;
+  u.quota_known = true;
+  u.cross_out = std::move(cross_out);
+  u.cross_in_expected = cross_in_expected;
+  // Between our groups, against the global average: what one group has too much another lacks; what
+  // is left over goes to, or comes from, other super-groups.
+  std::vector<std::uint32_t> offers_to;
+  std::vector<std::pair<double, std::uint32_t>> donors_left;
+  const std::uint32_t groups = group_count(s);
+  std::vector<std::vector<group_transfer>> sends =
+      plan_transfers(u.leaves, groups, offers_to, per_pe, &donors_left, &u.room);
+  std::vector<std::vector<group_transfer>> cross(groups);
+  std::size_t d = 0;
+  for (const group_transfer& t : u.cross_out) {
+    double left = t.load;
+    while (left > 0 && d < donors_left.size()) {
+      const double amount = std::min(left, donors_left[d].first);
+      cross[donors_left[d].second].push_back({t.to_group, amount});
+      ++u.leaf_cross_expected;
+      left -= amount;
+      donors_left[d].first -= amount;
+      if (donors_left[d].first <= 0) ++d;
+    }
+  }
+  const std::uint32_t sup = super_of(s, group_of(s, p.pe)), first = sup * s.fanout, n = groups_of_super(s, sup);
+  for (std::uint32_t i = 0; i < n; ++i)
+    post_control<&on_quota>(first_of_group(s, first + i), 0, kind, number, std::move(sends[first + i]),
+                            std::move(cross[first + i]), offers_to[first + i], std::uint32_t{1});
+  send_bundles_if_ready(p);
+  forward_if_ready(p);
+}
+
+void on_cross_up(std::uint8_t kind, std::uint32_t number, std::uint32_t to_super, std::vector<offered_object> objects) {
+  pe_lb& p = this_pe_lb("load balancing cross offer");
+  enter_super_step(p, kind, number);
+  super_work& u = p.super;
+  auto& out = u.outgoing[to_super];
+  out.insert(out.end(), objects.begin(), objects.end());
+  ++u.leaf_cross_received;
+  send_bundles_if_ready(p);
+}
+
+void on_cross_bundle(std::uint8_t kind, std::uint32_t number, std::vector<offered_object> objects) {
+  pe_lb& p = this_pe_lb("load balancing cross bundle");
+  enter_super_step(p, kind, number);
+  super_work& u = p.super;
+  u.cross_in.insert(u.cross_in.end(), objects.begin(), objects.end());
+  ++u.cross_in_received;
+  forward_if_ready(p);
 }
 
 void on_placed(std::uint8_t kind, std::uint32_t number, std::vector<move_order> orders) {
@@ -325,7 +494,7 @@ void on_placed(std::uint8_t kind, std::uint32_t number, std::vector<move_order> 
     return;
   }
   for (move_order& m : orders) w.placed.push_back(m);
-  ++w.placement_lists;
+
   send_moves_if_ready(p);
 }
 

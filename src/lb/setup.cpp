@@ -55,6 +55,7 @@ std::string run_started(roam::detail::runtime_state& rt) {
   s->num_pes = rt.num_pes;
   s->group_pes = o.lb_group_pes ? o.lb_group_pes : rt.ppn;
   s->cpu_time = o.lb_cpu_time;
+  if (o.lb_group_fanout) s->fanout = o.lb_group_fanout;
   s->first_pe = rt.first_pe;
   s->ticks_per_second = clock_ticks_per_second();
   for (std::uint32_t i = 0; i < rt.ppn; ++i) {

@@ -186,6 +186,16 @@ const std::vector<option_spec>& specs() {
          o.lb_dump = std::string(v);
          return std::string{};
        }},
+      {"LBGroupFanout", "ROAM_LBGROUPFANOUT", "F",
+       "with more than F groups (default 64), Hierarchical steps add a level: groups of F groups, each with its own "
+       "leader, between the groups and PE 0",
+       [](runtime_options& o, std::string_view v) {
+         std::uint64_t n = 0;
+         auto e = parse_uint(v, 1u << 20, n);
+         if (e.empty() && n < 2) e = "expects at least 2";
+         o.lb_group_fanout = static_cast<std::uint32_t>(n);
+         return e;
+       }},
       {"LBCpuTime", "ROAM_LBCPUTIME", "",
        "load balancing measures each object's CPU time (two system calls per entry) instead of its wall time, so that "
        "time the PE's thread lost to other processes is not counted as the object's",

@@ -8,6 +8,7 @@
 // their share to groups below it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <random>
 
@@ -100,6 +101,111 @@ TEST(lb_groups, distributed_hierarchical_is_within_5_percent_of_flat_greedy) {
     const double bound = s.group_pes == 1 ? 1.10 : 1.05;
     EXPECT_LE(dist.max_over_avg, greedy.max_over_avg * bound) << s.pes << " PEs in groups of " << s.group_pes;
     EXPECT_LT(dist.migrations, greedy.migrations) << s.pes << " PEs";
+  }
+}
+
+// Three levels, as the super-group leaders run them: PE 0 plans among super-groups of `fanout`
+// groups; each super-group plans among its groups against the global average, hands what it must
+// send elsewhere to its groups with surplus left, and spreads what it receives over its groups with
+// room left; then every group balances inside.
+assignment three_levels(const problem& p, std::uint32_t group_pes, std::uint32_t fanout) {
+  const auto pes = static_cast<std::uint32_t>(p.pes.size());
+  const std::uint32_t groups = (pes + group_pes - 1) / group_pes, supers = (groups + fanout - 1) / fanout;
+  std::vector<group_load> leaves(groups);
+  for (std::uint32_t g = 0; g < groups; ++g) leaves[g] = {g, 0, std::min(pes, (g + 1) * group_pes) - g * group_pes};
+  for (const object_load& o : p.objects) leaves[o.pe / group_pes].load += o.load;
+  std::vector<group_load> tops(supers);
+  double total = 0;
+  for (std::uint32_t u = 0; u < supers; ++u) tops[u] = {u, 0, 0};
+  for (const group_load& g : leaves) tops[g.group / fanout].load += g.load, tops[g.group / fanout].pes += g.pes, total += g.load;
+  const double per_pe = total / pes;
+  std::vector<std::uint32_t> top_offers;
+  const auto top_sends = plan_transfers(tops, supers, top_offers);
+  // Per group: transfers to groups (inside the super-group) and to super-groups; room for arrivals.
+  std::vector<std::vector<group_transfer>> sends(groups), cross(groups);
+  std::vector<std::vector<std::pair<double, std::uint32_t>>> room(supers);
+  for (std::uint32_t u = 0; u < supers; ++u) {
+    std::vector<group_load> mine(leaves.begin() + u * fanout, leaves.begin() + std::min(groups, (u + 1) * fanout));
+    std::vector<std::uint32_t> offers_to;
+    std::vector<std::pair<double, std::uint32_t>> donors_left;
+    auto inside = plan_transfers(mine, groups, offers_to, per_pe, &donors_left, &room[u]);
+    for (std::uint32_t g = 0; g < groups; ++g)
+      for (const group_transfer& t : inside[g]) sends[g].push_back(t);
+    std::size_t d = 0;
+    for (const group_transfer& t : top_sends[u]) {
+      double left = t.load;
+      while (left > 0 && d < donors_left.size()) {
+        const double amount = std::min(left, donors_left[d].first);
+        cross[donors_left[d].second].push_back({t.to_group, amount});
+        left -= amount;
+        donors_left[d].first -= amount;
+        if (donors_left[d].first <= 0) ++d;
+      }
+    }
+  }
+  assignment a = stay(p);
+  std::vector<std::vector<std::size_t>> members(groups), arriving(groups);
+  std::vector<std::vector<std::size_t>> to_super(supers);
+  for (std::size_t i = 0; i < p.objects.size(); ++i) members[p.objects[i].pe / group_pes].push_back(i);
+  for (std::uint32_t g = 0; g < groups; ++g) {
+    std::vector<offered_object> candidates;
+    for (std::size_t i : members[g]) candidates.push_back({{}, p.objects[i].load, static_cast<std::uint32_t>(i)});
+    std::vector<group_transfer> all = sends[g];
+    all.insert(all.end(), cross[g].begin(), cross[g].end());
+    const auto offers = pick_offers(candidates, all);
+    std::vector<bool> gone(p.objects.size(), false);
+    for (std::size_t t = 0; t < offers.size(); ++t)
+      for (const offered_object& o : offers[t]) {
+        (t < sends[g].size() ? arriving[all[t].to_group] : to_super[all[t].to_group]).push_back(o.pe);
+        gone[o.pe] = true;
+      }
+    std::erase_if(members[g], [&](std::size_t i) { return gone[i]; });
+  }
+  for (std::uint32_t u = 0; u < supers; ++u) {  // arrivals from other super-groups: heaviest to most room
+    std::sort(to_super[u].begin(), to_super[u].end(),
+              [&](std::size_t x, std::size_t y) { return p.objects[x].load > p.objects[y].load; });
+    auto r = room[u];
+    if (r.empty())
+      for (std::uint32_t g = u * fanout; g < std::min(groups, (u + 1) * fanout); ++g) r.push_back({0, g});
+    for (std::size_t i : to_super[u]) {
+      auto most = std::max_element(r.begin(), r.end());
+      arriving[most->second].push_back(i);
+      most->first -= p.objects[i].load;
+    }
+  }
+  for (std::uint32_t g = 0; g < groups; ++g) {
+    const std::uint32_t base = g * group_pes, n = leaves[g].pes;
+    problem sub;
+    sub.pes.resize(n);
+    std::vector<std::size_t> index;
+    for (std::size_t i : members[g]) {
+      sub.objects.push_back({index.size(), p.objects[i].load, p.objects[i].pe - base, true});
+      index.push_back(i);
+    }
+    std::uint32_t next = 0;
+    for (std::size_t i : arriving[g]) {
+      sub.objects.push_back({index.size(), p.objects[i].load, next++ % n, true});
+      index.push_back(i);
+    }
+    const assignment inner = find_strategy("GreedyRefine")->run(sub, strategy_options{});
+    for (std::size_t k = 0; k < index.size(); ++k) a.pe[index[k]] = base + inner.pe[k];
+  }
+  return a;
+}
+
+TEST(lb_groups, three_levels_are_within_5_percent_of_flat_greedy) {
+  struct shape {
+    std::uint32_t pes, group_pes, fanout;
+    std::size_t objects;
+  };
+  for (const shape s : {shape{64, 4, 4, 64 * 12}, shape{1024, 8, 16, 1024 * 8}}) {
+    const std::uint64_t seed = 907 + s.pes;
+    std::cout << "[ seed ] " << seed << " pes " << s.pes << " groups of " << s.group_pes << " in " << s.fanout << "s\n";
+    const problem p = ramp_problem(s.pes, s.objects, seed);
+    const balance_stats greedy = evaluate(p, find_strategy("Greedy")->run(p, strategy_options{}));
+    const balance_stats three = evaluate(p, three_levels(p, s.group_pes, s.fanout));
+    EXPECT_LE(three.max_over_avg, greedy.max_over_avg * 1.05) << s.pes << " PEs";
+    EXPECT_LT(three.migrations, greedy.migrations) << s.pes << " PEs";
   }
 }
 

@@ -748,6 +748,18 @@ TEST(lb_more, hierarchical_distributed_over_groups_in_a_run) {
   expect_named("Hierarchical", 4, {"+LBGroupPEs", "2"});
   expect_named("Hierarchical", 4, {"+LBGroupPEs", "3"});  // groups of 3 and 1
 }
+// Groups of groups: with more groups than the fan-out, super-group leaders sit between groups and PE 0.
+TEST(lb_more, hierarchical_three_levels_in_a_run) {
+  expect_named("Hierarchical", 4, {"+LBGroupPEs", "1", "+LBGroupFanout", "2"});
+  expect_named("Hierarchical", 4, {"+LBGroupPEs", "1", "+LBGroupFanout", "3"});  // super-groups of 3 and 1
+  expect_named("Hierarchical", 3, {"+LBGroupPEs", "1", "+LBGroupFanout", "2"});
+}
+TEST(lb_more, deterministic_hierarchical_three_levels_over_seeds) {
+  for (int seed = 1; seed <= 15; ++seed) {
+    SCOPED_TRACE("+deterministic " + std::to_string(seed));
+    expect_named("Hierarchical", 4, {"+LBGroupPEs", "1", "+LBGroupFanout", "2", "+deterministic", std::to_string(seed)});
+  }
+}
 TEST(lb_more, deterministic_hierarchical_distributed_over_seeds) {
   for (int seed = 1; seed <= 15; ++seed) {
     SCOPED_TRACE("+deterministic " + std::to_string(seed));

@@ -52,6 +52,7 @@ struct runtime_options {
   std::string lb_dump;                   ///< +LBDump FILE: append each step's load database to FILE
   bool lb_cpu_time = false;              ///< +LBCpuTime: measure objects' CPU time instead of wall time
   std::uint32_t lb_group_pes = 0;        ///< +LBGroupPEs G: PEs per group of Hierarchical steps (0: a process)
+  std::uint32_t lb_group_fanout = 0;     ///< +LBGroupFanout F: groups per super-group beyond F groups (0: 64)
 };
 
 /// Where this process sits among the nodes of the program.
