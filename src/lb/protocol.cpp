@@ -63,8 +63,6 @@ std::string describe_local(const void* obj, std::string_view type) {
   return out;
 }
 
-// report_fatal names the PE itself.
-std::string pe_prefix(std::uint32_t) { return "roam: "; }
 
 void try_report_sync(pe_lb& p);
 void check_done(pe_lb& p);
@@ -170,14 +168,14 @@ void on_moves(std::uint8_t kind, std::uint32_t number, std::vector<move_order> o
   pe_lb& p = this_pe_lb("load balancing moves");
   pe_sync& y = p.sync;
   if (!y.current || y.current->first != static_cast<step_kind>(kind) || y.current->second != number) {
-    report_fatal(pe_prefix(p.pe) + "load balancing: moves for a step this PE did not report (runtime bug)");
+    report_fatal("roam: load balancing: moves for a step this PE did not report (runtime bug)");
     return;
   }
   for (const wire_identity& w : in) y.incoming.insert({w.id});
   y.moves_known = true;
   for (const move_order& m : out)
     if (!migrate_local_object(m.who.id, m.to)) {
-      report_fatal(pe_prefix(p.pe) + "load balancing could not move " + describe(m.who.id, "object") + " to pe " +
+      report_fatal("roam: load balancing could not move " + describe(m.who.id, "object") + " to pe " +
                    std::to_string(m.to) + " (it is not here any more, or cannot migrate)");
       return;
     }
@@ -243,7 +241,7 @@ void at_sync(void* obj, std::string_view type_name) {
   pe_lb& p = this_pe_lb("at_sync");
   pe_sync& y = p.sync;
   if (!y.synced.insert(obj).second) {
-    report_fatal(pe_prefix(p.pe) + describe_local(obj, type_name) + ": at_sync() called twice in balancing step " +
+    report_fatal("roam: " + describe_local(obj, type_name) + ": at_sync() called twice in balancing step " +
                  std::to_string(y.sync_step) + " (wait for resume_from_sync before the next at_sync)");
     return;
   }

@@ -32,6 +32,32 @@ problem ramp_problem(std::uint32_t pes, std::size_t objects, std::uint64_t seed)
   return p;
 }
 
+// Every group balanced inside by GreedyRefine over the objects that stayed (`members`) and those that
+// arrive (`arriving`, starting on its PEs in turn), as each leader does (src/lb/groups.cpp).
+assignment place_groups(const problem& p, std::uint32_t group_pes, const std::vector<group_load>& groups,
+                        const std::vector<std::vector<std::size_t>>& members,
+                        const std::vector<std::vector<std::size_t>>& arriving) {
+  assignment a = stay(p);
+  for (std::uint32_t g = 0; g < groups.size(); ++g) {
+    const std::uint32_t base = g * group_pes, n = groups[g].pes;
+    problem sub;
+    sub.pes.resize(n);
+    std::vector<std::size_t> index;
+    for (std::size_t i : members[g]) {
+      sub.objects.push_back({index.size(), p.objects[i].load, p.objects[i].pe - base, true});
+      index.push_back(i);
+    }
+    std::uint32_t next = 0;
+    for (std::size_t i : arriving[g]) {
+      sub.objects.push_back({index.size(), p.objects[i].load, next++ % n, true});
+      index.push_back(i);
+    }
+    const assignment inner = find_strategy("GreedyRefine")->run(sub, strategy_options{});
+    for (std::size_t k = 0; k < index.size(); ++k) a.pe[index[k]] = base + inner.pe[k];
+  }
+  return a;
+}
+
 // What the leaders decide together, for groups of `group_pes` consecutive PEs.
 assignment distributed(const problem& p, std::uint32_t group_pes) {
   const auto pes = static_cast<std::uint32_t>(p.pes.size());
@@ -49,7 +75,6 @@ assignment distributed(const problem& p, std::uint32_t group_pes) {
       EXPECT_GT(loads[g].load, total / pes * loads[g].pes) << "group " << g << " gives but is not above its share";
       EXPECT_LT(loads[t.to_group].load, total / pes * loads[t.to_group].pes);
     }
-  assignment a = stay(p);
   std::vector<std::vector<std::size_t>> members(groups);  // object indices per group after the transfers
   for (std::size_t i = 0; i < p.objects.size(); ++i) members[p.objects[i].pe / group_pes].push_back(i);
   std::vector<std::vector<std::size_t>> arriving(groups);
@@ -65,24 +90,7 @@ assignment distributed(const problem& p, std::uint32_t group_pes) {
       }
     std::erase_if(members[g], [&](std::size_t i) { return gone[i]; });
   }
-  for (std::uint32_t g = 0; g < groups; ++g) {
-    const std::uint32_t base = g * group_pes, n = loads[g].pes;
-    problem sub;
-    sub.pes.resize(n);
-    std::vector<std::size_t> index;
-    for (std::size_t i : members[g]) {
-      sub.objects.push_back({index.size(), p.objects[i].load, p.objects[i].pe - base, true});
-      index.push_back(i);
-    }
-    std::uint32_t next = 0;
-    for (std::size_t i : arriving[g]) {
-      sub.objects.push_back({index.size(), p.objects[i].load, next++ % n, true});
-      index.push_back(i);
-    }
-    const assignment inner = find_strategy("GreedyRefine")->run(sub, strategy_options{});
-    for (std::size_t k = 0; k < index.size(); ++k) a.pe[index[k]] = base + inner.pe[k];
-  }
-  return a;
+  return place_groups(p, group_pes, loads, members, arriving);
 }
 
 TEST(lb_groups, distributed_hierarchical_is_within_5_percent_of_flat_greedy) {
@@ -143,7 +151,6 @@ assignment three_levels(const problem& p, std::uint32_t group_pes, std::uint32_t
       }
     }
   }
-  assignment a = stay(p);
   std::vector<std::vector<std::size_t>> members(groups), arriving(groups);
   std::vector<std::vector<std::size_t>> to_super(supers);
   for (std::size_t i = 0; i < p.objects.size(); ++i) members[p.objects[i].pe / group_pes].push_back(i);
@@ -173,24 +180,7 @@ assignment three_levels(const problem& p, std::uint32_t group_pes, std::uint32_t
       most->first -= p.objects[i].load;
     }
   }
-  for (std::uint32_t g = 0; g < groups; ++g) {
-    const std::uint32_t base = g * group_pes, n = leaves[g].pes;
-    problem sub;
-    sub.pes.resize(n);
-    std::vector<std::size_t> index;
-    for (std::size_t i : members[g]) {
-      sub.objects.push_back({index.size(), p.objects[i].load, p.objects[i].pe - base, true});
-      index.push_back(i);
-    }
-    std::uint32_t next = 0;
-    for (std::size_t i : arriving[g]) {
-      sub.objects.push_back({index.size(), p.objects[i].load, next++ % n, true});
-      index.push_back(i);
-    }
-    const assignment inner = find_strategy("GreedyRefine")->run(sub, strategy_options{});
-    for (std::size_t k = 0; k < index.size(); ++k) a.pe[index[k]] = base + inner.pe[k];
-  }
-  return a;
+  return place_groups(p, group_pes, leaves, members, arriving);
 }
 
 TEST(lb_groups, three_levels_are_within_5_percent_of_flat_greedy) {
