@@ -210,19 +210,27 @@ void check_element_args() {
 template <class T>
 class array_proxy : public detail::fan_out_sender<array_proxy<T>, T> {
  public:
-  using index_type = typename T::index_type;
+  // T::index_type is named only inside templates of their own (U = T), so
+  // that an array proxy may be a member of a type declared before T is
+  // complete (two arrays whose elements hold proxies to each other).
   array_proxy() noexcept = default;
   explicit array_proxy(const detail::collection_desc* d) noexcept : desc_(d) {}
 
-  element_proxy<T> operator[](const index_type& i) const noexcept { return element_proxy<T>(desc_, i); }
-  element_proxy<T> operator[](std::int32_t i) const noexcept
-    requires(is_dense_index_v<index_type> && index_type::dims == 1)
-  {
-    return element_proxy<T>(desc_, index_type{i});
+  template <class U = T>
+  element_proxy<T> operator[](const typename U::index_type& i) const noexcept {
+    return element_proxy<T>(desc_, i);
+  }
+  template <class U = T>
+    requires(is_dense_index_v<typename U::index_type> && U::index_type::dims == 1)
+  element_proxy<T> operator[](std::int32_t i) const noexcept {
+    return element_proxy<T>(desc_, typename U::index_type{i});
   }
 
   /// The extents (dense arrays) and the initial number of elements (0 for sparse arrays).
-  index_type shape() const noexcept { return detail::index_from_storage<index_type>(desc_->shape); }
+  template <class U = T>
+  typename U::index_type shape() const noexcept {
+    return detail::index_from_storage<typename U::index_type>(desc_->shape);
+  }
   std::uint64_t size() const noexcept { return desc_->volume; }
   std::uint32_t id() const noexcept { return desc_ ? desc_->id : 0; }
   bool valid() const noexcept { return desc_ != nullptr; }
@@ -234,14 +242,14 @@ class array_proxy : public detail::fan_out_sender<array_proxy<T>, T> {
   /// array, the new one joins the reductions and broadcasts that element has
   /// not reached yet (a block splitting into children hands its place over);
   /// otherwise those its PE has not reached yet.
-  template <class... A>
-  void insert(const index_type& i, A&&... args) const {
-    insert_at(detail::no_pe, i, std::forward<A>(args)...);
+  template <class U = T, class... A>
+  void insert(const typename U::index_type& i, A&&... args) const {
+    insert_at<U>(detail::no_pe, i, std::forward<A>(args)...);
   }
   /// Inserts an element at `i` on PE `pe`.
-  template <class... A>
-  void insert_on(pe_id pe, const index_type& i, A&&... args) const {
-    insert_at(pe.value(), i, std::forward<A>(args)...);
+  template <class U = T, class... A>
+  void insert_on(pe_id pe, const typename U::index_type& i, A&&... args) const {
+    insert_at<U>(pe.value(), i, std::forward<A>(args)...);
   }
   /// Ends a round of insertions: broadcasts to the array sent after this call
   /// (from any PE) wait until every insertion this PE issued before it is
@@ -258,8 +266,8 @@ class array_proxy : public detail::fan_out_sender<array_proxy<T>, T> {
 
  private:
   friend class detail::fan_out_sender<array_proxy<T>, T>;
-  template <class... A>
-  void insert_at(std::uint32_t pe, const index_type& i, A&&... args) const {
+  template <class U = T, class... A>
+  void insert_at(std::uint32_t pe, const typename U::index_type& i, A&&... args) const {
     detail::check_element_args<T, A...>();
     auto idx = detail::to_storage(i);
     std::uint32_t pes = detail::this_pe("roam insert").runtime().num_pes;
@@ -287,7 +295,7 @@ class array_proxy : public detail::fan_out_sender<array_proxy<T>, T> {
   void address(detail::message* m) const noexcept {
     m->target = detail::target_kind::array_all;
     m->collection = desc_->id;
-    m->dims = detail::index_dims_v<index_type>;
+    m->dims = detail::index_dims_v<typename T::index_type>;
   }
 
   const detail::collection_desc* desc_ = nullptr;

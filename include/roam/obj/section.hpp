@@ -20,7 +20,9 @@ namespace roam {
 template <class T>
 class section_proxy : public detail::fan_out_sender<section_proxy<T>, T> {
  public:
-  using index_type = typename T::index_type;
+  // No member names T::index_type outside a template of its own (U = T):
+  // a section or array proxy may then be a member of a type declared before
+  // T is complete (cells and computes holding proxies to each other).
   section_proxy() noexcept = default;
   explicit section_proxy(const detail::section_desc* d) noexcept : desc_(d) {}
 
@@ -29,7 +31,8 @@ class section_proxy : public detail::fan_out_sender<section_proxy<T>, T> {
   /// array's extents is an error (std::out_of_range naming it). Members of a
   /// sparse array need not exist yet: a multicast waits for them like a
   /// message does (and members that move or die are followed or reported).
-  static section_proxy of(const array_proxy<T>& array, const std::vector<index_type>& members) {
+  template <class U = T>
+  static section_proxy of(const array_proxy<T>& array, const std::vector<typename U::index_type>& members) {
     const detail::collection_desc* a = array.descriptor();
     std::vector<detail::index_storage> keys;
     keys.reserve(members.size());
@@ -46,15 +49,15 @@ class section_proxy : public detail::fan_out_sender<section_proxy<T>, T> {
 
   /// The section of every element of a dense `array` whose index satisfies
   /// `pred`. (A sparse array has no extents to enumerate: use `of`.)
-  template <class Pred>
-    requires is_dense_index_v<index_type>
+  template <class Pred, class U = T>
+    requires is_dense_index_v<typename U::index_type>
   static section_proxy where(const array_proxy<T>& array, Pred pred) {
     const detail::collection_desc* a = array.descriptor();
     if (a->sparse) throw std::invalid_argument("roam: section_proxy::where needs a dense array; a sparse one has no extents (use of)");
     std::vector<detail::index_storage> keys;
     for (std::uint64_t l = 0; l < a->volume; ++l) {
       detail::index_storage s = detail::delinearize(l, a->shape, a->dims);
-      if (pred(detail::from_storage<index_type::dims>(s))) keys.push_back(s);
+      if (pred(detail::from_storage<U::index_type::dims>(s))) keys.push_back(s);
     }
     return section_proxy(detail::new_section(a, std::move(keys)));
   }
