@@ -82,36 +82,49 @@ std::optional<config> parse_options(const roam::args& a, int& exit_code) {
       } else if (v != "charm" && error.empty()) {
         error = "--preset: unknown preset '" + v + "' (charm or seed)";
       }
-    } else if (o == "--steps") want(c.steps, "a number of steps");
-    else if (o == "--k") want(c.k, "a whole number");
+    } else if (o == "--steps")
+      want(c.steps, "a number of steps");
+    else if (o == "--k")
+      want(c.k, "a whole number");
     else if (o == "--atoms") {
       const std::string v = value(i);
       const auto colon = v.find(':');
       if (!number(v.substr(0, colon), c.atoms_first) ||
           !number(colon == std::string::npos ? v : v.substr(colon + 1), c.atoms_last))
         error = "--atoms: '" + v + "' is not N or N:M";
-    } else if (o == "--migrate-every") want(c.migrate_every, "a number of steps");
+    } else if (o == "--migrate-every")
+      want(c.migrate_every, "a number of steps");
     else if (o == "--lb-period") {
       want(c.lb_period, "a number of steps");
       lb_given = true;
-    } else if (o == "--print-every") want(c.print_every, "a number of steps");
-    else if (o == "--checkpoint-every") want(c.checkpoint_every, "a number of steps");
+    } else if (o == "--print-every")
+      want(c.print_every, "a number of steps");
+    else if (o == "--checkpoint-every")
+      want(c.checkpoint_every, "a number of steps");
     else if (o == "--restart") {
       value(i);
       error = "--restart: checkpoints need roam::checkpoint, which roam does not have yet";
-    } else if (o == "--seed") want(c.seed, "a whole number");
-    else if (o == "--v0") want(c.v0, "a velocity");
-    else if (o == "--dt") want(c.dt, "a time step");
-    else if (o == "--tolerance") want(c.tolerance, "a number");
+    } else if (o == "--seed")
+      want(c.seed, "a whole number");
+    else if (o == "--v0")
+      want(c.v0, "a velocity");
+    else if (o == "--dt")
+      want(c.dt, "a time step");
+    else if (o == "--tolerance")
+      want(c.tolerance, "a number");
     else if (o == "--multicast") {
       const std::string v = value(i);
-      if (v == "section" || v == "direct") c.section_multicast = v == "section";
-      else if (error.empty()) error = "--multicast: '" + v + "' is not section or direct";
+      if (v == "section" || v == "direct")
+        c.section_multicast = v == "section";
+      else if (error.empty())
+        error = "--multicast: '" + v + "' is not section or direct";
     } else if (o == "--verify-forces" || o == "--no-verify-forces") {
       c.verify_forces = o == "--verify-forces";
       verify_given = true;
-    } else if (!o.empty() && o[0] == '-') error = "unknown option " + o;
-    else positional.push_back(o);
+    } else if (!o.empty() && o[0] == '-')
+      error = "unknown option " + o;
+    else
+      positional.push_back(o);
   }
   if (error.empty() && positional.size() != 0 && positional.size() != 3 && positional.size() != 4)
     error = "give the box as X Y Z [STEPS]";
@@ -120,18 +133,22 @@ std::optional<config> parse_options(const roam::args& a, int& exit_code) {
     if (!number(positional[d], field)) error = "'" + positional[d] + "' is not a whole number";
   }
   if (error.empty()) {
-    if (c.k < 1 || c.k > 3) error = "--k must be 1, 2 or 3";
+    if (c.k < 1 || c.k > 3)
+      error = "--k must be 1, 2 or 3";
     else if (c.cells[0] < 2 * c.k || c.cells[1] < 2 * c.k || c.cells[2] < 2 * c.k)
       error = "the box needs at least 2k cells in each dimension";
-    else if (static_cast<long long>(c.cells[0]) * c.cells[1] * c.cells[2] > (1 << 20)) error = "at most 2^20 cells";
-    else if (c.steps < 0) error = "STEPS must not be negative";
+    else if (static_cast<long long>(c.cells[0]) * c.cells[1] * c.cells[2] > (1 << 20))
+      error = "at most 2^20 cells";
+    else if (c.steps < 0)
+      error = "STEPS must not be negative";
     else if (c.atoms_first < 1 || c.atoms_last < 1 || c.atoms_first > 100000 || c.atoms_last > 100000)
       error = "--atoms: 1 to 100000 atoms per cell";
     else if (c.migrate_every < 1 || c.print_every < 1 || c.lb_period < 0 || c.checkpoint_every < 0)
       error = "--migrate-every and --print-every must be at least 1, --lb-period and --checkpoint-every not negative";
     else if (c.checkpoint_every > 0)
       error = "--checkpoint-every: checkpoints need roam::checkpoint, which roam does not have yet";
-    else if (!(c.dt > 0) || !(c.v0 >= 0) || !(c.tolerance >= 0)) error = "--dt must be positive, --v0 and --tolerance not negative";
+    else if (!(c.dt > 0) || !(c.v0 >= 0) || !(c.tolerance >= 0))
+      error = "--dt must be positive, --v0 and --tolerance not negative";
   }
   if (!error.empty()) {
     std::fprintf(stderr, "leanmd: %s\n%s", error.c_str(), usage);
@@ -152,10 +169,11 @@ void print_configuration(const config& c) {
   std::printf("leanmd: %dx%dx%d cells of %.3g A (%s preset), %lld atoms, %d computes, %d steps of %g fs on %u PEs\n",
               c.cells[0], c.cells[1], c.cells[2], c.cell_width(), c.preset.c_str(), total,
               c.cell_count() * (w * w * w / 2 + 1), c.steps, c.dt, roam::num_pes());
-  std::printf("leanmd: cutoff %g A, A = %g, B = %g, atoms change cells every %d steps, %s, %s multicast\n", c.cutoff,
-              c.A, c.B, c.migrate_every,
-              c.lb_period > 0 ? ("at_sync every " + std::to_string(c.lb_period) + " steps").c_str() : "no load balancing",
-              c.section_multicast ? "section" : "direct");
+  std::printf(
+      "leanmd: cutoff %g A, A = %g, B = %g, atoms change cells every %d steps, %s, %s multicast\n", c.cutoff, c.A, c.B,
+      c.migrate_every,
+      c.lb_period > 0 ? ("at_sync every " + std::to_string(c.lb_period) + " steps").c_str() : "no load balancing",
+      c.section_multicast ? "section" : "direct");
   std::fflush(stdout);
 }
 

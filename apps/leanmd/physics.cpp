@@ -19,9 +19,6 @@ constants::constants(const config& c)
 
 namespace {
 
-// Charm++'s LeanMD skips pairs closer than this (coincident atoms); so do we.
-constexpr double too_close2 = 0.001;
-
 // Both lists are sorted by x, so atom i of `a` need only look at the window
 // of `b` less than a cutoff away in x (about half of `b` for neighbouring
 // cells); the window slides as i grows. Then three passes, so that the
@@ -39,7 +36,7 @@ template <bool Self>
   thread_local std::vector<double> d2_store;
   thread_local std::vector<int> near_store;
   thread_local std::vector<unsigned char> in_store;
-  const auto size = static_cast<std::size_t>(nb) + 8;
+  const std::size_t size = nb + 8;
   if (d2_store.size() < size) {
     d2_store.resize(size);
     near_store.resize(size);
@@ -156,53 +153,22 @@ atoms initial_atoms(const config& cfg, std::array<int, 3> cell) {
   const int m = static_cast<int>(std::ceil(std::cbrt(static_cast<double>(n)) - 1e-9));
   const double w = cfg.cell_width(), h = w / m;
   // n of the m³ lattice sites, in random order (a partial Fisher-Yates shuffle).
-  std::vector<int> sites(static_cast<std::size_t>(m * m * m));
+  std::vector<int> sites(m * m * m);
   std::iota(sites.begin(), sites.end(), 0);
-  for (int i = 0; i < n; ++i)
-    std::swap(sites[static_cast<std::size_t>(i)],
-              sites[static_cast<std::size_t>(i) + rng.next() % static_cast<std::uint64_t>(m * m * m - i)]);
+  for (int i = 0; i < n; ++i) std::swap(sites[i], sites[i + rng.next() % (m * m * m - i)]);
   atoms out;
-  out.id.resize(static_cast<std::size_t>(n));
-  out.pos.resize(3 * static_cast<std::size_t>(n));
-  out.vel.resize(3 * static_cast<std::size_t>(n));
+  out.id.resize(n);
+  out.pos.resize(3 * n);
+  out.vel.resize(3 * n);
   for (int i = 0; i < n; ++i) {
-    out.id[static_cast<std::size_t>(i)] = (static_cast<std::int64_t>(number) << 24) + i;
-    const int site[3] = {sites[static_cast<std::size_t>(i)] % m, sites[static_cast<std::size_t>(i)] / m % m,
-                         sites[static_cast<std::size_t>(i)] / (m * m)};
+    out.id[i] = (static_cast<std::int64_t>(number) << 24) + i;
+    const int site[3] = {sites[i] % m, sites[i] / m % m, sites[i] / (m * m)};
     for (int d = 0; d < 3; ++d) {
-      out.pos[static_cast<std::size_t>(d * n + i)] = cell[static_cast<std::size_t>(d)] * w + (site[d] + 0.25 + 0.5 * rng.uniform()) * h;
-      out.vel[static_cast<std::size_t>(d * n + i)] = (2 * rng.uniform() - 1) * cfg.v0;
+      out.pos[d * n + i] = cell[d] * w + (site[d] + 0.25 + 0.5 * rng.uniform()) * h;
+      out.vel[d * n + i] = (2 * rng.uniform() - 1) * cfg.v0;
     }
   }
   return out;
-}
-
-double serial_forces(const config& cfg, std::vector<probe>& all) {
-  const constants k(cfg);
-  std::sort(all.begin(), all.end(), [](const probe& p, const probe& q) { return p.id < q.id; });
-  double box[3];
-  for (int d = 0; d < 3; ++d) box[d] = cfg.cells[static_cast<std::size_t>(d)] * cfg.cell_width();
-  for (probe& p : all) std::fill(std::begin(p.acc), std::end(p.acc), 0.0);
-  double u = 0;
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    for (std::size_t j = i + 1; j < all.size(); ++j) {
-      double d[3], r2 = 0;
-      for (int c = 0; c < 3; ++c) {
-        d[c] = all[i].pos[c] - all[j].pos[c];
-        d[c] -= box[c] * std::nearbyint(d[c] / box[c]);
-        r2 += d[c] * d[c];
-      }
-      if (r2 >= k.rc2 || r2 < too_close2) continue;
-      const double r = std::sqrt(r2);
-      const double s = k.ka / std::pow(r, 13) - k.kb / std::pow(r, 7);
-      u += k.ka11 / std::pow(r, 11) - k.kb5 / std::pow(r, 5) - k.ushift;
-      for (int c = 0; c < 3; ++c) {
-        all[i].acc[c] += s * d[c];
-        all[j].acc[c] -= s * d[c];
-      }
-    }
-  }
-  return u;
 }
 
 }  // namespace leanmd

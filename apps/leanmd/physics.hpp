@@ -56,13 +56,16 @@ struct config {
   }
 };
 
+/// Pairs closer than this are skipped, as Charm++'s LeanMD skips them (coincident atoms).
+inline constexpr double too_close2 = 0.001;
+
 /// The kernel's constants, derived from the configuration.
 struct constants {
   explicit constants(const config& c);
-  double ka, kb;    ///< acceleration: (ka / r^13 - kb / r^7) r_vec
-  double ka11, kb5;  ///< potential: ka11 / r^11 - kb5 / r^5
-  double rc2;       ///< cutoff squared
-  double ushift;    ///< the unshifted potential at the cutoff
+  double ka, kb;       ///< acceleration: (ka / r^13 - kb / r^7) r_vec
+  double ka11, kb5;    ///< potential: ka11 / r^11 - kb5 / r^5
+  double rc2;          ///< cutoff squared
+  double ushift;       ///< the unshifted potential at the cutoff
   double ev_per_unit;  ///< eV per unit of per-mass energy (Å²/fs²)
 };
 
@@ -95,7 +98,7 @@ struct travellers {
   std::vector<std::int64_t> id;
   std::vector<double> state;
   void add(const atoms& from, int i) {
-    const auto n = static_cast<std::size_t>(from.size()), k = static_cast<std::size_t>(i);
+    const std::size_t n = from.size(), k = i;
     id.push_back(from.id[k]);
     for (std::size_t c = 0; c < 3; ++c) state.push_back(from.pos[c * n + k]);
     for (std::size_t c = 0; c < 3; ++c) state.push_back(from.vel[c * n + k]);
