@@ -1,7 +1,9 @@
 # Convenience wrapper around the CMake presets. `make demo` and `make test`
 # are the two commands the README promises work on a fresh machine.
 JOBS ?= 2
-DEMO_ARGS ?= 11
+# LeanMD on all cores: 4x4x4 cells of 100 to 500 atoms (an imbalanced box),
+# 400 steps, GreedyRefine every 100 steps; 15-20 s on 2 cores.
+DEMO_ARGS ?= 4 4 4 400 --atoms 100:500 --print-every 25 +balancer GreedyRefine --lb-period 100
 
 .PHONY: deps demo test test-asan test-tsan bench bench-compare clean
 
@@ -10,8 +12,8 @@ deps:
 
 demo: deps
 	cmake --preset release >/dev/null
-	cmake --build --preset release -j $(JOBS) --target nqueens
-	./build/release/examples/nqueens $(DEMO_ARGS)
+	cmake --build --preset release -j $(JOBS) --target leanmd
+	./build/release/apps/leanmd/leanmd $(DEMO_ARGS)
 
 test: deps
 	cmake --preset debug >/dev/null
