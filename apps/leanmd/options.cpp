@@ -27,7 +27,8 @@ constexpr const char* usage = R"(usage: leanmd [X Y Z [STEPS]] [options] [+p N a
   --v0 V                initial velocity components uniform in [-V, V] A/fs (default 0.005)
   --dt T                time step in fs (default 1)
   --tolerance T         largest relative drift of the total energy before the run fails (default 1e-5)
-  --multicast KIND      section (one message per PE, shared positions) [default] or direct (one per compute)
+  --multicast KIND      section: a section multicast, one message per PE [default]; direct: one message
+                        per compute (either way the computes of a process share one copy of the positions)
   --verify-forces / --no-verify-forces
                         check the forces against a serial O(N^2) computation at the first and last step
                         (default: on up to 30000 atoms)

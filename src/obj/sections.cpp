@@ -33,7 +33,8 @@ section_table& sections() {
 namespace {
 
 // The PEs hosting members and each one's keys; every process computes the same.
-std::unique_ptr<section_desc> build_section(std::uint32_t id, const collection_desc* array, std::vector<index_storage> keys) {
+std::unique_ptr<section_desc> build_section(std::uint32_t id, const collection_desc* array, std::vector<index_storage> keys,
+                                            std::uint32_t maker_pe) {
   std::sort(keys.begin(), keys.end(), [](const index_storage& a, const index_storage& b) {
     return std::lexicographical_compare(std::begin(a.v), std::end(a.v), std::begin(b.v), std::end(b.v));
   });
@@ -55,9 +56,11 @@ std::unique_ptr<section_desc> build_section(std::uint32_t id, const collection_d
   }
   for (std::uint32_t pe = 0; pe < pes; ++pe) {
     if (by_pe[pe].empty()) continue;
+    if (pe == maker_pe) d->root = static_cast<std::uint32_t>(d->pes.size());
     d->pes.push_back(pe);
     d->keys_by_rank.push_back(std::move(by_pe[pe]));
   }
+  for (std::size_t r = 0; r < d->pes.size(); ++r) d->tree_pes.push_back(d->pes[(r + d->root) % d->pes.size()]);
   return d;
 }
 
@@ -69,8 +72,9 @@ std::vector<index_storage> section_keys(const section_desc* d) {
 }
 
 // Registers a section made elsewhere and releases the multicasts that waited for it.
-const section_desc* adopt_section(std::uint32_t id, const collection_desc* array, std::vector<index_storage> keys) {
-  auto d = build_section(id, array, std::move(keys));
+const section_desc* adopt_section(std::uint32_t id, const collection_desc* array, std::vector<index_storage> keys,
+                                  std::uint32_t maker_pe) {
+  auto d = build_section(id, array, std::move(keys), maker_pe);
   std::vector<message*> released;
   const section_desc* result = nullptr;
   {
@@ -88,8 +92,9 @@ const section_desc* adopt_section(std::uint32_t id, const collection_desc* array
   return result;
 }
 
-void register_remote_section(std::uint32_t id, collection_wire array, std::vector<index_storage> keys) {
-  adopt_section(id, ensure_collection(array), std::move(keys));
+void register_remote_section(std::uint32_t id, collection_wire array, std::vector<index_storage> keys,
+                             std::uint32_t maker_pe) {
+  adopt_section(id, ensure_collection(array), std::move(keys), maker_pe);
 }
 
 }  // namespace
@@ -101,12 +106,13 @@ const section_desc* new_section(const collection_desc* array, std::vector<index_
     std::lock_guard lock(t.mutex);
     id = program_wide_id(t.next_seq++);
   }
-  const section_desc* d = adopt_section(id, array, std::move(keys));
+  const std::uint32_t maker = tls_pe->id();
+  const section_desc* d = adopt_section(id, array, std::move(keys), maker);
   runtime_state& rt = tls_pe->runtime();
   if (rt.num_nodes > 1) {
     std::vector<index_storage> all = section_keys(d);
     for (std::uint32_t node = 0; node < rt.num_nodes; ++node)
-      if (node != rt.my_node) post_control_uncounted<&register_remote_section>(rt.first_pe_of(node), id, to_wire(array), all);
+      if (node != rt.my_node) post_control_uncounted<&register_remote_section>(rt.first_pe_of(node), id, to_wire(array), all, maker);
   }
   return d;
 }
@@ -127,14 +133,16 @@ void pup_section(pup_er& p, const section_desc*& d) {
   }
   collection_wire array;
   std::vector<index_storage> keys;
+  std::uint32_t root_pe = 0;  // rebuilding with the root as maker gives the same root
   if (!p.is_unpacking()) {
     array = to_wire(d->array);
     keys = section_keys(d);
+    root_pe = d->pes.empty() ? 0 : d->pes[d->root];
   }
-  p | array | keys;
+  p | array | keys | root_pe;
   if (p.is_unpacking()) {
     d = find_section(id);
-    if (!d) d = adopt_section(id, ensure_collection(array), std::move(keys));
+    if (!d) d = adopt_section(id, ensure_collection(array), std::move(keys), root_pe);
   }
 }
 
@@ -168,8 +176,10 @@ void deliver_section(pe_objects& objs, message* m) noexcept {
   }
   auto rank = static_cast<std::uint32_t>(pos - sec->pes.begin());
   if (!(m->flags & work_forwarded)) {
-    member_tree tree{sec->pes, tls_pe->runtime().ppn, tls_pe->runtime().opts.bfactor};
-    tree.for_each_child(rank, [&](std::uint32_t child) { forward_copy(m, sec->pes[child]); });
+    // The tree is over the PEs in rank order turned so that the root comes first.
+    const auto n = static_cast<std::uint32_t>(sec->pes.size());
+    member_tree tree{sec->tree_pes, tls_pe->runtime().ppn, tls_pe->runtime().opts.bfactor};
+    tree.for_each_child((rank + n - sec->root) % n, [&](std::uint32_t child) { forward_copy(m, sec->tree_pes[child]); });
     m->flags |= work_forwarded;
   }
   const collection_desc* d = lc->desc;

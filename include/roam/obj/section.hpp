@@ -1,8 +1,9 @@
 #pragma once
 /// Array sections: a proxy naming a fixed subset of an array's elements. A
 /// multicast to a section sends one message per PE that hosts members, down a
-/// spanning tree of those PEs; every member runs the entry exactly once, and
-/// all members see the multicasts to one section in the same order. Sections
+/// spanning tree of those PEs rooted at the PE that made the section (when it
+/// hosts members; else the lowest); every member runs the entry exactly once,
+/// and all members see the multicasts to one section in the same order. Sections
 /// of one array may overlap. Elements contribute to section reductions with
 /// `contribute(section, value, reducer, callback)`.
 #include <cstdint>
@@ -78,7 +79,7 @@ class section_proxy : public detail::fan_out_sender<section_proxy<T>, T> {
   friend class detail::fan_out_sender<section_proxy<T>, T>;
   bool fan_out_root(std::uint32_t& pe) const noexcept {
     if (!desc_ || desc_->pes.empty()) return false;  // an empty section: nothing to deliver
-    pe = desc_->pes.front();
+    pe = desc_->pes[desc_->root];
     return true;
   }
   void address(detail::message* m) const noexcept {

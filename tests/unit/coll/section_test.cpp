@@ -127,3 +127,67 @@ TEST(sections, a_group_section_multicasts_and_reduces_over_its_pes_only) {
   EXPECT_EQ(got, (std::vector<std::uint32_t>{1, 3}));
   EXPECT_EQ(g_group_hits.load(), 2);
 }
+
+// ---- the multicast tree is rooted at the PE that made the section ---------------
+
+namespace {
+std::mutex g_rooted_mutex;
+std::map<int, std::vector<int>> g_rooted;  // member -> tags, in arrival order
+
+struct listener : roam::element<listener> {
+  void tag(int t) {
+    std::lock_guard lock(g_rooted_mutex);
+    g_rooted[this_index()[0]].push_back(t);
+  }
+};
+
+// One per PE (block map over as many elements as PEs).
+struct maker : roam::element<maker> {
+  // Makes a section of every listener and reports the PE its tree starts at.
+  void make(roam::array_proxy<listener> all, int n, roam::callback<std::vector<std::vector<int>>> where) {
+    std::vector<roam::index<1>> members;
+    for (int i = 0; i < n; ++i) members.push_back({i});
+    auto s = roam::section_proxy<listener>::of(all, members);
+    const auto* d = s.descriptor();
+    contribute(std::vector<int>{static_cast<int>(roam::my_pe().value()), static_cast<int>(d->pes[d->root])},
+               roam::concat, where);
+  }
+  // Every maker multicasts to the same section: `count` tags of its own.
+  void flood(roam::section_proxy<listener> s, int count) {
+    for (int t = 0; t < count; ++t) s.send<&listener::tag>(this_index()[0] * 1000 + t);
+  }
+};
+}  // namespace
+
+TEST(sections, a_multicast_tree_starts_where_the_section_was_made_and_keeps_one_order_p4) {
+  constexpr int n = 24, per_sender = 30;
+  const unsigned pes = 4;
+  g_rooted.clear();
+  std::vector<std::vector<int>> roots;
+  int rc = run_on(pes, [&](const roam::args&) -> roam::task<> {
+    auto listeners = roam::create_array<listener>(roam::array_options<1>({n}, roam::custom_map<&scatter>()));
+    auto makers = roam::create_array<maker>(roam::index<1>{static_cast<int>(pes)});
+    auto [fr, pr] = roam::make_future<std::vector<std::vector<int>>>();
+    makers.send<&maker::make>(listeners, n, roam::callback<std::vector<std::vector<int>>>::to_future(pr));
+    roots = co_await fr;
+    // One section (made here, on PE 0), flooded from every PE at once.
+    std::vector<roam::index<1>> members;
+    for (int i = 0; i < n; ++i) members.push_back({i});
+    auto shared = roam::section_proxy<listener>::of(listeners, members);
+    makers.send<&maker::flood>(shared, per_sender);
+    co_await roam::quiescence();
+    roam::exit(0);
+  });
+  ASSERT_EQ(rc, 0);
+  ASSERT_EQ(roots.size(), pes);
+  for (const auto& r : roots) EXPECT_EQ(r[0], r[1]) << "the section made on pe " << r[0] << " starts its tree elsewhere";
+  // Four senders on four PEs, one section: every listener sees all 120 tags,
+  // each sender's in its order, and all listeners the same interleaving.
+  ASSERT_EQ(g_rooted.size(), static_cast<std::size_t>(n));
+  for (const auto& [i, tags] : g_rooted) {
+    EXPECT_EQ(tags.size(), static_cast<std::size_t>(pes * per_sender)) << "listener " << i;
+    EXPECT_EQ(tags, g_rooted.begin()->second) << "listener " << i << " saw another order";
+    std::map<int, int> next;
+    for (int t : tags) EXPECT_EQ(t % 1000, next[t / 1000]++) << "listener " << i;
+  }
+}

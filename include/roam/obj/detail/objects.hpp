@@ -160,6 +160,12 @@ struct section_desc {
   std::vector<std::uint32_t> pes;                         ///< PEs hosting members, ascending
   std::vector<std::vector<index_storage>> keys_by_rank;  ///< member indices per PE (by tree rank); a group's: the PE
   std::uint64_t size = 0;
+  /// Rank in `pes` of the multicast tree's root: the PE that made the
+  /// section when it hosts members (an object multicasting to neighbours
+  /// near it starts on its own PE), else the lowest. One root per section
+  /// keeps every member seeing the multicasts in one order.
+  std::uint32_t root = 0;
+  std::vector<std::uint32_t> tree_pes;  ///< `pes` turned so that the root comes first: the tree's members by tree rank
 };
 /// Builds and registers a section of `array` from member indices (a group's:
 /// the PE in v[0]; duplicates ignored), and tells every other process about it.
