@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <tuple>
 
 #include "leanmd.hpp"
 #include "options.hpp"
@@ -12,6 +13,7 @@ roam::task<> driver::run(roam::promise<int> exit_code) {
   const constants k(*cfg);
   double first = 0, worst = 0, force_error = 0, stepping = 0, final = 0;
   long moved = 0;
+  std::vector<std::tuple<int, double, std::vector<std::vector<probe>>>> checks;  // (step, potential, atoms)
   auto last = busy_clock::now();
   int last_step = 0;
   std::uint32_t balanced = 0;
@@ -42,30 +44,31 @@ roam::task<> driver::run(roam::promise<int> exit_code) {
     std::fflush(stdout);
     stepping += std::chrono::duration<double>(now - last).count();
     last_step = s;
-    if (cfg->verify_forces && (s == 0 || s == cfg->steps)) {
-      auto gathered = std::get<1>(co_await probes.receive(s));
-      std::vector<probe> all, serial;
-      for (auto& v : gathered) all.insert(all.end(), v.begin(), v.end());
-      serial = all;
-      const double u = serial_forces(*cfg, serial);
-      std::sort(all.begin(), all.end(), [](const probe& p, const probe& q) { return p.id < q.id; });
-      double largest = 0, diff = 0;
-      for (std::size_t i = 0; i < all.size(); ++i)
-        for (int c = 0; c < 3; ++c) {
-          largest = std::max(largest, std::abs(serial[i].acc[c]));
-          diff = std::max(diff, std::abs(serial[i].acc[c] - all[i].acc[c]));
-        }
-      const double e_diff = std::abs(u - e[1]) / std::max(std::abs(u), 1e-300);
-      force_error = std::max({force_error, largest > 0 ? diff / largest : diff, e_diff});
-      std::printf(
-          "step %5d serial O(N^2) check of %zu atoms: max force difference %.2e of the largest force, potential "
-          "%.2e\n",
-          s, all.size(), largest > 0 ? diff / largest : diff, e_diff);
-    }
-    // Time per step leaves the checks out. (Lines after a report may show a
-    // short interval when that report arrived late behind the next steps'
-    // work; the total, from the driver's start, is exact.)
-    last = busy_clock::now();
+    if (cfg->verify_forces && (s == 0 || s == cfg->steps))
+      checks.emplace_back(s, e[1], std::get<1>(co_await probes.receive(s)));
+    // (A line after a report that arrived late, behind later steps' work,
+    // shows a short interval; the total, from the driver's start, is exact.)
+    last = now;
+  }
+  // The serial checks run after the last step: done at step 0, their second
+  // of PE 0's time would count as load for the first balancing step.
+  for (auto& [s, potential, gathered] : checks) {
+    std::vector<probe> all, serial;
+    for (auto& v : gathered) all.insert(all.end(), v.begin(), v.end());
+    serial = all;
+    const double u = serial_forces(*cfg, serial);
+    std::sort(all.begin(), all.end(), [](const probe& p, const probe& q) { return p.id < q.id; });
+    double largest = 0, diff = 0;
+    for (std::size_t i = 0; i < all.size(); ++i)
+      for (int c = 0; c < 3; ++c) {
+        largest = std::max(largest, std::abs(serial[i].acc[c]));
+        diff = std::max(diff, std::abs(serial[i].acc[c] - all[i].acc[c]));
+      }
+    const double e_diff = std::abs(u - potential) / std::max(std::abs(u), 1e-300);
+    force_error = std::max({force_error, largest > 0 ? diff / largest : diff, e_diff});
+    std::printf(
+        "step %5d serial O(N^2) check of %zu atoms: max force difference %.2e of the largest force, potential %.2e\n",
+        s, all.size(), largest > 0 ? diff / largest : diff, e_diff);
   }
   const bool energy_ok = worst <= cfg->tolerance;
   const bool forces_ok = force_error <= 1e-10;

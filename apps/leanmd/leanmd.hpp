@@ -57,7 +57,9 @@ inline int slots() { return width() * width() * width(); }
 inline std::array<int, 3> offset_of(int slot) {
   return {slot / (width() * width()) - cfg->k, slot / width() % width() - cfg->k, slot % width() - cfg->k};
 }
-inline int slot_of(std::array<int, 3> d) { return ((d[0] + cfg->k) * width() + d[1] + cfg->k) * width() + d[2] + cfg->k; }
+inline int slot_of(std::array<int, 3> d) {
+  return ((d[0] + cfg->k) * width() + d[1] + cfg->k) * width() + d[2] + cfg->k;
+}
 inline compute_index compute_of(const cell_index& c, int slot) {
   const auto d = offset_of(slot);
   if (slot >= slots() / 2) return {c[0], c[1], c[2], c[0] + d[0], c[1] + d[1], c[2] + d[2]};
