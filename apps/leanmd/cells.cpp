@@ -22,17 +22,24 @@ roam::task<> cell::run() {
   std::vector<travellers> in;
   for (;; ++step_) {
     if (!synced_) {
+      if (step_ == 0 && cfg->reduce_forces)  // each compute learns the sections it contributes to
+        for (int s = 0; s < n_slots; ++s)
+          computes_[compute_of(this_index(), s)].send<&compute::joined>(number_of(this_index()), section_);
       atoms_.sort_by_x();
       send_positions();
-      for (int k = 0; k < n_slots; ++k) {
-        auto [s, slot, acc, u] = co_await forces.receive(step_);
-        by_slot[slot] = std::move(acc);
-        potential_by_slot[slot] = u;
-      }
-      const auto t0 = busy_clock::now();
       std::vector<double> acc(atoms_.pos.size(), 0.0);
       double potential = 0;
-      for (int slot = 0; slot < n_slots; ++slot) {  // slot order: the same sum on any PE count
+      if (cfg->reduce_forces) {
+        std::tie(acc, potential) = std::get<1>(co_await summed.receive(step_));
+      } else {
+        for (int k = 0; k < n_slots; ++k) {
+          auto [s, slot, f, u] = co_await forces.receive(step_);
+          by_slot[slot] = std::move(f);
+          potential_by_slot[slot] = u;
+        }
+      }
+      const auto t0 = busy_clock::now();
+      for (int slot = 0; slot < n_slots && !cfg->reduce_forces; ++slot) {  // slot order: the same sum on any PE count
         const auto& f = by_slot[slot];
         for (std::size_t i = 0; i < acc.size(); ++i) acc[i] += f[i];
         potential += potential_by_slot[slot];

@@ -14,6 +14,12 @@ roam::task<> compute::run() {
   const double shift[3] = {(i[3] - b[0]) * w, (i[4] - b[1]) * w, (i[5] - b[2]) * w};
   for (;; ++step_) {
     if (!synced_) {
+      if (step_ == 0 && cfg->reduce_forces) {
+        for (int n = 0; n < (self ? 1 : 2); ++n) {
+          auto [from, section] = co_await joined;
+          (from == number_of(a) ? of_a_ : of_b_) = section;
+        }
+      }
       auto [s1, from1, p1] = co_await positions.receive(step_);
       const auto t0 = busy_clock::now();
       if (self) {
@@ -21,7 +27,10 @@ roam::task<> compute::run() {
         roam::buffer<double> f(p1.size());
         const double u = self_forces(k, p1.data(), n, f.mutable_data());
         busy_ += std::chrono::duration<double>(busy_clock::now() - t0).count();
-        cells_[a].send<&cell::forces>(step_, slot_of({0, 0, 0}), std::move(f), u);
+        if (cfg->reduce_forces)
+          reduce(of_a_, a, f, u);
+        else
+          cells_[a].send<&cell::forces>(step_, slot_of({0, 0, 0}), std::move(f), u);
       } else {
         auto [s2, from2, p2] = co_await positions.receive(step_);
         const auto t1 = busy_clock::now();
@@ -30,8 +39,13 @@ roam::task<> compute::run() {
         roam::buffer<double> fa(p1.size()), fb(p2.size());
         const double u = pair_forces(k, p1.data(), na, p2.data(), nb, shift, fa.mutable_data(), fb.mutable_data());
         busy_ += std::chrono::duration<double>(busy_clock::now() - t1).count();
-        cells_[a].send<&cell::forces>(step_, slot_of(d), std::move(fa), u);
-        cells_[b].send<&cell::forces>(step_, slot_of({-d[0], -d[1], -d[2]}), std::move(fb), 0.0);
+        if (cfg->reduce_forces) {
+          reduce(of_a_, a, fa, u);
+          reduce(of_b_, b, fb, 0.0);
+        } else {
+          cells_[a].send<&cell::forces>(step_, slot_of(d), std::move(fa), u);
+          cells_[b].send<&cell::forces>(step_, slot_of({-d[0], -d[1], -d[2]}), std::move(fb), 0.0);
+        }
       }
       if (report_step(step_))
         contribute(busy_by_pe(busy_), roam::sum,
@@ -47,6 +61,15 @@ roam::task<> compute::run() {
       synced_ = false;
     }
   }
+}
+
+// --forces reduction: a sum over the cell's section instead of a message to
+// the cell (combined on each PE first; not in a fixed order).
+void compute::reduce(const roam::section_proxy<compute>& to, const cell_index& c, const roam::buffer<double>& f,
+                     double u) {
+  using sums = std::tuple<std::vector<double>, double>;
+  contribute(to, sums{std::vector<double>(f.begin(), f.end()), u}, roam::tuple_of(roam::sum, roam::sum),
+             roam::callback<sums>::to<&cell::summed>(cells_[c], step_));
 }
 
 }  // namespace leanmd

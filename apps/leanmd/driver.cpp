@@ -33,8 +33,8 @@ roam::task<> driver::run(roam::promise<int> exit_code) {
     const double avg = std::accumulate(busy.begin(), busy.end(), 0.0) / static_cast<double>(busy.size());
     const double imbalance = avg > 0 ? *std::max_element(busy.begin(), busy.end()) / avg : 1.0;
     moved += static_cast<long>(e[2]);
-    std::printf("step %5d %7.2f ms/step  E %.10f = K %.10f + U %+.2e eV (drift %+.1e)  load max/avg %.3f", s, ms,
-                total, e[0] * k.ev_per_unit, e[1] * k.ev_per_unit, drift, imbalance);
+    std::printf("step %5d %7.2f ms/step  E %.10f = K %.10f + U %+.2e eV (drift %+.1e)  load max/avg %.3f", s, ms, total,
+                e[0] * k.ev_per_unit, e[1] * k.ev_per_unit, drift, imbalance);
     if (e[2] > 0) std::printf("  %.0f atoms moved", e[2]);
     if (roam::load_balancing_steps() != balanced) {
       std::printf("  [balancing steps: %u]", roam::load_balancing_steps());

@@ -21,6 +21,7 @@
 // Positions travel as roam::buffer: a multicast shares one copy in a process.
 #include <array>
 #include <chrono>
+#include <tuple>
 #include <vector>
 
 #include <roam/roam.hpp>
@@ -82,15 +83,17 @@ struct compute;
 
 struct cell : roam::element<cell, cell_index> {
   static constexpr auto restart_entry() { return &cell::run; }
-  roam::mailbox<int, int, roam::buffer<double>, double> forces;  // (step, slot, accelerations, potential)
-  roam::mailbox<int, travellers> arrivals;                       // (step, atoms that moved in)
-  roam::mailbox<int> resumed;                                    // (step) after a balancing step
+  roam::mailbox<int, int, roam::buffer<double>, double> forces;        // (step, slot, accelerations, potential)
+  roam::mailbox<int, travellers> arrivals;                             // (step, atoms that moved in)
+  roam::mailbox<int> resumed;                                          // (step) after a balancing step
+  roam::mailbox<int, std::tuple<std::vector<double>, double>> summed;  // (step, forces) with --forces reduction
 
   cell() = default;
   explicit cell(roam::migrating) {}
   cell(roam::array_proxy<compute> computes, roam::chare_proxy<driver> d);
   void pup(roam::pup_er& p) {
-    p | forces | arrivals | resumed | computes_ | section_ | driver_ | atoms_ | step_ | synced_ | busy_;
+    p | forces | arrivals | resumed | summed | computes_ | section_ | driver_ | atoms_ | step_ | synced_ | busy_ |
+        moved_;
   }
   void resume_from_sync() { this_proxy().send<&cell::resumed>(step_); }
   roam::task<> run();
@@ -116,17 +119,23 @@ struct compute : roam::element<compute, compute_index> {
   static constexpr auto restart_entry() { return &compute::run; }
   roam::mailbox<int, int, roam::buffer<double>> positions;  // (step, cell number, positions)
   roam::mailbox<int> resumed;
+  roam::mailbox<int, roam::section_proxy<compute>> joined;  // (cell number, its section) with --forces reduction
 
   compute() = default;
   explicit compute(roam::migrating) {}
   compute(roam::array_proxy<cell> cells, roam::chare_proxy<driver> d) : cells_(cells), driver_(d) {}
-  void pup(roam::pup_er& p) { p | positions | resumed | cells_ | driver_ | step_ | synced_ | busy_; }
+  void pup(roam::pup_er& p) {
+    p | positions | resumed | joined | cells_ | driver_ | of_a_ | of_b_ | step_ | synced_ | busy_;
+  }
   void resume_from_sync() { this_proxy().send<&compute::resumed>(step_); }
   roam::task<> run();
 
  private:
+  void reduce(const roam::section_proxy<compute>& to, const cell_index& c, const roam::buffer<double>& f, double u);
+
   roam::array_proxy<cell> cells_;
   roam::chare_proxy<driver> driver_;
+  roam::section_proxy<compute> of_a_, of_b_;  // the sections of its cells, with --forces reduction
   int step_ = 0;
   bool synced_ = false;
   double busy_ = 0;

@@ -29,6 +29,8 @@ constexpr const char* usage = R"(usage: leanmd [X Y Z [STEPS]] [options] [+p N a
   --tolerance T         largest relative drift of the total energy before the run fails (default 1e-5)
   --multicast KIND      section: a section multicast, one message per PE [default]; direct: one message
                         per compute (either way the computes of a process share one copy of the positions)
+  --forces KIND         count: each compute sends each cell its forces, summed in slot order (the same bits
+                        on any PE count) [default]; reduction: a section reduction per cell and step
   --verify-forces / --no-verify-forces
                         check the forces against a serial O(N^2) computation at the first and last step
                         (default: on up to 30000 atoms)
@@ -119,6 +121,12 @@ std::optional<config> parse_options(const roam::args& a, int& exit_code) {
         c.section_multicast = v == "section";
       else if (error.empty())
         error = "--multicast: '" + v + "' is not section or direct";
+    } else if (o == "--forces") {
+      const std::string v = value(i);
+      if (v == "count" || v == "reduction")
+        c.reduce_forces = v == "reduction";
+      else if (error.empty())
+        error = "--forces: '" + v + "' is not count or reduction";
     } else if (o == "--verify-forces" || o == "--no-verify-forces") {
       c.verify_forces = o == "--verify-forces";
       verify_given = true;
@@ -171,10 +179,10 @@ void print_configuration(const config& c) {
               c.cells[0], c.cells[1], c.cells[2], c.cell_width(), c.preset.c_str(), total,
               c.cell_count() * (w * w * w / 2 + 1), c.steps, c.dt, roam::num_pes());
   std::printf(
-      "leanmd: cutoff %g A, A = %g, B = %g, atoms change cells every %d steps, %s, %s multicast\n", c.cutoff, c.A, c.B,
-      c.migrate_every,
+      "leanmd: cutoff %g A, A = %g, B = %g, atoms change cells every %d steps, %s, %s multicast, forces %s\n", c.cutoff,
+      c.A, c.B, c.migrate_every,
       c.lb_period > 0 ? ("at_sync every " + std::to_string(c.lb_period) + " steps").c_str() : "no load balancing",
-      c.section_multicast ? "section" : "direct");
+      c.section_multicast ? "section" : "direct", c.reduce_forces ? "reduced" : "counted");
   std::fflush(stdout);
 }
 

@@ -41,12 +41,13 @@ struct config {
   double tolerance = 1e-5;  ///< largest relative drift of the total energy
   bool verify_forces = true;
   bool section_multicast = true;  ///< positions to computes by section multicast, else one send each
+  bool reduce_forces = false;     ///< forces back by section reductions, else one message per compute
 
   template <class P>
   void pup(P& p) {
     p | preset | cells | k | steps | A | B | atoms_first | atoms_last | cutoff | margin | dt | mass | v0 |
         migrate_every | lb_period | print_every | checkpoint_every | seed | tolerance | verify_forces |
-        section_multicast;
+        section_multicast | reduce_forces;
   }
   double cell_width() const { return (cutoff + margin) / k; }
   int cell_count() const { return cells[0] * cells[1] * cells[2]; }
