@@ -29,8 +29,9 @@ constexpr const char* usage = R"(usage: leanmd [X Y Z [STEPS]] [options] [+p N a
   --tolerance T         largest relative drift of the total energy before the run fails (default 1e-5)
   --multicast KIND      section: a section multicast, one message per PE [default]; direct: one message
                         per compute (either way the computes of a process share one copy of the positions)
-  --forces KIND         count: each compute sends each cell its forces, summed in slot order (the same bits
-                        on any PE count) [default]; reduction: a section reduction per cell and step
+  --forces KIND         reduction: a section reduction per cell and step (3-10% faster) [default];
+                        count: each compute sends each cell its forces, summed in slot order, so the
+                        energies are the same to the last bit on any number of PEs and processes
   --verify-forces / --no-verify-forces
                         check the forces against a serial O(N^2) computation at the first and last step
                         (default: on up to 30000 atoms)

@@ -41,7 +41,7 @@ struct config {
   double tolerance = 1e-5;  ///< largest relative drift of the total energy
   bool verify_forces = true;
   bool section_multicast = true;  ///< positions to computes by section multicast, else one send each
-  bool reduce_forces = false;     ///< forces back by section reductions, else one message per compute
+  bool reduce_forces = true;      ///< forces back by section reductions, else one message per compute (same bits)
 
   template <class P>
   void pup(P& p) {
