@@ -21,6 +21,12 @@ roam::task<> compute::run() {
         }
       }
       auto [s1, from1, p1] = co_await positions.receive(step_);
+      roam::buffer<double> p2;  // the second cell's positions (a pair compute)
+      if (!self) {
+        auto [s2, from2, second] = co_await positions.receive(step_);
+        p2 = std::move(second);
+        if (from1 != number_of(a)) std::swap(p1, p2);
+      }
       const auto t0 = busy_clock::now();
       if (self) {
         const int n = static_cast<int>(p1.size() / 3);
@@ -32,13 +38,10 @@ roam::task<> compute::run() {
         else
           cells_[a].send<&cell::forces>(step_, slot_of({0, 0, 0}), std::move(f), u);
       } else {
-        auto [s2, from2, p2] = co_await positions.receive(step_);
-        const auto t1 = busy_clock::now();
-        if (from1 != number_of(a)) std::swap(p1, p2);
         const int na = static_cast<int>(p1.size() / 3), nb = static_cast<int>(p2.size() / 3);
         roam::buffer<double> fa(p1.size()), fb(p2.size());
         const double u = pair_forces(k, p1.data(), na, p2.data(), nb, shift, fa.mutable_data(), fb.mutable_data());
-        busy_ += std::chrono::duration<double>(busy_clock::now() - t1).count();
+        busy_ += std::chrono::duration<double>(busy_clock::now() - t0).count();
         if (cfg->reduce_forces) {
           reduce(of_a_, a, fa, u);
           reduce(of_b_, b, fb, 0.0);

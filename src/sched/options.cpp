@@ -29,6 +29,15 @@ std::string parse_uint(std::string_view text, std::uint64_t max, std::uint64_t& 
   return {};
 }
 
+// An integer in [min, max], for options that count something.
+std::string parse_count(std::string_view text, std::uint64_t min, std::uint64_t max, std::uint32_t& out) {
+  std::uint64_t n = 0;
+  auto e = parse_uint(text, max, n);
+  if (e.empty() && n < min) e = "expects at least " + std::to_string(min);
+  if (e.empty()) out = static_cast<std::uint32_t>(n);
+  return e;
+}
+
 std::string parse_flag(std::string_view text, bool& out) {
   if (text.empty() || text == "1" || text == "yes" || text == "true" || text == "on") out = true;
   else if (text == "0" || text == "no" || text == "false" || text == "off") out = false;
@@ -108,13 +117,7 @@ const std::vector<option_spec>& specs() {
        "at exit, each PE prints how often it idled, slept and was woken, and the wake-up latency",
        [](runtime_options& o, std::string_view v) { return parse_flag(v, o.idle_stats); }},
       {"bfactor", "ROAM_BFACTOR", "K", "branching factor of the spanning trees of collectives (default 4)",
-       [](runtime_options& o, std::string_view v) {
-         std::uint64_t n = 0;
-         auto e = parse_uint(v, 64, n);
-         if (e.empty() && n < 2) e = "expects at least 2";
-         o.bfactor = static_cast<std::uint32_t>(n);
-         return e;
-       }},
+       [](runtime_options& o, std::string_view v) { return parse_count(v, 2, 64, o.bfactor); }},
       {"ulstack", "ROAM_ULSTACK", "BYTES",
        "stack size of each user-level thread (threaded entry methods); K, M suffixes allowed (default 256K)",
        [](runtime_options& o, std::string_view v) {
@@ -189,13 +192,7 @@ const std::vector<option_spec>& specs() {
       {"LBGroupFanout", "ROAM_LBGROUPFANOUT", "F",
        "with more than F groups (default 64), Hierarchical steps add a level: groups of F groups, each with its own "
        "leader, between the groups and PE 0",
-       [](runtime_options& o, std::string_view v) {
-         std::uint64_t n = 0;
-         auto e = parse_uint(v, 1u << 20, n);
-         if (e.empty() && n < 2) e = "expects at least 2";
-         o.lb_group_fanout = static_cast<std::uint32_t>(n);
-         return e;
-       }},
+       [](runtime_options& o, std::string_view v) { return parse_count(v, 2, 1u << 20, o.lb_group_fanout); }},
       {"LBCpuTime", "ROAM_LBCPUTIME", "",
        "load balancing measures each object's CPU time (two system calls per entry) instead of its wall time, so that "
        "time the PE's thread lost to other processes is not counted as the object's",
@@ -203,13 +200,7 @@ const std::vector<option_spec>& specs() {
       {"LBGroupPEs", "ROAM_LBGROUPPES", "G",
        "PEs per group when the Hierarchical strategy balances (default: the PEs of one process); with more than one "
        "group the step runs distributed: no PE gathers every object's load",
-       [](runtime_options& o, std::string_view v) {
-         std::uint64_t n = 0;
-         auto e = parse_uint(v, 1u << 20, n);
-         if (e.empty() && n == 0) e = "expects at least 1";
-         o.lb_group_pes = static_cast<std::uint32_t>(n);
-         return e;
-       }},
+       [](runtime_options& o, std::string_view v) { return parse_count(v, 1, 1u << 20, o.lb_group_pes); }},
       {"help", "", "", "print these options and exit",
        [](runtime_options& o, std::string_view) {
          o.help = true;
