@@ -21,7 +21,7 @@ roam::task<> cell::run() {
   std::vector<double> potential_by_slot(n_slots);
   std::vector<travellers> in;
   for (;; ++step_) {
-    if (!synced_) {
+    if (!synced_ && !paused_) {
       if (step_ == 0 && cfg->reduce_forces)  // each compute learns the sections it contributes to
         for (int s = 0; s < n_slots; ++s)
           computes_[compute_of(this_index(), s)].send<&compute::joined>(number_of(this_index()), section_);
@@ -58,10 +58,19 @@ roam::task<> cell::run() {
         synced_ = true;
         at_sync();
       }
+      if (checkpoint_after(step_)) {  // the driver checkpoints once every cell is here, then resumes them
+        paused_ = true;
+        contribute(roam::callback<void>::to<&driver::paused>(driver_, step_));
+      }
     }
+    // A balancing step's resume comes before a checkpoint's: the checkpoint waits for quiescence.
     if (synced_) {
       co_await resumed.receive(step_);
       synced_ = false;
+    }
+    if (paused_) {
+      co_await resumed.receive(step_);
+      paused_ = false;
     }
   }
 }

@@ -71,6 +71,10 @@ inline compute_index compute_of(const cell_index& c, int slot) {
 
 inline bool report_step(int s) { return s == 0 || s == cfg->steps || s % cfg->print_every == 0; }
 inline bool sync_after(int s) { return cfg->lb_period > 0 && (s + 1) % cfg->lb_period == 0; }
+/// Whether the cells pause after step `s` for a disk checkpoint.
+inline bool checkpoint_after(int s) {
+  return cfg->checkpoint_every > 0 && (s + 1) % cfg->checkpoint_every == 0 && s < cfg->steps;
+}
 /// This PE's share of a load report: `busy` seconds at this PE's place (and `busy` reset).
 inline std::vector<double> busy_by_pe(double& busy) {
   std::vector<double> v(roam::num_pes(), 0.0);
@@ -85,15 +89,15 @@ struct cell : roam::element<cell, cell_index> {
   static constexpr auto restart_entry() { return &cell::run; }
   roam::mailbox<int, int, roam::buffer<double>, double> forces;        // (step, slot, accelerations, potential)
   roam::mailbox<int, travellers> arrivals;                             // (step, atoms that moved in)
-  roam::mailbox<int> resumed;                                          // (step) after a balancing step
+  roam::mailbox<int> resumed;                                          // (step) after a balancing step or checkpoint
   roam::mailbox<int, std::tuple<std::vector<double>, double>> summed;  // (step, forces) with --forces reduction
 
   cell() = default;
   explicit cell(roam::migrating) {}
   cell(roam::array_proxy<compute> computes, roam::chare_proxy<driver> d);
   void pup(roam::pup_er& p) {
-    p | forces | arrivals | resumed | summed | computes_ | section_ | driver_ | atoms_ | step_ | synced_ | busy_ |
-        moved_;
+    p | forces | arrivals | resumed | summed | computes_ | section_ | driver_ | atoms_ | step_ | synced_ | paused_ |
+        busy_ | moved_;
   }
   void resume_from_sync() { this_proxy().send<&cell::resumed>(step_); }
   roam::task<> run();
@@ -111,6 +115,7 @@ struct cell : roam::element<cell, cell_index> {
   atoms atoms_;
   int step_ = 0;
   bool synced_ = false;  // at_sync called for step_, resume not yet taken
+  bool paused_ = false;  // waiting after step_ for the checkpoint to be written
   double busy_ = 0;      // seconds of work since the last report
   int moved_ = 0;        // atoms sent to other cells since the last report
 };
@@ -143,10 +148,40 @@ struct compute : roam::element<compute, compute_index> {
 
 // Runs on PE 0 and is never balanced (no resume_from_sync), like Charm++'s main chare.
 struct driver : roam::chare<driver> {
+  static constexpr auto restart_entry() { return &driver::run; }
   roam::mailbox<int, std::array<double, 3>> energies;  // (step, {kinetic, potential, atoms moved}) in cell order
   roam::mailbox<int, std::vector<double>> loads;       // (step, busy seconds per PE): cells, then computes
   roam::mailbox<int, std::vector<std::vector<probe>>> probes;  // (step, atoms with accelerations) for the check
-  roam::task<> run(roam::promise<int> exit_code);
+  roam::mailbox<int> paused;                                   // (step) every cell waits for the checkpoint
+  roam::mailbox<int, roam::checkpoint_result> saved;           // (step, the checkpoint's outcome)
+
+  driver() = default;
+  explicit driver(roam::migrating) {}
+  void start(roam::array_proxy<cell> cells) { cells_ = cells; }
+  roam::task<> run();
+  void pup(roam::pup_er& p) {
+    p | energies | loads | probes | paused | saved | cells_ | step_ | reported_ | asked_ | first_ | worst_ | final_ |
+        stepping_ | moved_ | checks_;
+  }
+
+ private:
+  void report(int s, const std::array<double, 3>& e, std::vector<double> busy);
+  int verify();
+
+  roam::array_proxy<cell> cells_;
+  // Where run() is (it restarts from here after a checkpoint): the step, and
+  // whether its report was taken and its checkpoint asked for.
+  int step_ = 0;
+  bool reported_ = false, asked_ = false;
+  double first_ = 0, worst_ = 0, final_ = 0, stepping_ = 0;
+  long moved_ = 0;
+  std::vector<std::tuple<int, double, std::vector<std::vector<probe>>>> checks_;  // (step, potential, atoms)
+  // Progress timing: not state (a restarted run starts its own clock).
+  busy_clock::time_point last_ = busy_clock::now();
+  int last_step_ = 0;
+  busy_clock::time_point pause_began_;
+  busy_clock::duration excluded_{};  // checkpoints since the last progress line
+  std::uint32_t balanced_ = 0;
 };
 
 }  // namespace leanmd

@@ -21,8 +21,11 @@ constexpr const char* usage = R"(usage: leanmd [X Y Z [STEPS]] [options] [+p N a
   --lb-period L         at_sync every L steps for the load balancer (+balancer NAME or +MetaLB; with a
                         balancer and no --lb-period: 20)
   --print-every P       energies, time per step and load imbalance every P steps (default 10)
-  --checkpoint-every C  disk checkpoint every C steps (needs roam::checkpoint, not yet in roam)
-  --restart DIR         restart from a checkpoint (not yet in roam)
+  --checkpoint-every C  disk checkpoint after every C steps into the checkpoint directory (the newest
+                        two are kept)
+  --checkpoint-dir DIR  where checkpoints go (default leanmd-checkpoints)
+  --restart DIR         go on from the newest checkpoint in DIR (or a checkpoint directory itself), on
+                        any number of PEs and processes: the same as the runtime option +restart DIR
   --seed S              initial state (default 1): the same on any number of PEs
   --v0 V                initial velocity components uniform in [-V, V] A/fs (default 0.005)
   --dt T                time step in fs (default 1)
@@ -105,10 +108,9 @@ std::optional<config> parse_options(const roam::args& a, int& exit_code) {
       want(c.print_every, "a number of steps");
     else if (o == "--checkpoint-every")
       want(c.checkpoint_every, "a number of steps");
-    else if (o == "--restart") {
-      value(i);
-      error = "--restart: checkpoints need roam::checkpoint, which roam does not have yet";
-    } else if (o == "--seed")
+    else if (o == "--checkpoint-dir")
+      c.checkpoint_dir = value(i);
+    else if (o == "--seed")
       want(c.seed, "a whole number");
     else if (o == "--v0")
       want(c.v0, "a velocity");
@@ -155,8 +157,6 @@ std::optional<config> parse_options(const roam::args& a, int& exit_code) {
       error = "--atoms: 1 to 100000 atoms per cell";
     else if (c.migrate_every < 1 || c.print_every < 1 || c.lb_period < 0 || c.checkpoint_every < 0)
       error = "--migrate-every and --print-every must be at least 1, --lb-period and --checkpoint-every not negative";
-    else if (c.checkpoint_every > 0)
-      error = "--checkpoint-every: checkpoints need roam::checkpoint, which roam does not have yet";
     else if (!(c.dt > 0) || !(c.v0 >= 0) || !(c.tolerance >= 0))
       error = "--dt must be positive, --v0 and --tolerance not negative";
   }

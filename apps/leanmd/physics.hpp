@@ -36,7 +36,8 @@ struct config {
   int migrate_every = 20;                           ///< atoms change cells every this many steps
   int lb_period = 0;                                ///< at_sync every this many steps (0: never)
   int print_every = 10;                             ///< energies and timing every this many steps
-  int checkpoint_every = 0;
+  int checkpoint_every = 0;                         ///< disk checkpoint after every this many steps (0: never)
+  std::string checkpoint_dir = "leanmd-checkpoints";
   std::uint64_t seed = 1;
   double tolerance = 1e-5;  ///< largest relative drift of the total energy
   bool verify_forces = true;
@@ -46,7 +47,7 @@ struct config {
   template <class P>
   void pup(P& p) {
     p | preset | cells | k | steps | A | B | atoms_first | atoms_last | cutoff | margin | dt | mass | v0 |
-        migrate_every | lb_period | print_every | checkpoint_every | seed | tolerance | verify_forces |
+        migrate_every | lb_period | print_every | checkpoint_every | checkpoint_dir | seed | tolerance | verify_forces |
         section_multicast | reduce_forces;
   }
   double cell_width() const { return (cutoff + margin) / k; }

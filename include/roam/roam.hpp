@@ -10,6 +10,7 @@
 #include <roam/lb/strategy.hpp>
 #include <roam/flow/sleep.hpp>
 #include <roam/flow/when.hpp>
+#include <roam/ft/checkpoint.hpp>
 #include <roam/machine/ids.hpp>
 #include <roam/msg/buffer.hpp>
 #include <roam/msg/pup.hpp>

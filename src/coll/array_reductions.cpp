@@ -15,6 +15,8 @@
 #include <roam/sched/detail/tree.hpp>
 #include <roam/sched/observe.hpp>
 
+#include <roam/coll/detail/checkpoint_support.hpp>
+
 #include "state.hpp"
 
 namespace roam::detail {
@@ -250,6 +252,10 @@ const bool hooks_installed = [] {
 }();
 
 }  // namespace
+
+void restore_array_population(const collection_desc* d, std::int64_t population) {
+  state_of(d).population = population;
+}
 
 void submit_array_contribution(const contributor& who, std::unique_ptr<partial_base> p) {
   (void)hooks_installed;

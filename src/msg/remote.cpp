@@ -233,6 +233,12 @@ void install_remote_hooks() noexcept {
   g_remote.main_returned = &send_readonlies_once;
 }
 
+std::vector<std::byte> readonly_globals_packed() { return pack_readonlies(); }
+
+void restore_readonly_globals(std::span<const std::byte> blob) {
+  apply_readonlies(std::vector<std::byte>(blob.begin(), blob.end()));
+}
+
 void register_readonly(void* obj, readonly_pup pup, std::string_view type) {
   auto& t = readonlies();
   std::lock_guard lock(t.mutex);

@@ -2,6 +2,7 @@
 // collisions (include/roam/msg/detail/stable_registry.hpp).
 #include <roam/msg/detail/stable_registry.hpp>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <roam/sched/detail/startup.hpp>
@@ -62,6 +63,35 @@ std::string registry_collision_report() {
   std::string text = "stable identifier collision(s): two different things hash to one id; rename one of each pair:";
   for (const auto& l : lines) text += "\n  " + l;
   return text;
+}
+
+std::uint64_t program_registry_hash() {
+  std::vector<std::pair<std::string, std::vector<std::uint64_t>>> all;
+  {
+    auto& r = registries();
+    std::lock_guard lock(r.mutex);
+    for (const registry_base* reg : r.all) {
+      auto ids = reg->ids();
+      if (ids.empty()) continue;  // a registry some test made and left empty
+      std::sort(ids.begin(), ids.end());
+      all.emplace_back(std::string(reg->kind()), std::move(ids));
+    }
+  }
+  std::sort(all.begin(), all.end());
+  // FNV-1a over the kinds and ids, in a fixed order.
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  auto mix = [&h](std::uint64_t v) {
+    for (int b = 0; b < 8; ++b) {
+      h ^= (v >> (8 * b)) & 0xff;
+      h *= 0x100000001b3ull;
+    }
+  };
+  for (const auto& [kind, ids] : all) {
+    for (char c : kind) mix(static_cast<unsigned char>(c));
+    mix(ids.size());
+    for (std::uint64_t id : ids) mix(id);
+  }
+  return h;
 }
 
 }  // namespace roam::detail

@@ -5,7 +5,7 @@
 #include <roam/msg/detail/packed_payload.hpp>
 #include <roam/msg/detail/wire.hpp>
 
-#include "crc32c.hpp"
+#include <roam/msg/detail/crc32c.hpp>
 
 namespace roam::detail {
 

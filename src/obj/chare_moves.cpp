@@ -178,4 +178,11 @@ void carry_out_chare_move(pe_objects& objs, std::uint64_t id, const chare_record
       });
 }
 
+const chare_ops* chare_ops_by_class(std::uint64_t cls_id) { return find_chare_ops(cls_id); }
+
+std::uint32_t restored_chare_home(std::uint32_t birth_pe) noexcept {
+  const runtime_state* rt = g_runtime.load();
+  return rt && birth_pe >= rt->num_pes ? birth_pe % rt->num_pes : birth_pe;
+}
+
 }  // namespace roam::detail

@@ -51,15 +51,43 @@ stable_registry<map_fn>& maps() {
 
 }  // namespace
 
+namespace {
+// A restarted program numbers its new objects above every id its checkpoint
+// holds (restore_id_floor); the highest id given so far is what a checkpoint saves.
+std::atomic<std::uint32_t> g_id_floor{0};
+std::atomic<std::uint32_t> g_id_highest{0};
+}  // namespace
+
 std::uint32_t program_wide_id(std::uint32_t seq) {
   runtime_state* rt = g_runtime.load();
   std::uint32_t nodes = rt ? rt->num_nodes : 1, node = rt ? rt->my_node : 0;
-  std::uint64_t id = std::uint64_t{seq} * nodes + node + 1;
+  std::uint64_t id = g_id_floor.load(std::memory_order_relaxed) + std::uint64_t{seq} * nodes + node + 1;
   if (id > 0x7fffffffu) {
     report_fatal("too many collections, sections or completion detectors in one program");
     std::abort();
   }
-  return static_cast<std::uint32_t>(id);
+  auto v = static_cast<std::uint32_t>(id);
+  std::uint32_t seen = g_id_highest.load(std::memory_order_relaxed);
+  while (seen < v && !g_id_highest.compare_exchange_weak(seen, v, std::memory_order_relaxed)) {
+  }
+  return v;
+}
+
+std::uint32_t highest_program_wide_id() noexcept { return g_id_highest.load(std::memory_order_relaxed); }
+
+void restore_id_floor(std::uint32_t highest) noexcept {
+  g_id_floor.store(highest, std::memory_order_relaxed);
+  std::uint32_t seen = g_id_highest.load(std::memory_order_relaxed);
+  while (seen < highest && !g_id_highest.compare_exchange_weak(seen, highest, std::memory_order_relaxed)) {
+  }
+}
+
+std::vector<collection_wire> known_collections() {
+  auto& t = descriptors();
+  std::lock_guard lock(t.mutex);
+  std::vector<collection_wire> out;
+  for (auto& d : t.owned) out.push_back(to_wire(d.get()));
+  return out;
 }
 
 namespace {

@@ -72,8 +72,15 @@ struct chare_record {
   double load = 0;  ///< object walking's measured-load slot (roam/obj/walk.hpp)
 };
 
+/// An object rebuilt from a checkpoint whose restart entry starts once every PE has rebuilt its own.
+struct restored_restart {
+  object_identity who;
+  std::uint32_t count = 0;
+};
+
 struct pe_objects {
   std::vector<std::unique_ptr<local_collection>> collections;  // by collection id
+  std::vector<restored_restart> restarts_after_restore;
   std::unordered_map<std::uint64_t, chare_record> chares;
   std::unordered_map<std::uint64_t, std::vector<message*>> chare_pending;
   std::vector<std::uint64_t> chare_seq_seen;  // per creating PE: highest creation sequence built here
@@ -206,6 +213,8 @@ std::uint32_t* thread_counter(const delivery_context& ctx, void* obj) noexcept;
 void threads_idle(const delivery_context& ctx, void* obj) noexcept;
 
 // chare_moves.cpp
+/// The chare type registered under a class id (null: unknown here).
+const chare_ops* chare_ops_by_class(std::uint64_t cls_id);
 /// A message for chare `id`, which is not here: passes it on to where the
 /// chare went, or keeps it until the chare arrives. False: this PE knows
 /// nothing of it (the caller decides).

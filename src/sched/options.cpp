@@ -183,6 +183,14 @@ const std::vector<option_spec>& specs() {
        [](runtime_options& o, std::string_view v) { return parse_flag(v, o.meta_lb); }},
       {"LBDebug", "ROAM_LBDEBUG", "", "print each balancing step: max/avg load before and after, objects moved, time",
        [](runtime_options& o, std::string_view v) { return parse_flag(v, o.lb_debug); }},
+      {"restart", "ROAM_RESTART", "DIR",
+       "start from the checkpoint in DIR (a checkpoint directory, or the directory given to roam::checkpoint: its "
+       "newest complete one) instead of running main, on any number of PEs and processes",
+       [](runtime_options& o, std::string_view v) {
+         if (v.empty()) return std::string("expects a checkpoint directory");
+         o.restart_dir = std::string(v);
+         return std::string{};
+       }},
       {"LBDump", "ROAM_LBDUMP", "FILE", "append the load database of each balancing step to FILE (roam-lb replays it)",
        [](runtime_options& o, std::string_view v) {
          if (v.empty()) return std::string("expects a file name");

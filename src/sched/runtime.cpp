@@ -231,7 +231,13 @@ void post_main(runtime_state& rt, unique_function<void(const roam::args&)>& main
     g_sent_at_main_start = tls_pe->sent_away();
     g_main_running = true;
     try {
-      main(program_args);
+      if (rt.opts.restart_dir.empty()) {
+        main(program_args);
+      } else if (g_restart_main) {
+        g_restart_main(std::vector<std::string>(program_args.begin(), program_args.end()));
+      } else {
+        report_fatal("+restart: this program has no checkpoint layer linked");
+      }
     } catch (const std::exception& e) {
       report_fatal(std::string("main: uncaught exception: ") + e.what());
     } catch (...) {

@@ -115,6 +115,8 @@ class chare_proxy : public detail::entry_sender<chare_proxy<T>, T> {
   template <class P>
   void pup(P& p) {
     p | pe_ | id_;
+    // A proxy restored from a checkpoint into fewer PEs names its chare's new home.
+    if (p.is_unpacking()) pe_ = detail::restored_chare_home(pe_);
   }
   friend bool operator==(const chare_proxy&, const chare_proxy&) = default;
 

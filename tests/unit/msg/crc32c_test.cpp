@@ -1,4 +1,4 @@
-#include "crc32c.hpp"
+#include <roam/msg/detail/crc32c.hpp>
 
 #include <gtest/gtest.h>
 

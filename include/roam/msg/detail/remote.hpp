@@ -3,7 +3,9 @@
 // sends to every other node before anything else runs there, and the run
 // function of entry messages that arrive from the wire (set by the object layer).
 #include <cstdint>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include <roam/msg/pup.hpp>
 #include <roam/sched/detail/work.hpp>
@@ -27,5 +29,10 @@ void send_copy_to(runtime_state& rt, std::uint32_t dst_pe, message& m);
 using readonly_pup = void (*)(pup_er& p, void* obj);
 void register_readonly(void* obj, readonly_pup pup, std::string_view type);
 void unregister_readonly(void* obj) noexcept;
+/// Every readonly global of this process, packed (what node 0 sends, and what a checkpoint keeps).
+std::vector<std::byte> readonly_globals_packed();
+/// Overwrites this process's readonly globals from readonly_globals_packed()'s
+/// bytes. Throws pup_error when they do not match this program's globals.
+void restore_readonly_globals(std::span<const std::byte> blob);
 
 }  // namespace roam::detail

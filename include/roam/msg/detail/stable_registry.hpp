@@ -27,6 +27,8 @@ class registry_base {
   std::string_view kind() const noexcept { return kind_; }
   /// One line per collision so far: "<kind> id 0x...: 'first' and 'second'".
   std::vector<std::string> collisions() const;
+  /// Every id registered so far (any order).
+  virtual std::vector<std::uint64_t> ids() const = 0;
 
  protected:
   /// Leaves the list (registries are function-local statics; tests make short-lived ones).
@@ -71,6 +73,13 @@ class stable_registry final : public registry_base {
     name = it->second.name;
     return true;
   }
+  std::vector<std::uint64_t> ids() const override {
+    std::lock_guard lock(mutex_);
+    std::vector<std::uint64_t> out;
+    out.reserve(map_.size());
+    for (const auto& [id, s] : map_) out.push_back(id);
+    return out;
+  }
   /// Calls fn(id, value, name) for every entry, under the registry's lock.
   template <class F>
   void for_each(F&& fn) const {
@@ -89,5 +98,10 @@ class stable_registry final : public registry_base {
 /// Every collision of every registry, one per line after a heading; empty
 /// when there is none (what the start-up check reports).
 std::string registry_collision_report();
+
+/// A hash of every id of every registry (entries, classes, maps, callback
+/// kinds, reducers...): the same for every run of one binary, different for a
+/// program whose entry table differs. What a checkpoint is checked against.
+std::uint64_t program_registry_hash();
 
 }  // namespace roam::detail

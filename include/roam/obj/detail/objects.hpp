@@ -45,6 +45,10 @@ struct class_ops {
   /// pup). What object walking packs any object with (roam/obj/walk.hpp).
   bytes (*pack)(void* obj) = nullptr;
   void (*unpack_into)(void* obj, std::span<const std::byte> state) = nullptr;
+  /// A T to unpack a saved state into: T(roam::migrating{}) or T() (null:
+  /// neither exists). Runs under a construction context. What a checkpoint
+  /// rebuilds group and nodegroup members with.
+  void* (*make_blank)() = nullptr;
 };
 template <class T>
 bytes pack_object_state(void* obj) {
@@ -64,6 +68,8 @@ constexpr class_ops make_class_ops() {
     ops.pack = &pack_object_state<T>;
     ops.unpack_into = &unpack_object_state<T>;
   }
+  if constexpr (std::is_constructible_v<T, migrating>) ops.make_blank = []() -> void* { return new T(migrating{}); };
+  else if constexpr (std::is_default_constructible_v<T>) ops.make_blank = []() -> void* { return new T(); };
   return ops;
 }
 template <class T>
@@ -440,6 +446,9 @@ void register_chare(std::uint64_t id, void* obj, chare_base* base, const chare_o
 /// Where this PE would send a message for chare `id` born on `home`: `home`,
 /// or where the chare was last heard of once chares have started moving.
 std::uint32_t chare_location(std::uint64_t id, std::uint32_t home) noexcept;
+/// The home of a chare born on `birth_pe` in this run: `birth_pe` itself, or,
+/// after a restart on fewer PEs, birth_pe modulo the PE count.
+std::uint32_t restored_chare_home(std::uint32_t birth_pe) noexcept;
 /// Set once any chare of this process has moved: until then a chare is
 /// always where its proxy says, and sending needs no lookup.
 inline std::atomic<bool> g_chares_moved{false};

@@ -53,6 +53,8 @@ struct runtime_options {
   bool lb_cpu_time = false;              ///< +LBCpuTime: measure objects' CPU time instead of wall time
   std::uint32_t lb_group_pes = 0;        ///< +LBGroupPEs G: PEs per group of Hierarchical steps (0: a process)
   std::uint32_t lb_group_fanout = 0;     ///< +LBGroupFanout F: groups per super-group beyond F groups (0: 64)
+  // Read by the checkpoint layer (src/ft/):
+  std::string restart_dir;               ///< +restart DIR: start from the checkpoint in DIR instead of main
 };
 
 /// Where this process sits among the nodes of the program.

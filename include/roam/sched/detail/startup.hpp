@@ -34,4 +34,9 @@ bool register_run_hooks(run_hooks hooks);
 /// the window in which readonly globals may be assigned.
 bool readonly_window_open() noexcept;
 
+/// What PE 0 runs instead of main under `+restart DIR` (set by the checkpoint
+/// layer, src/ft/): it restores the readonlies in main's window, then the
+/// objects. Null when that layer is not linked.
+inline void (*g_restart_main)(const std::vector<std::string>& args) = nullptr;
+
 }  // namespace roam::detail

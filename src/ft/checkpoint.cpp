@@ -1,0 +1,222 @@
+// Taking a checkpoint (include/roam/ft/checkpoint.hpp): PE 0 waits for
+// quiescence, every PE packs its objects, each process writes its file,
+// PE 0 writes the manifest and publishes the directory. docs/design/checkpoint.md.
+#include <roam/ft/checkpoint.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+#include <roam/coll/detail/checkpoint_support.hpp>
+#include <roam/coll/quiescence.hpp>
+#include <roam/msg/detail/control.hpp>
+#include <roam/msg/detail/remote.hpp>
+#include <roam/msg/detail/stable_registry.hpp>
+#include <roam/sched/detail/startup.hpp>
+
+#include "state.hpp"
+
+namespace roam::detail::ckpt {
+
+ft_state& state() {
+  static ft_state s;
+  return s;
+}
+
+std::string describe_meta(std::span<const std::byte> meta) {
+  try {
+    saved_object o;
+    unpack_into(meta, o);
+    return o.name;
+  } catch (const std::exception&) {
+    return {};
+  }
+}
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// PE 0: the checkpoint is over, one way or the other.
+void finish(checkpoint_result r) {
+  coordinator& c = state().coord;
+  r.seconds = seconds_since(c.started);
+  r.number = c.number;
+  r.pes = c.id.pes;
+  r.processes = c.id.processes;
+  callback<checkpoint_result> done = std::move(c.done);
+  c = coordinator{};
+  done.send(std::move(r));
+}
+
+void fail(std::string why) {
+  coordinator& c = state().coord;
+  if (!c.partial.empty()) abandon_checkpoint(c.partial);
+  checkpoint_result r;
+  r.error = std::move(why);
+  finish(std::move(r));
+}
+
+// PE 0: a process wrote its file (or could not).
+void file_written(std::uint32_t process, std::string name, std::uint64_t size, std::uint32_t crc, std::uint32_t records,
+                  std::string error, std::vector<collection_wire> collections, std::uint32_t highest_id) {
+  coordinator& c = state().coord;
+  if (!c.active) return;
+  if (!error.empty() && c.error.empty()) c.error = std::move(error);
+  if (c.files.size() <= process) c.files.resize(process + 1);
+  c.files[process] = file_entry{std::move(name), size, crc, records};
+  c.objects += records;
+  for (auto& w : collections)
+    if (std::none_of(c.collections.begin(), c.collections.end(),
+                     [&](const collection_wire& k) { return k.id == w.id; }))
+      c.collections.push_back(w);
+  c.highest_id = std::max(c.highest_id, highest_id);
+  if (++c.reported < c.id.processes) return;
+  if (!c.error.empty()) return fail(c.error);
+  program_record rec;
+  rec.readonlies = readonly_globals_packed();
+  std::sort(c.collections.begin(), c.collections.end(),
+            [](const collection_wire& a, const collection_wire& b) { return a.id < b.id; });
+  rec.collections = c.collections;
+  rec.highest_id = c.highest_id;
+  rec.objects = c.objects;
+  rec.done = c.done;
+  checkpoint_result r;
+  try {
+    const std::vector<std::byte> blob = pack(rec);
+    r.path = publish_checkpoint(c.partial, c.id, blob, c.files, c.keep).string();
+    c.partial.clear();  // published: nothing to abandon
+    r.bytes = blob.size();
+    for (const file_entry& f : c.files) r.bytes += f.size;
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  r.ok = true;
+  r.objects = c.objects;
+  finish(std::move(r));
+}
+
+// The process's last PE to pack: writes the file and reports to PE 0.
+void write_process_file(std::vector<packed_objects> packs, std::string partial, file_identity id) {
+  runtime_state& rt = tls_pe->runtime();
+  std::string error;
+  for (auto& p : packs)
+    if (!p.refused.empty()) {
+      error = p.refused;
+      break;
+    }
+  file_entry entry;
+  if (error.empty()) {
+    std::vector<std::vector<std::byte>> metas;
+    std::vector<record_out> records;
+    for (auto& p : packs)
+      for (std::size_t i = 0; i < p.who.size(); ++i) metas.push_back(pack(p.who[i]));
+    std::size_t k = 0;
+    for (auto& p : packs)
+      for (std::size_t i = 0; i < p.who.size(); ++i, ++k) records.push_back({metas[k], p.states[i].span()});
+    try {
+      entry = write_data_file(partial, id, rt.my_node, records);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  post_control_uncounted<&file_written>(0, rt.my_node, entry.name, entry.size, entry.crc, entry.records, error,
+                                        known_collections(), highest_program_wide_id());
+}
+
+// Every PE, at the cut: packs its objects for its process's file.
+void pack_here(std::string partial, std::uint64_t program_hash, std::uint64_t number, std::uint32_t processes,
+               std::uint32_t pes) {
+  runtime_state& rt = tls_pe->runtime();
+  const file_identity id{program_hash, number, processes, pes};
+  packed_objects mine = pack_objects_for_checkpoint();
+  if (mine.refused.empty()) {
+    if (auto why = parked_work_here(); !why.empty()) mine = {{}, {}, "the program is not at a consistent cut: " + why};
+  }
+  if (mine.refused.empty()) {
+    if (auto why = partial_reduction_here(); !why.empty())
+      mine = {{}, {}, "a checkpoint cannot be taken while a reduction is partly contributed: " + why};
+  }
+  std::vector<packed_objects> all;
+  {
+    ft_state& s = state();
+    std::lock_guard lock(s.mutex);
+    writer_round& w = s.round;
+    if (w.by_local_pe.size() != rt.ppn) w.by_local_pe.assign(rt.ppn, {});
+    w.by_local_pe[tls_pe->id() - rt.first_pe] = std::move(mine);
+    if (++w.arrived < rt.ppn) return;
+    all = std::move(w.by_local_pe);
+    w = writer_round{};
+  }
+  write_process_file(std::move(all), std::move(partial), id);
+}
+
+// PE 0: nothing runs and nothing is in flight anywhere.
+void quiescent() {
+  coordinator& c = state().coord;
+  if (!c.active) return;
+  try {
+    c.number = last_number(c.root) + 1;
+    c.partial = begin_checkpoint(c.root, c.number);
+  } catch (const std::exception& e) {
+    c.partial.clear();
+    return fail(e.what());
+  }
+  c.id.number = c.number;
+  const std::uint32_t pes = tls_pe->runtime().num_pes;
+  for (std::uint32_t pe = 0; pe < pes; ++pe)
+    post_control_uncounted<&pack_here>(pe, c.partial.string(), c.id.program_hash, c.id.number, c.id.processes,
+                                       c.id.pes);
+}
+
+void request(std::string dir, callback<checkpoint_result> done, std::uint32_t keep) {
+  coordinator& c = state().coord;
+  if (c.active) {
+    checkpoint_result r;
+    r.error = "a checkpoint into " + c.root.string() + " is being taken; one at a time";
+    done.send(std::move(r));
+    return;
+  }
+  runtime_state& rt = tls_pe->runtime();
+  c = coordinator{};
+  c.active = true;
+  c.root = dir;
+  c.done = std::move(done);
+  c.keep = std::max<std::uint32_t>(keep, 1);
+  c.started = std::chrono::steady_clock::now();
+  c.id.program_hash = program_registry_hash();
+  c.id.processes = rt.num_nodes;
+  c.id.pes = rt.num_pes;
+  on_quiescence(callback<void>::function<&quiescent>(pe_id{0}));
+}
+
+std::string reset_at_start(runtime_state&) {
+  ft_state& s = state();
+  std::lock_guard lock(s.mutex);
+  s.coord = coordinator{};
+  s.round = writer_round{};
+  s.restart = restart_state{};
+  return {};
+}
+void release_at_end(runtime_state&) {
+  ft_state& s = state();
+  std::lock_guard lock(s.mutex);
+  s.restart = restart_state{};
+  s.coord = coordinator{};
+}
+const bool hooks = register_run_hooks({&reset_at_start, &release_at_end});
+
+}  // namespace
+
+}  // namespace roam::detail::ckpt
+
+namespace roam {
+
+void checkpoint(std::string_view dir, callback<checkpoint_result> done, checkpoint_options options) {
+  (void)detail::ckpt::hooks;
+  detail::this_pe("roam::checkpoint");
+  detail::post_control<&detail::ckpt::request>(0, 0, std::string(dir), std::move(done), options.keep);
+}
+
+}  // namespace roam

@@ -1,0 +1,140 @@
+#pragma once
+// The on-disk form of a checkpoint, apart from what the runtime puts in it:
+// a directory per checkpoint, one data file per process, a manifest written
+// last, every part checked by CRC-32C, and the atomic publication of the
+// whole (docs/design/checkpoint.md has the byte layout). Knows nothing of
+// objects: a record is two opaque blobs, `meta` (the runtime's description
+// of the object) and `state` (its pup), each with its own CRC.
+//
+//   DIR/ckpt-00000007.partial/   being written (or left by a crash: ignored, removed later)
+//   DIR/ckpt-00000007/           complete: renamed from .partial after its manifest was fsynced
+//       manifest                 header, the runtime's program-wide blob, the table of data files
+//       process-0000.dat ...     header, records, footer (count, file CRC)
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace roam::detail::ckpt {
+
+inline constexpr std::uint32_t format_version = 1;
+
+/// A checkpoint that cannot be read, written or trusted. what() names the
+/// file (and the record, when one is at fault) and the reason.
+class checkpoint_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What both kinds of file start with (after the magic and version).
+struct file_identity {
+  std::uint64_t program_hash = 0;  ///< the program's entry-table hash: another binary differs
+  std::uint64_t number = 0;        ///< the checkpoint's sequence number (1, 2, ...)
+  std::uint32_t processes = 0;     ///< process count of the run that wrote it
+  std::uint32_t pes = 0;           ///< PE count of the run that wrote it
+};
+
+/// One piece of a record to write: a span that must stay valid until
+/// write_data_file returns (written with writev, not copied).
+struct record_out {
+  std::span<const std::byte> meta;
+  std::span<const std::byte> state;
+};
+
+/// What the manifest says of one data file.
+struct file_entry {
+  std::string name;  ///< "process-0003.dat"
+  std::uint64_t size = 0;
+  std::uint32_t crc = 0;  ///< CRC-32C of the whole file
+  std::uint32_t records = 0;
+};
+
+/// "ckpt-00000007" and "process-0003.dat".
+std::string checkpoint_dir_name(std::uint64_t number);
+std::string data_file_name(std::uint32_t process);
+
+/// Writes `dir/data_file_name(process)` (dir: the .partial directory, which
+/// exists): header, the records, footer; fsyncs it. Throws checkpoint_error
+/// naming the path and the errno text on any failure (ENOSPC, EACCES, EFBIG, ...),
+/// after removing what it wrote. Returns the entry the manifest lists.
+file_entry write_data_file(const std::filesystem::path& dir, const file_identity& id, std::uint32_t process,
+                           std::span<const record_out> records);
+
+/// Creates `root/ckpt-<number>.partial/` (and root itself if missing; a
+/// stale .partial of the same number is removed first). Throws checkpoint_error.
+std::filesystem::path begin_checkpoint(const std::filesystem::path& root, std::uint64_t number);
+
+/// Writes the manifest into the .partial directory and fsyncs it, then
+/// renames the directory to its final name and fsyncs `root`; then removes
+/// complete checkpoints older than the newest `keep` (keep >= 1) and every
+/// other .partial directory. A failure before the rename leaves the
+/// previous checkpoints as they were (and removes the .partial directory).
+/// Returns the final directory. Throws checkpoint_error.
+std::filesystem::path publish_checkpoint(const std::filesystem::path& partial, const file_identity& id,
+                                         std::span<const std::byte> program_blob, std::span<const file_entry> files,
+                                         std::uint32_t keep);
+
+/// Removes a .partial directory after a failed checkpoint (never throws).
+void abandon_checkpoint(const std::filesystem::path& partial) noexcept;
+
+/// The highest checkpoint number in `root` (complete or partial), 0 if none:
+/// the next checkpoint takes the number after it.
+std::uint64_t last_number(const std::filesystem::path& root);
+
+/// `path` itself if it holds a manifest; else the newest complete
+/// checkpoint directory in it. Throws checkpoint_error when there is none
+/// (naming what it found: nothing, only partial ones, not a directory).
+std::filesystem::path resolve_checkpoint(const std::filesystem::path& path);
+
+/// A record read back: spans into the loaded file (valid while the
+/// loaded_checkpoint lives), both CRCs already checked.
+struct record_in {
+  std::span<const std::byte> meta;
+  std::span<const std::byte> state;
+  std::uint32_t file = 0;   ///< index into loaded_checkpoint::files
+  std::uint32_t number = 0; ///< its position in that file, from 0
+};
+
+/// A whole checkpoint, read and checked: every header field, every CRC
+/// (manifest, each file, each record), sizes and counts. Construction is all
+/// or nothing: it throws checkpoint_error naming the file, the record (its
+/// number; `describe(meta)` adds the object when the meta itself is intact)
+/// and the reason. The files are memory-mapped, not copied.
+class loaded_checkpoint {
+ public:
+  /// `dir`: a checkpoint directory (see resolve_checkpoint). `program_hash`:
+  /// this binary's; a different one is rejected ("written by another
+  /// program or another version of it").
+  loaded_checkpoint(const std::filesystem::path& dir, std::uint64_t program_hash,
+                    std::string (*describe)(std::span<const std::byte> meta) = nullptr);
+  ~loaded_checkpoint();
+  loaded_checkpoint(const loaded_checkpoint&) = delete;
+  loaded_checkpoint& operator=(const loaded_checkpoint&) = delete;
+
+  const std::filesystem::path& dir() const noexcept { return dir_; }
+  const file_identity& identity() const noexcept { return id_; }
+  std::span<const std::byte> program_blob() const noexcept { return blob_; }
+  const std::vector<file_entry>& files() const noexcept { return files_; }
+  /// Every record of every file, file by file, in file order.
+  const std::vector<record_in>& records() const noexcept { return records_; }
+  /// Total bytes of the files read (manifest included).
+  std::uint64_t bytes() const noexcept { return bytes_; }
+  /// "DIR/ckpt-00000007/process-0001.dat"
+  std::string file_path(std::uint32_t file) const;
+
+ private:
+  struct mapping;
+  std::filesystem::path dir_;
+  file_identity id_;
+  std::span<const std::byte> blob_;
+  std::vector<file_entry> files_;
+  std::vector<record_in> records_;
+  std::vector<std::unique_ptr<mapping>> maps_;
+  std::uint64_t bytes_ = 0;
+};
+
+}  // namespace roam::detail::ckpt

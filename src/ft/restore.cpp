@@ -1,0 +1,183 @@
+// Restarting from a checkpoint (+restart DIR): instead of main, PE 0 loads
+// and checks the checkpoint, restores the readonlies in main's window and
+// tells every process to load it too; every PE rebuilds the objects it hosts
+// in this run; once all have, restart entries start again, and then the
+// checkpoint's callback fires with `restarted` set. docs/design/checkpoint.md.
+#include <roam/coll/detail/checkpoint_support.hpp>
+#include <roam/msg/detail/control.hpp>
+#include <roam/msg/detail/remote.hpp>
+#include <roam/msg/detail/stable_registry.hpp>
+#include <roam/sched/detail/startup.hpp>
+
+#include "state.hpp"
+
+namespace roam::detail::ckpt {
+
+namespace {
+
+[[noreturn]] void cannot_restart(const std::string& why) {
+  report_fatal("+restart " + tls_pe->runtime().opts.restart_dir + ": " + why + " (nothing was restored)");
+  std::exit(1);  // not reached: report_fatal ends the program
+}
+
+// Loads and checks the whole checkpoint into this process's restart state; fatal when it cannot be trusted.
+void load_here() {
+  ft_state& s = state();
+  restart_state& r = s.restart;
+  if (r.loaded) return;
+  runtime_state& rt = tls_pe->runtime();
+  r.started = std::chrono::steady_clock::now();
+  try {
+    auto dir = resolve_checkpoint(rt.opts.restart_dir);
+    r.loaded = std::make_shared<loaded_checkpoint>(dir, program_registry_hash(), &describe_meta);
+  } catch (const std::exception& e) {
+    cannot_restart(e.what());
+  }
+  const loaded_checkpoint& l = *r.loaded;
+  try {
+    unpack_into(l.program_blob(), r.record);
+  } catch (const std::exception& e) {
+    cannot_restart((l.dir() / "manifest").string() + ": the program record does not unpack: " + e.what());
+  }
+  r.saved.resize(l.records().size());
+  for (std::size_t i = 0; i < l.records().size(); ++i) {
+    const record_in& rec = l.records()[i];
+    try {
+      unpack_into(rec.meta, r.saved[i]);
+    } catch (const std::exception& e) {
+      cannot_restart(l.file_path(rec.file) + ": record " + std::to_string(rec.number) +
+                     ": its description does not unpack: " + e.what());
+    }
+  }
+  restore_id_floor(r.record.highest_id);
+  try {
+    for (const collection_wire& w : r.record.collections) ensure_collection(w);
+  } catch (const std::exception& e) {
+    cannot_restart((l.dir() / "manifest").string() + ": " + e.what());
+  }
+}
+
+void pe_restored(std::uint64_t objects);
+void resume_here();
+void pe_resumed();
+
+// Every PE: rebuilds the objects it hosts in this run.
+void restore_here() {
+  ft_state& s = state();
+  restart_state& r = s.restart;
+  runtime_state& rt = tls_pe->runtime();
+  const std::uint32_t me = tls_pe->id();
+  const loaded_checkpoint& l = *r.loaded;
+  const file_identity& saved = l.identity();
+  std::uint64_t restored = 0, highest_chare_seq = 0;
+  for (std::size_t i = 0; i < r.saved.size(); ++i) {
+    const saved_object& o = r.saved[i];
+    const record_in& rec = l.records()[i];
+    try {
+      switch (o.kind) {
+        case object_kind::array_element:
+          if (restored_element_pe(o) != me) continue;
+          restore_element(o, rec.state);
+          break;
+        case object_kind::chare:
+          if ((o.chare_id >> 40) == me)
+            highest_chare_seq = std::max<std::uint64_t>(highest_chare_seq, o.chare_id & ((std::uint64_t{1} << 40) - 1));
+          if (restored_chare_home(o.home) != me) continue;
+          restore_chare(o, rec.state);
+          break;
+        case object_kind::group_member:
+          if (static_cast<std::uint32_t>(o.index.v[0]) != saved_member_for(me, saved.pes)) continue;
+          restore_group_member(o, rec.state);
+          break;
+        case object_kind::nodegroup_member:
+          if (me != rt.first_pe || o.node != saved_member_for(rt.my_node, saved.processes)) continue;
+          restore_nodegroup_member(o, rec.state);
+          break;
+        case object_kind::none:
+          throw std::logic_error("an object of no kind");
+      }
+      ++restored;
+    } catch (const std::exception& e) {
+      cannot_restart(l.file_path(rec.file) + ": record " + std::to_string(rec.number) + " (" + o.name +
+                     "): cannot be rebuilt on pe " + std::to_string(me) + ": " + e.what());
+    }
+  }
+  reserve_chare_ids(highest_chare_seq);
+  finish_restored_collections(r.record.collections);
+  if (me == 0) {
+    // Reductions count restored elements from number 0: the root learns how many there are.
+    std::unordered_map<std::uint32_t, std::int64_t> population;
+    for (const saved_object& o : r.saved)
+      if (o.kind == object_kind::array_element) ++population[o.collection.id];
+    for (const collection_wire& w : r.record.collections)
+      if (w.kind == static_cast<std::uint8_t>(collection_kind::array))
+        restore_array_population(ensure_collection(w), population[w.id]);
+  }
+  post_control_uncounted<&pe_restored>(0, restored);
+}
+
+// First PE of every other process: load, then rebuild on each of its PEs.
+void load_and_restore_process() {
+  load_here();
+  runtime_state& rt = tls_pe->runtime();
+  for (std::uint32_t k = 0; k < rt.ppn; ++k) post_control_uncounted<&restore_here>(rt.first_pe + k);
+}
+
+// PE 0: every PE has rebuilt its objects; restart entries may start.
+void pe_restored(std::uint64_t objects) {
+  restart_state& r = state().restart;
+  r.objects += objects;
+  const std::uint32_t pes = tls_pe->runtime().num_pes;
+  if (++r.pes_reported < pes) return;
+  r.pes_reported = 0;
+  for (std::uint32_t pe = 0; pe < pes; ++pe) post_control_uncounted<&resume_here>(pe);
+}
+
+void resume_here() {
+  restart_restored_tasks();
+  post_control_uncounted<&pe_resumed>(0);
+}
+
+// PE 0: the program runs again; its checkpoint callback says so.
+void pe_resumed() {
+  restart_state& r = state().restart;
+  const std::uint32_t pes = tls_pe->runtime().num_pes;
+  if (++r.pes_reported < pes) return;
+  const loaded_checkpoint& l = *r.loaded;
+  checkpoint_result res;
+  res.ok = true;
+  res.restarted = true;
+  res.path = l.dir().string();
+  res.number = l.identity().number;
+  res.bytes = l.bytes();
+  res.objects = r.objects;
+  res.pes = l.identity().pes;
+  res.processes = l.identity().processes;
+  res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - r.started).count();
+  callback<checkpoint_result> done = r.record.done;
+  done.send(std::move(res));
+}
+
+// Instead of main, on PE 0 while readonlies may still be assigned.
+void restart_main(const std::vector<std::string>&) {
+  load_here();
+  const restart_state& r = state().restart;
+  try {
+    restore_readonly_globals(r.record.readonlies);
+  } catch (const std::exception& e) {
+    cannot_restart((r.loaded->dir() / "manifest").string() + ": the readonly globals: " + e.what());
+  }
+  runtime_state& rt = tls_pe->runtime();
+  for (std::uint32_t node = 1; node < rt.num_nodes; ++node)
+    post_control_uncounted<&load_and_restore_process>(rt.first_pe_of(node));
+  for (std::uint32_t k = 0; k < rt.ppn; ++k) post_control_uncounted<&restore_here>(rt.first_pe + k);
+}
+
+const bool installed = [] {
+  g_restart_main = &restart_main;
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace roam::detail::ckpt
