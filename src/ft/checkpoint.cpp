@@ -87,7 +87,7 @@ void file_written(std::uint32_t process, std::string name, std::uint64_t size, s
     const std::vector<std::byte> blob = pack(rec);
     r.path = publish_checkpoint(c.partial, c.id, blob, c.files, c.keep).string();
     c.partial.clear();  // published: nothing to abandon
-    r.bytes = blob.size();
+    r.bytes = std::filesystem::file_size(std::filesystem::path(r.path) / "manifest");
     for (const file_entry& f : c.files) r.bytes += f.size;
   } catch (const std::exception& e) {
     return fail(e.what());

@@ -434,6 +434,13 @@ fs::file_status status_of(const fs::path& path) {
   return status;
 }
 
+fs::path without_trailing_separator(const fs::path& path) { return path.has_filename() ? path : path.parent_path(); }
+
+fs::path parent_of(const fs::path& path) {
+  const fs::path parent = without_trailing_separator(path).parent_path();
+  return parent.empty() ? fs::path(".") : parent;
+}
+
 void sync_directory(const fs::path& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) fail_errno(dir, "cannot open the directory to fsync it");
@@ -443,6 +450,16 @@ void sync_directory(const fs::path& dir) {
     fail_errno(dir, "fsync of the directory", err);
   }
   if (::close(fd) != 0) fail_errno(dir, "close of the directory");
+}
+
+/// So that a crash does not take a just-created root, and the first
+/// checkpoint in it, away. Best effort: a parent we may not open (a shared
+/// scratch directory) must not make every checkpoint fail.
+void sync_parent_best_effort(const fs::path& created) noexcept {
+  try {
+    sync_directory(parent_of(created));
+  } catch (...) {
+  }
 }
 
 /// Renames, failing rather than replacing an existing `to` (rename(2) would
@@ -458,13 +475,6 @@ void rename_no_replace(const fs::path& from, const fs::path& to) {
   }
   if (err == EEXIST) fail(to, "already exists: a checkpoint of this number was published before");
   fail_errno(from, "rename to " + to.string(), err);
-}
-
-fs::path without_trailing_separator(const fs::path& path) { return path.has_filename() ? path : path.parent_path(); }
-
-fs::path parent_of(const fs::path& path) {
-  const fs::path parent = without_trailing_separator(path).parent_path();
-  return parent.empty() ? fs::path(".") : parent;
 }
 
 void check_publish_arguments(const fs::path& partial, const file_identity& id, std::span<const file_entry> files,
@@ -758,7 +768,7 @@ fs::path begin_checkpoint(const fs::path& root, std::uint64_t number) {
   std::error_code ec;
   const bool created = fs::create_directories(root, ec);
   if (ec) fail(root, "cannot create the checkpoint directory: " + ec.message());
-  if (created) sync_directory(parent_of(root));  // or the first checkpoint may vanish with its directory
+  if (created) sync_parent_best_effort(root);
   const fs::path partial = root / (checkpoint_dir_name(number) + std::string(partial_suffix));
   fs::remove_all(partial, ec);
   if (ec) fail(partial, "cannot remove the stale partial checkpoint: " + ec.message());

@@ -2,7 +2,7 @@
 // The on-disk form of a checkpoint, apart from what the runtime puts in it:
 // a directory per checkpoint, one data file per process, a manifest written
 // last, every part checked by CRC-32C, and the atomic publication of the
-// whole (docs/design/checkpoint.md has the byte layout). Knows nothing of
+// whole (docs/design/checkpoint-format.md has the byte layout). Knows nothing of
 // objects: a record is two opaque blobs, `meta` (the runtime's description
 // of the object) and `state` (its pup), each with its own CRC.
 //
