@@ -24,6 +24,7 @@ struct config {
   bool json = false;
   int reps = 5;
   std::string only;  // --case SUBSTRING: run only cases whose name contains it
+  std::string dir;   // --dir DIR: where `checkpoint` writes (default: a temporary directory)
 };
 inline config g_config;
 
@@ -46,5 +47,7 @@ roam::task<> bench_idle();
 roam::task<> bench_lb();
 /// User-level threads: threaded entry ping-pong, context switch, memory per thread (thread_bench.cpp).
 roam::task<> bench_thread();
+/// Disk checkpoints against state size and raw write bandwidth (checkpoint_bench.cpp; not part of `all`).
+roam::task<> bench_checkpoint();
 
 }  // namespace roam_bench

@@ -541,6 +541,7 @@ roam::task<> bench_main() {
   if (n == "flow" || n == "all") co_await bench_flow();
   if (n == "idle" || n == "all") co_await bench_idle();
   if (n == "lb") co_await bench_lb();
+  if (n == "checkpoint") co_await bench_checkpoint();
   roam::exit(0);
 }
 
@@ -552,11 +553,12 @@ int main(int argc, char** argv) {
       if (a[i] == "--json") g_config.json = true;
       else if (a[i] == "--reps" && i + 1 < a.size()) g_config.reps = std::stoi(a[++i]);
       else if (a[i] == "--case" && i + 1 < a.size()) g_config.only = a[++i];
-      else if (a[i] == "pingpong" || a[i] == "empty" || a[i] == "create" || a[i] == "fib" || a[i] == "coll" || a[i] == "migrate" || a[i] == "thread" || a[i] == "flow" || a[i] == "idle" || a[i] == "lb" || a[i] == "all" ||
+      else if (a[i] == "--dir" && i + 1 < a.size()) g_config.dir = a[++i];
+      else if (a[i] == "pingpong" || a[i] == "empty" || a[i] == "create" || a[i] == "fib" || a[i] == "coll" || a[i] == "migrate" || a[i] == "thread" || a[i] == "flow" || a[i] == "idle" || a[i] == "lb" || a[i] == "checkpoint" || a[i] == "all" ||
                a[i] == "noop")
         g_config.name = a[i];
       else {
-        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|coll|migrate|thread|flow|idle|lb|all|noop] [--json] [--reps R] [--case SUBSTRING] [+p N]\n");
+        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|coll|migrate|thread|flow|idle|lb|checkpoint|all|noop] [--json] [--reps R] [--case SUBSTRING] [--dir DIR] [+p N]\n");
         roam::exit(2);
         co_return;
       }

@@ -13,18 +13,39 @@
 //
 // At the end every block contributes its interior, the iteration count, the
 // last change and its elapsed time to one tuple reduction (concat, max, max,
-// max) delivered to a future in main, which reassembles the grid and checks it
-// against a serial Jacobi run for the same number of iterations.
-//   jacobi2d [N=64] [BLOCKS_PER_SIDE=4] [MAX_ITERATIONS=500] [TOLERANCE=1e-4] [+p N ...runtime options]
+// max) delivered to a function on PE 0, which reassembles the grid and checks
+// it against a serial Jacobi run for the same number of iterations.
+//
+// With --checkpoint-every C, the blocks pause after every C-th iteration
+// (when the max reduction's result arrives); block [0,0] asks for a disk
+// checkpoint into --checkpoint-dir DIR, and the checkpoint's callback, a
+// broadcast of resume(), begins the next iteration. `jacobi2d +restart DIR`
+// goes on from the newest checkpoint in DIR (or from DIR/ckpt-NNNNNNNN named
+// directly), on any number of PEs: main does not run then, so everything the
+// run needs after a restart is a readonly or a block's state, and the final
+// report goes to a function rather than to a future in main.
+//   jacobi2d [N=64] [BLOCKS_PER_SIDE=4] [MAX_ITERATIONS=500] [TOLERANCE=1e-4]
+//            [--checkpoint-every C=0] [--checkpoint-dir DIR=jacobi2d-checkpoints] [+p N ...runtime options]
+//   jacobi2d +restart DIR [+p N ...runtime options]
 #include <array>
+#include <cstdio>
+
+#include <roam/ft/checkpoint.hpp>
 
 #include "jacobi2d_common.hpp"
 
 using namespace jacobi;
 
+// Set by main before anything is sent; a restart restores them from the checkpoint.
+roam::readonly<jacobi_params> params;
+roam::readonly<checkpoint_params> checkpointing;
+
+// The final report reduction's target, on PE 0: checks the grid and ends the run.
+void finished(gathered result) { roam::exit(check("jacobi2d", *params, std::move(result))); }
+
 struct block : roam::element<block, roam::index<2>> {
-  block(jacobi_params p, roam::promise<gathered> done)
-      : p_(p), done_(done), grid_(p, this_index()[0], this_index()[1]) {}
+  block() : grid_(*params, this_index()[0], this_index()[1]) {}
+  explicit block(roam::migrating) {}
 
   // Broadcast by main: iteration 0 begins.
   void start() {
@@ -49,15 +70,41 @@ struct block : roam::element<block, roam::index<2>> {
   void check(double max_change) {
     ++iter_;
     last_change_ = max_change;
-    if (max_change < p_.tol || iter_ >= p_.max_iters) finish();
-    else begin_iteration();
+    if (max_change < params->tol || iter_ >= params->max_iters)
+      finish();
+    else if (checkpointing->every > 0 && iter_ % checkpointing->every == 0)
+      pause();
+    else
+      begin_iteration();
+  }
+
+  // Broadcast by the checkpoint's callback once it is written (or failed), and
+  // again after a restart from it: the next iteration begins.
+  void resume(roam::checkpoint_result r) {
+    if (!paused_) roam::abort("jacobi2d: resume reached a block that is not waiting for a checkpoint");
+    paused_ = false;
+    if (is_first()) print_checkpoint(r);
+    begin_iteration();
+  }
+
+  // Everything, so that a block goes on where it was after moving or a restart.
+  void pup(roam::pup_er& p) {
+    p | grid_ | pending_ | edges_sent_ | paused_ | iter_ | last_change_;
+    // The time since start(), not the start: a steady clock's epoch belongs to
+    // one machine and boot, and a restart should not count the time between runs.
+    jacobi_clock::duration elapsed = jacobi_clock::now() - t0_;
+    p | elapsed;
+    if (p.is_unpacking()) t0_ = jacobi_clock::now() - elapsed;
   }
 
  private:
   struct ghost_set {
     std::array<std::vector<double>, 4> edge;
     int count = 0;
+    void pup(roam::pup_er& p) { p | edge | count; }
   };
+
+  bool is_first() { return this_index()[0] == 0 && this_index()[1] == 0; }
 
   void begin_iteration() {
     grid_.send_edges([this](int bi, int bj, side from, std::vector<double> edge) {
@@ -80,31 +127,55 @@ struct block : roam::element<block, roam::index<2>> {
     contribute(grid_.relax(), roam::max, roam::callback<double>::broadcast<&block::check>(this_array()));
   }
 
-  void finish() {
-    double seconds = std::chrono::duration<double>(jacobi_clock::now() - t0_).count();
-    contribute(grid_.report(iter_, last_change_, seconds), report_reducer, roam::callback<gathered>::to_future(done_));
+  // Every block stops here after the same iteration, so none sends the next
+  // iteration's edges: once all have stopped nothing is in flight, which is
+  // when the runtime takes the checkpoint that one block asks for.
+  void pause() {
+    paused_ = true;
+    if (is_first())
+      roam::checkpoint(checkpointing->dir,
+                       roam::callback<roam::checkpoint_result>::broadcast<&block::resume>(this_array()));
   }
 
-  jacobi_params p_;
-  roam::promise<gathered> done_;
+  void print_checkpoint(const roam::checkpoint_result& r) {
+    if (!r.ok)
+      std::printf("jacobi2d: %s after iteration %d FAILED: %s\n", r.restarted ? "restart" : "checkpoint", iter_,
+                  r.error.c_str());
+    else if (r.restarted)
+      std::printf("jacobi2d: restarted from %s after iteration %d\n", r.path.c_str(), iter_);
+    else
+      std::printf("jacobi2d: checkpoint after iteration %d: %s (%llu objects, %llu bytes, %.1f ms)\n", iter_,
+                  r.path.c_str(), static_cast<unsigned long long>(r.objects), static_cast<unsigned long long>(r.bytes),
+                  r.seconds * 1e3);
+    std::fflush(stdout);  // before the lines of other PEs and processes that follow it
+  }
+
+  void finish() {
+    double seconds = std::chrono::duration<double>(jacobi_clock::now() - t0_).count();
+    // To a function, not to a future in main: after a restart there is no main.
+    contribute(grid_.report(iter_, last_change_, seconds), report_reducer,
+               roam::callback<gathered>::function<&finished>(roam::pe_id{0}));
+  }
+
   block_grid grid_;
   std::array<ghost_set, 2> pending_;  // ghosts of iteration k in slot k % 2
   bool edges_sent_ = false;           // this iteration's edges are out; computing may start
+  bool paused_ = false;               // after iter_, waiting for a checkpoint's resume()
   std::int32_t iter_ = 0;             // iterations completed
   double last_change_ = 0;
   jacobi_clock::time_point t0_;
 };
 
 int main(int argc, char** argv) {
-  return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
-    std::optional<jacobi_params> p = parse_args(a, "jacobi2d");
+  return roam::run(argc, argv, [](const roam::args& a) {
+    checkpoint_params c;
+    std::optional<jacobi_params> p = parse_args(a, "jacobi2d", &c);
     if (!p) {
       roam::exit(2);
-      co_return;
+      return;
     }
-    auto [f, done] = roam::make_future<gathered>();
-    auto grid = roam::create_array<block>({p->blocks, p->blocks}, *p, done);
-    grid.send<&block::start>();
-    roam::exit(check("jacobi2d", *p, co_await f));
+    params = *p;
+    checkpointing = c;
+    roam::create_array<block>(roam::index<2>{p->blocks, p->blocks}).send<&block::start>();
   });
 }

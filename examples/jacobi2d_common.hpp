@@ -60,6 +60,7 @@ enum side : std::int32_t { from_north = 0, from_south = 1, from_west = 2, from_e
 // its neighbours' edges.
 class block_grid {
  public:
+  block_grid() = default;  // to unpack into (a migrating or restarted block)
   block_grid(const jacobi_params& p, int bi, int bj)
       : blocks_(p.blocks),
         bi_(bi),
@@ -130,6 +131,9 @@ class block_grid {
     return block_report(std::move(interior), iterations, last_change, seconds);
   }
 
+  // Both buffers: next_'s halos hold boundary values too, which the swap in relax() brings into u_.
+  void pup(roam::pup_er& p) { p | blocks_ | bi_ | bj_ | h_ | w_ | stride_ | u_ | next_; }
+
  private:
   double& at(std::vector<double>& v, int i, int j) { return v[static_cast<std::size_t>(i * stride_ + j)]; }
   std::vector<double> row(int i) { return {u_.begin() + i * stride_ + 1, u_.begin() + i * stride_ + 1 + w_}; }
@@ -139,10 +143,10 @@ class block_grid {
     return c;
   }
 
-  int blocks_;
-  int bi_, bj_;  // block coordinates
-  int h_, w_;    // rows and columns of the grid this block owns
-  int stride_;   // w_ + 2: a row of the buffers, halo included
+  int blocks_ = 0;
+  int bi_ = 0, bj_ = 0;  // block coordinates
+  int h_ = 0, w_ = 0;    // rows and columns of the grid this block owns
+  int stride_ = 0;       // w_ + 2: a row of the buffers, halo included
   std::vector<double> u_, next_;  // (h_ + 2) x (w_ + 2), halo included
 };
 
@@ -182,9 +186,63 @@ inline std::vector<double> serial_jacobi(int n, int iters, std::vector<double>& 
 }
 
 
+// Disk checkpoints (jacobi2d only): --checkpoint-every C --checkpoint-dir DIR.
+struct checkpoint_params {
+  int every = 0;  // a checkpoint after every this many iterations (0: never)
+  std::string dir = "jacobi2d-checkpoints";
+  void pup(roam::pup_er& p) { p | every | dir; }
+};
+
 // The command line (`name` in messages): the parameters, after printing what
-// will run, or nothing after printing the usage.
-inline std::optional<jacobi_params> parse_args(const roam::args& a, const char* name) {
+// will run, or nothing after printing the usage. With `checkpoints`, the
+// program also takes the checkpoint options, anywhere among the positional
+// arguments; without, the arguments are all positional.
+inline std::optional<jacobi_params> parse_args(const roam::args& all, const char* name,
+                                               checkpoint_params* checkpoints = nullptr) {
+  const char* options_usage = checkpoints ? " [--checkpoint-every C >= 0] [--checkpoint-dir DIR]" : "";
+  auto usage = [&] {
+    std::fprintf(stderr,
+                 "usage: %s [N in 1..8192] [BLOCKS_PER_SIDE in 1..min(N,1024)] [MAX_ITERATIONS in 1..1000000] "
+                 "[TOLERANCE >= 0]%s [+p N]\n",
+                 name, options_usage);
+  };
+  roam::args a = all;
+  if (checkpoints) {
+    std::string error;
+    std::vector<std::string> positional;
+    for (std::size_t i = 0; i < all.size() && error.empty(); ++i) {
+      const std::string& o = all[i];
+      if (i == 0 || o.rfind("--", 0) != 0) {
+        positional.push_back(o);
+      } else if (o != "--checkpoint-every" && o != "--checkpoint-dir") {
+        error = "unknown option " + o;
+      } else if (i + 1 == all.size()) {
+        error = o + " needs a value";
+      } else if (o == "--checkpoint-dir") {
+        checkpoints->dir = all[++i];
+        if (checkpoints->dir.empty()) error = "--checkpoint-dir needs a directory";
+      } else {
+        const std::string& v = all[++i];
+        std::size_t used = 0;
+        long long every = -1;
+        try {
+          every = std::stoll(v, &used);
+        } catch (const std::exception&) {
+          used = 0;  // not a number: reported below
+        }
+        if (v.empty() || used != v.size() || every < 0 || every > 1'000'000)
+          error = "--checkpoint-every: '" + v + "' is not a number of iterations in 0..1000000";
+        else
+          checkpoints->every = static_cast<int>(every);
+      }
+    }
+    if (!error.empty()) {
+      std::fprintf(stderr, "%s: %s\n", name, error.c_str());
+      usage();
+      return std::nullopt;
+    }
+    a = roam::args(std::move(positional));
+  }
   jacobi_params p;
   const long long n = a.int_or(1, 64);
   const long long b = a.int_or(2, 4);
@@ -202,10 +260,7 @@ inline std::optional<jacobi_params> parse_args(const roam::args& a, const char* 
   }
   if (n < 1 || n > 8192 || b < 1 || b > n || b > 1024 || iters < 1 || iters > 1'000'000 || !tol_ok ||
       !(tol >= 0)) {
-    std::fprintf(stderr,
-                 "usage: %s [N in 1..8192] [BLOCKS_PER_SIDE in 1..min(N,1024)] [MAX_ITERATIONS in 1..1000000] "
-                 "[TOLERANCE >= 0] [+p N]\n",
-                 name);
+    usage();
     return std::nullopt;
   }
   p.n = static_cast<int>(n);

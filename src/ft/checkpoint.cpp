@@ -97,59 +97,93 @@ void file_written(std::uint32_t process, std::string name, std::uint64_t size, s
   finish(std::move(r));
 }
 
-// The process's last PE to pack: writes the file and reports to PE 0.
-void write_process_file(std::vector<packed_objects> packs, std::string partial, file_identity id) {
-  runtime_state& rt = tls_pe->runtime();
-  std::string error;
-  for (auto& p : packs)
-    if (!p.refused.empty()) {
-      error = p.refused;
-      break;
-    }
-  file_entry entry;
-  if (error.empty()) {
-    std::vector<std::vector<std::byte>> metas;
-    std::vector<record_out> records;
-    for (auto& p : packs)
-      for (std::size_t i = 0; i < p.who.size(); ++i) metas.push_back(pack(p.who[i]));
-    std::size_t k = 0;
-    for (auto& p : packs)
-      for (std::size_t i = 0; i < p.who.size(); ++i, ++k) records.push_back({metas[k], p.states[i].span()});
-    try {
-      entry = write_data_file(partial, id, rt.my_node, records);
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-  }
-  post_control_uncounted<&file_written>(0, rt.my_node, entry.name, entry.size, entry.crc, entry.records, error,
-                                        known_collections(), highest_program_wide_id());
-}
+// What a PE packed and has not handed to the file yet.
+struct batch {
+  std::vector<saved_object> who;
+  std::vector<bytes> states;
+  std::size_t size = 0;
+};
 
-// Every PE, at the cut: packs its objects for its process's file.
-void pack_here(std::string partial, std::uint64_t program_hash, std::uint64_t number, std::uint32_t processes,
-               std::uint32_t pes) {
-  runtime_state& rt = tls_pe->runtime();
-  const file_identity id{program_hash, number, processes, pes};
-  packed_objects mine = pack_objects_for_checkpoint();
-  if (mine.refused.empty()) {
-    if (auto why = parked_work_here(); !why.empty()) mine = {{}, {}, "the program is not at a consistent cut: " + why};
+// Packed states go to the file in batches of about this many bytes: big
+// enough for few system calls, small enough that the disk starts early and
+// a checkpoint holds little more memory than the objects themselves.
+constexpr std::size_t batch_bytes = std::size_t{8} << 20;
+
+// Hands a batch to the process's file (opened by the first one). The CRCs
+// are computed before the lock, on each PE in parallel.
+void write_batch(batch& b, const std::string& partial, const file_identity& id) {
+  if (b.who.empty()) return;
+  std::vector<std::vector<std::byte>> metas;
+  metas.reserve(b.who.size());
+  for (const saved_object& o : b.who) metas.push_back(pack(o));
+  std::vector<record_out> records;
+  std::vector<data_file_stream::record_crcs> crcs;
+  records.reserve(b.who.size());
+  crcs.reserve(b.who.size());
+  for (std::size_t i = 0; i < b.who.size(); ++i) {
+    records.push_back({metas[i], b.states[i].span()});
+    crcs.push_back(data_file_stream::crcs_of(records.back()));
   }
-  if (mine.refused.empty()) {
-    if (auto why = partial_reduction_here(); !why.empty())
-      mine = {{}, {}, "a checkpoint cannot be taken while a reduction is partly contributed: " + why};
-  }
-  std::vector<packed_objects> all;
   {
     ft_state& s = state();
     std::lock_guard lock(s.mutex);
     writer_round& w = s.round;
-    if (w.by_local_pe.size() != rt.ppn) w.by_local_pe.assign(rt.ppn, {});
-    w.by_local_pe[tls_pe->id() - rt.first_pe] = std::move(mine);
-    if (++w.arrived < rt.ppn) return;
-    all = std::move(w.by_local_pe);
+    if (w.error.empty()) {
+      try {
+        if (!w.stream) w.stream = std::make_unique<data_file_stream>(partial, id, tls_pe->runtime().my_node);
+        w.stream->append(records, crcs);
+      } catch (const std::exception& e) {
+        w.error = e.what();
+      }
+    }
+  }
+  b = batch{};
+}
+
+// Every PE, at the cut: packs its objects into its process's file.
+void pack_here(std::string partial, std::uint64_t program_hash, std::uint64_t number, std::uint32_t processes,
+               std::uint32_t pes) {
+  runtime_state& rt = tls_pe->runtime();
+  const file_identity id{program_hash, number, processes, pes};
+  std::string refused;
+  if (auto why = parked_work_here(); !why.empty()) refused = "the program is not at a consistent cut: " + why;
+  if (auto why = partial_reduction_here(); refused.empty() && !why.empty())
+    refused = "a checkpoint cannot be taken while a reduction is partly contributed: " + why;
+  if (refused.empty()) {
+    batch b;
+    refused = pack_objects_for_checkpoint([&](saved_object&& o, bytes&& state) {
+      b.size += state.size();
+      b.who.push_back(std::move(o));
+      b.states.push_back(std::move(state));
+      if (b.size >= batch_bytes) write_batch(b, partial, id);
+    });
+    if (refused.empty()) write_batch(b, partial, id);
+  }
+  std::unique_ptr<data_file_stream> stream;
+  std::string error;
+  {
+    ft_state& s = state();
+    std::lock_guard lock(s.mutex);
+    writer_round& w = s.round;
+    if (!refused.empty() && w.error.empty()) w.error = std::move(refused);
+    if (++w.finished < rt.ppn) return;
+    stream = std::move(w.stream);
+    error = std::move(w.error);
     w = writer_round{};
   }
-  write_process_file(std::move(all), std::move(partial), id);
+  // The process's last PE: completes the file (a process without objects writes an empty one).
+  file_entry entry;
+  if (error.empty()) {
+    try {
+      if (!stream) stream = std::make_unique<data_file_stream>(partial, id, rt.my_node);
+      entry = stream->finish();
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+  }
+  stream.reset();  // an unfinished file is removed
+  post_control_uncounted<&file_written>(0, rt.my_node, entry.name, entry.size, entry.crc, entry.records, error,
+                                        known_collections(), highest_program_wide_id());
 }
 
 // PE 0: nothing runs and nothing is in flight anywhere.

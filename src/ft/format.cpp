@@ -187,6 +187,42 @@ class file_writer {
     scratch_.reserve(scratch_capacity);
   }
 
+  /// Leaves the first `bytes` of the file for write_at (a header known only
+  /// at the end): appends start after them, and crc() covers only what was
+  /// appended.
+  void reserve_front(std::size_t bytes) {
+    if (::lseek(fd_, static_cast<off_t>(bytes), SEEK_SET) < 0) fail_errno(path_, "lseek");
+    front_ = bytes;
+  }
+
+  /// Writes what was queued and asks the kernel to start writing it back to
+  /// the disk now rather than at fsync, so that the disk works while the
+  /// caller packs the next batch.
+  void push() {
+    flush();
+    const std::uint64_t end = front_ + length_;
+    if (end > pushed_) {
+#ifdef SYNC_FILE_RANGE_WRITE
+      ::sync_file_range(fd_, static_cast<off_t>(pushed_), static_cast<off_t>(end - pushed_), SYNC_FILE_RANGE_WRITE);
+#endif
+      pushed_ = end;
+    }
+  }
+
+  /// Writes `bytes` at `offset` (inside the reserved front), outside the CRC.
+  void write_at(bytes_view bytes, std::uint64_t offset) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+      const ssize_t w = ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        fail_errno(path_, "write");
+      }
+      if (w == 0) fail(path_, "write: no progress (0 bytes written)");
+      done += static_cast<std::size_t>(w);
+    }
+  }
+
   ~file_writer() {
     if (committed_) return;
     if (fd_ >= 0) ::close(fd_);
@@ -289,6 +325,8 @@ class file_writer {
   fs::path path_;
   int fd_ = -1;
   bool committed_ = false;
+  std::uint64_t front_ = 0;   // reserved bytes before the appended ones
+  std::uint64_t pushed_ = 0;  // file offset up to which write-back was started
   std::uint32_t crc_ = 0;
   std::uint64_t length_ = 0;
   std::vector<piece> pieces_;
@@ -317,9 +355,7 @@ header_bytes common_header(std::uint32_t kind, const file_identity& id) {
 
 void seal_header(header_bytes& h) { put_u32(h.data() + header_at::crc, crc32c(h.data(), header_at::crc)); }
 
-void append_record(file_writer& out, const record_out& record) {
-  const std::uint32_t meta_crc = crc_of(record.meta);
-  const std::uint32_t state_crc = crc_of(record.state);
+void append_record(file_writer& out, const record_out& record, std::uint32_t meta_crc, std::uint32_t state_crc) {
   std::array<std::byte, record_at::end> header{};
   put_u64(header.data() + record_at::state_length, record.state.size());
   put_u32(header.data() + record_at::meta_length, static_cast<std::uint32_t>(record.meta.size()));
@@ -331,18 +367,6 @@ void append_record(file_writer& out, const record_out& record) {
   out.append_padding();
   out.append(record.state, state_crc);
   out.append_padding();
-}
-
-/// Appends the footer; returns the file's CRC (of everything before the CRC field).
-std::uint32_t append_footer(file_writer& out, std::uint32_t records) {
-  std::array<std::byte, footer_at::end> footer{};
-  put_u64(footer.data() + footer_at::file_length, out.length() + footer_at::end);
-  put_u32(footer.data() + footer_at::records, records);
-  out.append(std::span(footer).first(footer_at::file_crc));
-  const std::uint32_t file_crc = out.crc();
-  put_u32(footer.data() + footer_at::file_crc, file_crc);
-  out.append(std::span(footer).subspan(footer_at::file_crc));
-  return file_crc;
 }
 
 std::uint64_t entry_size(const file_entry& entry) {
@@ -739,26 +763,90 @@ std::string data_file_name(std::uint32_t process) {
 
 file_entry write_data_file(const fs::path& dir, const file_identity& id, std::uint32_t process,
                            std::span<const record_out> records) {
-  const std::string name = data_file_name(process);
-  const fs::path path = dir / name;
-  if (records.size() > std::numeric_limits<std::uint32_t>::max())
-    fail(path, std::to_string(records.size()) + " records, more than a data file holds");
-  for (std::size_t i = 0; i < records.size(); ++i)
-    if (records[i].meta.size() > std::numeric_limits<std::uint32_t>::max())
-      fail(path, "record " + std::to_string(i) + ": meta of " + n_bytes(records[i].meta.size()) +
-                     ", more than a record holds");
-  const auto count = static_cast<std::uint32_t>(records.size());
+  data_file_stream out(dir, id, process);
+  std::vector<data_file_stream::record_crcs> crcs;
+  crcs.reserve(records.size());
+  for (const record_out& record : records) crcs.push_back(data_file_stream::crcs_of(record));
+  out.append(records, crcs);
+  return out.finish();
+}
 
-  file_writer out(path);
-  header_bytes header = common_header(data_kind, id);
-  put_u32(header.data() + header_at::process, process);
-  put_u32(header.data() + header_at::records, count);
-  seal_header(header);
-  out.append(header);
-  for (const record_out& record : records) append_record(out, record);
-  const std::uint32_t file_crc = append_footer(out, count);
-  out.commit();
-  return file_entry{name, out.length(), file_crc, count};
+// The header goes in last, before the appended records: their alignment
+// (computed from the appended length) holds in the file as long as it is a
+// multiple of the alignment.
+static_assert(header_at::end % alignment == 0);
+
+struct data_file_stream::impl {
+  impl(const fs::path& dir, const file_identity& identity, std::uint32_t proc)
+      : name(data_file_name(proc)), path(dir / name), id(identity), process(proc), out(path) {
+    out.reserve_front(header_at::end);
+  }
+  std::string name;
+  fs::path path;
+  file_identity id;
+  std::uint32_t process;
+  file_writer out;  // everything after the header; its CRC starts after it
+  std::uint64_t records = 0;
+  bool failed = false;
+  bool finished = false;
+};
+
+data_file_stream::data_file_stream(const fs::path& dir, const file_identity& id, std::uint32_t process)
+    : impl_(std::make_unique<impl>(dir, id, process)) {}
+
+data_file_stream::~data_file_stream() = default;
+
+data_file_stream::record_crcs data_file_stream::crcs_of(const record_out& record) {
+  return {crc_of(record.meta), crc_of(record.state)};
+}
+
+void data_file_stream::append(std::span<const record_out> records, std::span<const record_crcs> crcs) {
+  impl& d = *impl_;
+  if (d.failed || d.finished) fail(d.path, "append after a failure or after the end");
+  try {
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      if (records[i].meta.size() > std::numeric_limits<std::uint32_t>::max())
+        fail(d.path, "record " + std::to_string(d.records) + ": meta of " + n_bytes(records[i].meta.size()) +
+                         ", more than a record holds");
+      append_record(d.out, records[i], crcs[i].meta, crcs[i].state);
+      ++d.records;
+    }
+    if (d.records > std::numeric_limits<std::uint32_t>::max())
+      fail(d.path, std::to_string(d.records) + " records, more than a data file holds");
+    d.out.push();
+  } catch (...) {
+    d.failed = true;
+    throw;
+  }
+}
+
+file_entry data_file_stream::finish() {
+  impl& d = *impl_;
+  if (d.failed || d.finished) fail(d.path, "finish after a failure or twice");
+  try {
+    const auto count = static_cast<std::uint32_t>(d.records);
+    header_bytes header = common_header(data_kind, d.id);
+    put_u32(header.data() + header_at::process, d.process);
+    put_u32(header.data() + header_at::records, count);
+    seal_header(header);
+    // The footer's CRC covers the header too: crc(header then rest) from both parts' CRCs.
+    std::array<std::byte, footer_at::end> footer{};
+    const std::uint64_t length = header_at::end + d.out.length() + footer_at::end;
+    put_u64(footer.data() + footer_at::file_length, length);
+    put_u32(footer.data() + footer_at::records, count);
+    d.out.append(std::span(footer).first(footer_at::file_crc));
+    const std::uint32_t file_crc = shift_by_bytes(crc_of(header), d.out.length()) ^ d.out.crc();
+    put_u32(footer.data() + footer_at::file_crc, file_crc);
+    d.out.append(std::span(footer).subspan(footer_at::file_crc));
+    d.out.push();
+    d.out.write_at(header, 0);
+    d.out.commit();
+    d.finished = true;
+    return file_entry{d.name, length, file_crc, count};
+  } catch (...) {
+    d.failed = true;
+    throw;
+  }
 }
 
 fs::path begin_checkpoint(const fs::path& root, std::uint64_t number) {

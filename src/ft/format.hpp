@@ -64,6 +64,38 @@ std::string data_file_name(std::uint32_t process);
 file_entry write_data_file(const std::filesystem::path& dir, const file_identity& id, std::uint32_t process,
                            std::span<const record_out> records);
 
+/// The same file written in batches, as a process's PEs pack their objects:
+/// each batch goes to the kernel at once and its write-back to the disk
+/// starts (sync_file_range), so packing, copying and the disk overlap and a
+/// PE's packed states can be freed after its batch. The header, whose record
+/// count is known only at the end, is written last; the file's CRC is
+/// combined from the parts' CRCs. Not thread-safe: the caller serialises
+/// append and finish. Any failure throws checkpoint_error (naming the path and
+/// errno's text) and leaves the stream failed; destroying a stream that did
+/// not finish removes its file.
+class data_file_stream {
+ public:
+  data_file_stream(const std::filesystem::path& dir, const file_identity& id, std::uint32_t process);
+  ~data_file_stream();
+  data_file_stream(const data_file_stream&) = delete;
+  data_file_stream& operator=(const data_file_stream&) = delete;
+
+  /// The CRCs a batch's records need, computed by the caller (outside any
+  /// lock: each PE its own) before append.
+  struct record_crcs {
+    std::uint32_t meta = 0, state = 0;
+  };
+  static record_crcs crcs_of(const record_out& record);
+  /// Appends records (with their crcs_of) in order, after earlier batches.
+  void append(std::span<const record_out> records, std::span<const record_crcs> crcs);
+  /// Footer, header, fsync, close: the file is complete.
+  file_entry finish();
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
 /// Creates `root/ckpt-<number>.partial/` (and root itself if missing; a
 /// stale .partial of the same number is removed first). Throws checkpoint_error.
 std::filesystem::path begin_checkpoint(const std::filesystem::path& root, std::uint64_t number);
@@ -95,8 +127,8 @@ std::filesystem::path resolve_checkpoint(const std::filesystem::path& path);
 struct record_in {
   std::span<const std::byte> meta;
   std::span<const std::byte> state;
-  std::uint32_t file = 0;   ///< index into loaded_checkpoint::files
-  std::uint32_t number = 0; ///< its position in that file, from 0
+  std::uint32_t file = 0;    ///< index into loaded_checkpoint::files
+  std::uint32_t number = 0;  ///< its position in that file, from 0
 };
 
 /// A whole checkpoint, read and checked: every header field, every CRC

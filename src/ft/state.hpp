@@ -48,10 +48,12 @@ struct coordinator {
   std::uint64_t objects = 0;
 };
 
-/// A process's PEs handing their packed objects to the one that writes the file.
+/// A process's data file, written in batches by its PEs as they pack (under
+/// ft_state::mutex); the last PE to finish packing completes it.
 struct writer_round {
-  std::uint32_t arrived = 0;
-  std::vector<packed_objects> by_local_pe;
+  std::unique_ptr<data_file_stream> stream;  ///< opened by the first batch
+  std::string error;                         ///< the first failure or refusal
+  std::uint32_t finished = 0;                ///< PEs done packing
 };
 
 /// A restart in progress in this process.

@@ -37,21 +37,22 @@ std::string unsaveable_tasks(const task_roots& tasks, std::uint32_t threads) {
 
 }  // namespace
 
-packed_objects pack_objects_for_checkpoint() {
-  packed_objects out;
+std::string pack_objects_for_checkpoint(const std::function<void(saved_object&&, bytes&&)>& sink) {
   pe_objects& objs = objects();
   const std::uint32_t me = tls_pe->id();
   const std::uint32_t node = tls_pe->runtime().my_node;
-  auto refuse = [&](const std::string& who, const std::string& why) {
-    out = {};
-    out.refused = who + here() + ": cannot be checkpointed: " + why;
+  std::string last = "the first object";
+  auto refusal = [&](const std::string& who, const std::string& why) {
+    return who + here() + ": cannot be checkpointed: " + why;
   };
   auto add = [&](saved_object o, bytes state) {
     o.pe = me;
     o.node = node;
-    out.who.push_back(std::move(o));
-    out.states.push_back(std::move(state));
+    last = o.name;
+    sink(std::move(o), std::move(state));
   };
+  const std::string blank_needed =
+      "it needs a pup function and a constructor taking roam::migrating (or a default constructor)";
   try {
     for (auto& [id, rec] : objs.chares) {
       saved_object o;
@@ -61,15 +62,10 @@ packed_objects pack_objects_for_checkpoint() {
       o.class_id = rec.ops->cls_id;
       o.name = "chare " + std::string(rec.ops->cls->name) + " #" + std::to_string(id >> 40) + "." +
                std::to_string(id & ((std::uint64_t{1} << 40) - 1));
-      if (!rec.ops->moves->pack_state) {
-        refuse(o.name, rec.ops->moves->not_migratable_why);
-        return out;
-      }
+      if (!rec.ops->moves->pack_state) return refusal(o.name, rec.ops->moves->not_migratable_why);
       task_roots& tasks = chare_access::tasks(*rec.base);
-      if (auto why = unsaveable_tasks(tasks, chare_access::threads(*rec.base)); !why.empty()) {
-        refuse(o.name, why);
-        return out;
-      }
+      if (auto why = unsaveable_tasks(tasks, chare_access::threads(*rec.base)); !why.empty())
+        return refusal(o.name, why);
       o.restarts = tasks.restartable;
       bytes state = rec.ops->moves->pack_state(rec.obj);
       add(std::move(o), std::move(state));
@@ -87,26 +83,17 @@ packed_objects pack_objects_for_checkpoint() {
         o.name = describe_target(array ? target_kind::element : target_kind::group_member, d, m.index,
                                  array ? d->dims : 1, "");
         if (array) {
-          if (!d->elem->moves->pack_state) {
-            refuse(o.name, d->elem->moves->not_migratable_why);
-            return out;
-          }
+          if (!d->elem->moves->pack_state) return refusal(o.name, d->elem->moves->not_migratable_why);
           element_base& b = base_of(*lc, m.obj);
           task_roots& tasks = element_access::tasks(b);
-          if (auto why = unsaveable_tasks(tasks, element_access::threads(b)); !why.empty()) {
-            refuse(o.name, why);
-            return out;
-          }
+          if (auto why = unsaveable_tasks(tasks, element_access::threads(b)); !why.empty()) return refusal(o.name, why);
           o.restarts = tasks.restartable;
-          add(std::move(o), d->elem->moves->pack_state(m.obj));
+          bytes state = d->elem->moves->pack_state(m.obj);
+          add(std::move(o), std::move(state));
         } else {
-          if (!d->cls->pack || !d->cls->make_blank) {
-            refuse(o.name,
-                   "it needs a pup function and a constructor taking roam::migrating (or a default "
-                   "constructor)");
-            return out;
-          }
-          add(std::move(o), d->cls->pack(m.obj));
+          if (!d->cls->pack || !d->cls->make_blank) return refusal(o.name, blank_needed);
+          bytes state = d->cls->pack(m.obj);
+          add(std::move(o), std::move(state));
         }
       }
     }
@@ -119,20 +106,15 @@ packed_objects pack_objects_for_checkpoint() {
         o.collection = to_wire(d);
         o.class_id = d->cls->id;
         o.name = "nodegroup " + std::string(d->cls->name) + " (process " + std::to_string(node) + ")";
-        if (!d->cls->pack || !d->cls->make_blank) {
-          refuse(o.name,
-                 "it needs a pup function and a constructor taking roam::migrating (or a default "
-                 "constructor)");
-          return out;
-        }
-        add(std::move(o), d->cls->pack(member));
+        if (!d->cls->pack || !d->cls->make_blank) return refusal(o.name, blank_needed);
+        bytes state = d->cls->pack(member);
+        add(std::move(o), std::move(state));
       }
     }
   } catch (const std::exception& e) {
-    const std::string who = out.who.empty() ? std::string("an object") : out.who.back().name;
-    refuse("the object after " + who, std::string("its pup threw: ") + e.what());
+    return refusal("the object after " + last, std::string("its pup threw: ") + e.what());
   }
-  return out;
+  return {};
 }
 
 std::string parked_work_here() {

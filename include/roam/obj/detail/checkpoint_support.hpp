@@ -5,6 +5,7 @@
 // from saved state in a fresh run. All of it runs on the PE's own thread.
 // docs/design/checkpoint.md.
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -37,13 +38,11 @@ struct saved_object {
   }
 };
 
-/// The calling PE's objects packed for a checkpoint, or why not.
-struct packed_objects {
-  std::vector<saved_object> who;
-  std::vector<bytes> states;  ///< states[i]: who[i]'s pup
-  std::string refused;        ///< non-empty: nothing was packed; names the object and the reason
-};
-packed_objects pack_objects_for_checkpoint();
+/// Packs the calling PE's objects one by one, handing each to `sink` with
+/// its state (its pup), so that the caller can write them in batches and
+/// free them. Returns why an object cannot be saved (naming it), or empty;
+/// objects handed over before a refusal are to be thrown away.
+std::string pack_objects_for_checkpoint(const std::function<void(saved_object&&, bytes&&)>& sink);
 
 /// Messages the calling PE's object tables hold back (for objects not here
 /// yet, broadcasts waiting for insertions...): a checkpoint at this cut

@@ -1,0 +1,185 @@
+// roam-bench checkpoint: disk checkpoint time against the state's size, beside
+// the raw write bandwidth of the same directory measured in the same minutes
+// (the same bytes written 1 MiB at a time and fsynced, as `dd bs=1M
+// conv=fsync` does), and the checkpoint of a small program (8 elements, a
+// chare, a group and a nodegroup: Charm++'s anchor). Not part of `all`: it
+// writes gigabytes.
+//   roam-bench checkpoint [--dir DIR] [--case small|state_16M|...] [--reps R] [+p N]
+// Each state case leaves its last checkpoint in DIR/<case>; restarting from it
+// (`roam-bench +restart DIR/state_64M`) prints the restart's time as one more
+// result line (bench/checkpoint_restart.sh runs both).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common.hpp"
+
+namespace roam_bench {
+
+namespace {
+
+struct small_elem : roam::element<small_elem, roam::index<1>> {
+  small_elem() = default;
+  explicit small_elem(roam::migrating) {}
+  std::vector<int> v = std::vector<int>(16, 1);
+  void pup(roam::pup_er& p) { p | v; }
+};
+struct small_chare : roam::chare<small_chare> {
+  small_chare() = default;
+  explicit small_chare(roam::migrating) {}
+  std::string name = "small";
+  void pup(roam::pup_er& p) { p | name; }
+};
+struct small_group : roam::group_member<small_group> {
+  small_group() = default;
+  explicit small_group(roam::migrating) {}
+  int n = 0;
+  void pup(roam::pup_er& p) { p | n; }
+};
+struct small_node : roam::nodegroup_member<small_node> {
+  small_node() = default;
+  explicit small_node(roam::migrating) {}
+  int n = 0;
+  void pup(roam::pup_er& p) { p | n; }
+};
+
+// The state: every element holds an equal share of the bytes.
+struct blob : roam::element<blob, roam::index<1>> {
+  blob() = default;
+  explicit blob(roam::migrating) {}
+  std::vector<double> data;
+  void resize(std::uint64_t bytes, roam::callback<void> done) {
+    data.assign(bytes / sizeof(double), 1.0 + this_index()[0]);
+    contribute(done);
+  }
+  void pup(roam::pup_er& p) { p | data; }
+};
+
+// The result of the checkpoint in progress comes here (a function, so that it
+// also survives a restart: then it reports the restart and ends the program).
+std::optional<roam::promise<roam::checkpoint_result>> g_waiting;
+
+void checkpoint_done(roam::checkpoint_result r) {
+  if (r.restarted) {
+    // The case is the directory the checkpoint went into: DIR/<case>/ckpt-N.
+    const std::string name = std::filesystem::path(r.path).parent_path().filename().string();
+    result res{"checkpoint", "restart_" + name, roam::num_pes(), static_cast<std::int64_t>(r.bytes),
+               "ms",         {r.seconds * 1e3}};
+    print(res, true);
+    roam::exit(r.ok ? 0 : 1);
+    return;
+  }
+  if (g_waiting) std::exchange(g_waiting, std::nullopt)->set_value(std::move(r));
+}
+
+roam::future<roam::checkpoint_result> take_checkpoint(const std::string& dir, std::uint32_t keep) {
+  auto [f, p] = roam::make_future<roam::checkpoint_result>();
+  g_waiting = p;
+  roam::checkpoint(dir, roam::callback<roam::checkpoint_result>::function<&checkpoint_done>(roam::pe_id{0}), {keep});
+  return std::move(f);
+}
+
+// `bytes` written 1 MiB at a time to a new file in `dir`, fsynced: seconds (dd bs=1M conv=fsync).
+double raw_write_seconds(const std::filesystem::path& dir, std::uint64_t bytes) {
+  const auto path = dir / "raw-write-probe";
+  std::vector<char> block(1 << 20, 'x');
+  const auto t0 = bench_clock::now();
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return -1;
+  for (std::uint64_t done = 0; done < bytes;) {
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(block.size(), bytes - done));
+    const ssize_t w = ::write(fd, block.data(), n);
+    if (w <= 0) {
+      ::close(fd);
+      return -1;
+    }
+    done += static_cast<std::uint64_t>(w);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  const double s = seconds_since(t0);
+  std::filesystem::remove(path);
+  return s;
+}
+
+std::string dir_option() {
+  return g_config.dir.empty() ? (std::filesystem::temp_directory_path() / "roam-bench-checkpoint").string()
+                              : g_config.dir;
+}
+
+}  // namespace
+
+roam::task<> bench_checkpoint() {
+  const std::uint32_t pes = roam::num_pes();
+  const std::filesystem::path root = dir_option();
+  std::filesystem::create_directories(root);
+
+  if (wanted("small")) {
+    auto elems = roam::create_array<small_elem>(roam::index<1>{8});
+    auto c = roam::create_chare_on<small_chare>(roam::pe_id{0});
+    auto g = roam::create_group<small_group>();
+    auto n = roam::create_nodegroup<small_node>();
+    (void)elems;
+    (void)c;
+    (void)g;
+    (void)n;
+    result r{"checkpoint", "small_program", pes, -1, "ms", {}};
+    for (int rep = 0; rep <= g_config.reps; ++rep) {
+      const auto t0 = bench_clock::now();
+      const roam::checkpoint_result cr = co_await take_checkpoint((root / "small").string(), 1);
+      const double ms = seconds_since(t0) * 1e3;
+      if (!cr.ok) {
+        std::fprintf(stderr, "roam-bench checkpoint: %s\n", cr.error.c_str());
+        roam::exit(1);
+        co_return;
+      }
+      r.bytes = static_cast<std::int64_t>(cr.bytes);
+      if (rep > 0) r.samples.push_back(ms);  // the first one creates the directory
+    }
+    print(r, g_config.json);
+  }
+
+  const std::uint64_t mib = 1 << 20;
+  const std::uint64_t sizes[] = {1 * mib, 16 * mib, 64 * mib, 256 * mib, 1024 * mib};
+  std::optional<roam::array_proxy<blob>> blobs;
+  for (std::uint64_t size : sizes) {
+    const std::string name = "state_" + std::to_string(size / mib) + "M";
+    if (!wanted(name)) continue;
+    const std::int32_t elements = static_cast<std::int32_t>(8 * pes);
+    if (!blobs) blobs = roam::create_array<blob>(roam::index<1>{elements});
+    auto [resized, resized_p] = roam::make_future<void>();
+    blobs->send<&blob::resize>(size / static_cast<std::uint64_t>(elements), roam::callback<void>::to_future(resized_p));
+    co_await std::move(resized);
+    const int reps = size >= 256 * mib ? std::min(g_config.reps, 3) : g_config.reps;
+    result ck{"checkpoint", name, pes, static_cast<std::int64_t>(size), "MB/s", {}};
+    result raw{"checkpoint", name + "_raw_write", pes, static_cast<std::int64_t>(size), "MB/s", {}};
+    result ratio{"checkpoint", name + "_over_raw", pes, static_cast<std::int64_t>(size), "ratio", {}};
+    for (int rep = 0; rep < reps; ++rep) {
+      // Raw and checkpoint alternate in the same minutes: the disk's speed drifts.
+      const double raw_s = raw_write_seconds(root, size);
+      const auto t0 = bench_clock::now();
+      const roam::checkpoint_result cr = co_await take_checkpoint((root / name).string(), 1);
+      const double s = seconds_since(t0);
+      if (!cr.ok) {
+        std::fprintf(stderr, "roam-bench checkpoint: %s\n", cr.error.c_str());
+        roam::exit(1);
+        co_return;
+      }
+      ck.samples.push_back(static_cast<double>(cr.bytes) / s / 1e6);
+      raw.samples.push_back(static_cast<double>(size) / raw_s / 1e6);
+      ratio.samples.push_back(ck.samples.back() / raw.samples.back());
+    }
+    print(ck, g_config.json);
+    print(raw, g_config.json);
+    print(ratio, g_config.json);
+    // The next case's state replaces this one's (and its checkpoint stays for a restart).
+  }
+}
+
+}  // namespace roam_bench
