@@ -85,7 +85,8 @@ void file_written(std::uint32_t process, std::string name, std::uint64_t size, s
   checkpoint_result r;
   try {
     const std::vector<std::byte> blob = pack(rec);
-    r.path = publish_checkpoint(c.partial, c.id, blob, c.files, c.keep).string();
+    // Pruned after the callback: removing the old checkpoints is not the new one's latency.
+    r.path = publish_checkpoint(c.partial, c.id, blob, c.files, 0).string();
     c.partial.clear();  // published: nothing to abandon
     r.bytes = std::filesystem::file_size(std::filesystem::path(r.path) / "manifest");
     for (const file_entry& f : c.files) r.bytes += f.size;
@@ -94,7 +95,11 @@ void file_written(std::uint32_t process, std::string name, std::uint64_t size, s
   }
   r.ok = true;
   r.objects = c.objects;
+  const std::filesystem::path root = c.root;
+  const std::uint64_t number = c.number;
+  const std::uint32_t keep = c.keep;
   finish(std::move(r));
+  prune_checkpoints(root, number, keep);
 }
 
 // What a PE packed and has not handed to the file yet.
@@ -109,8 +114,9 @@ struct batch {
 // a checkpoint holds little more memory than the objects themselves.
 constexpr std::size_t batch_bytes = std::size_t{8} << 20;
 
-// Hands a batch to the process's file (opened by the first one). The CRCs
-// are computed before the lock, on each PE in parallel.
+// Hands a batch to the process's file (opened by the first one). Only the
+// file offset is taken under the lock: the CRCs, the layout and the write
+// happen on each PE in parallel.
 void write_batch(batch& b, const std::string& partial, const file_identity& id) {
   if (b.who.empty()) return;
   std::vector<std::vector<std::byte>> metas;
@@ -124,18 +130,25 @@ void write_batch(batch& b, const std::string& partial, const file_identity& id) 
     records.push_back({metas[i], b.states[i].span()});
     crcs.push_back(data_file_stream::crcs_of(records.back()));
   }
-  {
-    ft_state& s = state();
-    std::lock_guard lock(s.mutex);
-    writer_round& w = s.round;
-    if (w.error.empty()) {
-      try {
+  ft_state& s = state();
+  data_file_stream* stream = nullptr;
+  std::uint64_t offset = 0;
+  try {
+    const data_file_stream::batch laid_out = data_file_stream::prepare(records, crcs);
+    {
+      std::lock_guard lock(s.mutex);
+      writer_round& w = s.round;
+      if (w.error.empty()) {
         if (!w.stream) w.stream = std::make_unique<data_file_stream>(partial, id, tls_pe->runtime().my_node);
-        w.stream->append(records, crcs);
-      } catch (const std::exception& e) {
-        w.error = e.what();
+        stream = w.stream.get();
+        offset = stream->reserve(laid_out);
       }
     }
+    // The stream lives until the last PE has finished packing, after this write.
+    if (stream) stream->write(laid_out, offset);
+  } catch (const std::exception& e) {
+    std::lock_guard lock(s.mutex);
+    if (s.round.error.empty()) s.round.error = e.what();
   }
   b = batch{};
 }

@@ -97,35 +97,9 @@ std::uint32_t crc_of(bytes_view bytes, std::uint32_t running = 0) {
 }
 
 // ---------------------------------------------------------------------------
-// CRC-32C is linear over GF(2): crc(A then B) = crc(A) * x^(8|B|) mod P, xor
-// crc(B). So the CRC a record header needs for a state also extends the
-// file's running CRC, and a 1 GiB state is read once, not twice, on writing
-// and on loading. Polynomials are bit-reflected like the CRC: bit 31 is x^0.
-
-constexpr std::uint32_t castagnoli_reflected = 0x82F63B78u;
-
-constexpr std::uint32_t multiply_mod_p(std::uint32_t a, std::uint32_t b) {
-  std::uint32_t product = 0;
-  for (std::uint32_t term = 1u << 31; term != 0; term >>= 1) {
-    if (a & term) product ^= b;
-    b = (b & 1u) ? (b >> 1) ^ castagnoli_reflected : b >> 1;  // b *= x
-  }
-  return product;
-}
-
-// x^(2^k) mod P, for every k a 64-bit byte count times 8 can need.
-constexpr auto x_to_powers_of_two = [] {
-  std::array<std::uint32_t, 67> table{};
-  table[0] = 1u << 30;  // x^1
-  for (std::size_t k = 1; k < table.size(); ++k) table[k] = multiply_mod_p(table[k - 1], table[k - 1]);
-  return table;
-}();
-
-std::uint32_t shift_by_bytes(std::uint32_t crc, std::uint64_t bytes) {
-  for (std::size_t k = 3; bytes != 0; bytes >>= 1, ++k)  // x^(8n): the bits of n, each worth x^(2^(k+3))
-    if (bytes & 1u) crc = multiply_mod_p(x_to_powers_of_two[k], crc);
-  return crc;
-}
+// CRC-32C is linear: the CRC a record header needs for a state also extends
+// the file's running CRC (crc32c_combine), so a 1 GiB state is read once,
+// not twice, on writing and on loading.
 
 // A combination costs about 50 ns (-O2), what the CRC instruction takes for
 // about 500 bytes; below the threshold the piece, just read and so in cache,
@@ -135,7 +109,7 @@ constexpr std::size_t combine_threshold = 1024;
 /// The running CRC extended over `piece`, whose own CRC is `piece_crc`.
 std::uint32_t extend_crc(std::uint32_t running, bytes_view piece, std::uint32_t piece_crc) {
   if (piece.size() < combine_threshold) return crc_of(piece, running);
-  return shift_by_bytes(running, piece.size()) ^ piece_crc;
+  return crc32c_combine(running, piece_crc, piece.size());
 }
 
 // ---------------------------------------------------------------------------
@@ -186,51 +160,6 @@ class file_writer {
     if (fd_ < 0) fail_errno(path_, "cannot create");
     scratch_.reserve(scratch_capacity);
   }
-
-  /// Leaves the first `bytes` of the file for write_at (a header known only
-  /// at the end): appends start after them, and crc() covers only what was
-  /// appended.
-  void reserve_front(std::size_t bytes) {
-    if (::lseek(fd_, static_cast<off_t>(bytes), SEEK_SET) < 0) fail_errno(path_, "lseek");
-    front_ = bytes;
-  }
-
-  /// Writes what was queued and asks the kernel to start writing it back to
-  /// the disk now rather than at fsync, so that the disk works while the
-  /// caller packs the next batch.
-  void push() {
-    flush();
-    const std::uint64_t end = front_ + length_;
-    if (end > pushed_) {
-#ifdef SYNC_FILE_RANGE_WRITE
-      ::sync_file_range(fd_, static_cast<off_t>(pushed_), static_cast<off_t>(end - pushed_), SYNC_FILE_RANGE_WRITE);
-#endif
-      pushed_ = end;
-    }
-  }
-
-  /// Writes `bytes` at `offset` (inside the reserved front), outside the CRC.
-  void write_at(bytes_view bytes, std::uint64_t offset) {
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-      const ssize_t w = ::pwrite(fd_, bytes.data() + done, bytes.size() - done, static_cast<off_t>(offset + done));
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        fail_errno(path_, "write");
-      }
-      if (w == 0) fail(path_, "write: no progress (0 bytes written)");
-      done += static_cast<std::size_t>(w);
-    }
-  }
-
-  ~file_writer() {
-    if (committed_) return;
-    if (fd_ >= 0) ::close(fd_);
-    ::unlink(path_.c_str());
-  }
-
-  file_writer(const file_writer&) = delete;
-  file_writer& operator=(const file_writer&) = delete;
 
   void append(bytes_view bytes) {
     crc_ = crc_of(bytes, crc_);
@@ -325,8 +254,6 @@ class file_writer {
   fs::path path_;
   int fd_ = -1;
   bool committed_ = false;
-  std::uint64_t front_ = 0;   // reserved bytes before the appended ones
-  std::uint64_t pushed_ = 0;  // file offset up to which write-back was started
   std::uint32_t crc_ = 0;
   std::uint64_t length_ = 0;
   std::vector<piece> pieces_;
@@ -354,20 +281,6 @@ header_bytes common_header(std::uint32_t kind, const file_identity& id) {
 }
 
 void seal_header(header_bytes& h) { put_u32(h.data() + header_at::crc, crc32c(h.data(), header_at::crc)); }
-
-void append_record(file_writer& out, const record_out& record, std::uint32_t meta_crc, std::uint32_t state_crc) {
-  std::array<std::byte, record_at::end> header{};
-  put_u64(header.data() + record_at::state_length, record.state.size());
-  put_u32(header.data() + record_at::meta_length, static_cast<std::uint32_t>(record.meta.size()));
-  put_u32(header.data() + record_at::meta_crc, meta_crc);
-  put_u32(header.data() + record_at::state_crc, state_crc);
-  put_u32(header.data() + record_at::crc, crc32c(header.data(), record_at::crc));
-  out.append(header);
-  out.append(record.meta, meta_crc);
-  out.append_padding();
-  out.append(record.state, state_crc);
-  out.append_padding();
-}
 
 std::uint64_t entry_size(const file_entry& entry) {
   const std::uint64_t unpadded = entry_at::end + entry.name.size();
@@ -502,11 +415,10 @@ void rename_no_replace(const fs::path& from, const fs::path& to) {
 }
 
 void check_publish_arguments(const fs::path& partial, const file_identity& id, std::span<const file_entry> files,
-                             std::uint32_t keep) {
+                             std::uint32_t /*keep: 0 is "do not prune"*/) {
   const std::string expected = checkpoint_dir_name(id.number) + std::string(partial_suffix);
   if (partial.filename() != expected)
     fail(partial, "not the partial directory of checkpoint " + std::to_string(id.number) + " (" + expected + ")");
-  if (keep < 1) fail(partial, "keep must be at least 1, not 0");
   if (files.size() != id.processes)
     fail(partial, "the file table has " + std::to_string(files.size()) + " entries for " +
                       std::to_string(id.processes) + " processes");
@@ -778,18 +690,79 @@ static_assert(header_at::end % alignment == 0);
 
 struct data_file_stream::impl {
   impl(const fs::path& dir, const file_identity& identity, std::uint32_t proc)
-      : name(data_file_name(proc)), path(dir / name), id(identity), process(proc), out(path) {
-    out.reserve_front(header_at::end);
+      : name(data_file_name(proc)), path(dir / name), id(identity), process(proc) {
+    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) fail_errno(path, "cannot create");
   }
+  ~impl() {
+    if (finished) return;
+    if (fd >= 0) ::close(fd);
+    ::unlink(path.c_str());
+  }
+  impl(const impl&) = delete;
+  impl& operator=(const impl&) = delete;
+
   std::string name;
   fs::path path;
   file_identity id;
   std::uint32_t process;
-  file_writer out;  // everything after the header; its CRC starts after it
+  int fd = -1;
+  std::uint64_t end = header_at::end;  // where the next batch goes
+  std::uint32_t crc = 0;               // of everything after the header reserved so far
   std::uint64_t records = 0;
-  bool failed = false;
   bool finished = false;
+
+  void write_pieces(std::vector<iovec>& iov, std::uint64_t offset) {
+    std::size_t first = 0;
+    while (first < iov.size()) {
+      const int count = static_cast<int>(std::min<std::size_t>(iov.size() - first, IOV_MAX));
+      const ssize_t written = ::pwritev(fd, iov.data() + first, count, static_cast<off_t>(offset));
+      if (written < 0) {
+        if (errno == EINTR) continue;
+        fail_errno(path, "write");
+      }
+      if (written == 0) fail(path, "write: no progress (0 bytes written)");
+      offset += static_cast<std::uint64_t>(written);
+      auto left = static_cast<std::size_t>(written);
+      while (first < iov.size() && left >= iov[first].iov_len) left -= iov[first++].iov_len;
+      if (left != 0) {  // a partial write stopped inside this iovec
+        iov[first].iov_base = static_cast<char*>(iov[first].iov_base) + left;
+        iov[first].iov_len -= left;
+      }
+    }
+  }
 };
+
+namespace {
+
+// Lays out a batch: small pieces copied into its scratch (sharing iovecs),
+// large ones referenced; the batch's CRC extended piece by piece.
+class batch_layout {
+ public:
+  explicit batch_layout(data_file_stream::batch& b) : b_(b) {}
+  void add(bytes_view bytes, std::optional<std::uint32_t> known_crc = std::nullopt) {
+    b_.crc = known_crc ? extend_crc(b_.crc, bytes, *known_crc) : crc_of(bytes, b_.crc);
+    b_.length += bytes.size();
+    if (bytes.empty()) return;
+    if (bytes.size() <= copy_limit) {
+      if (b_.pieces.empty() || b_.pieces.back().external != nullptr)
+        b_.pieces.push_back({nullptr, b_.scratch.size(), 0});
+      b_.pieces.back().length += bytes.size();
+      b_.scratch.insert(b_.scratch.end(), bytes.begin(), bytes.end());
+    } else {
+      b_.pieces.push_back({bytes.data(), 0, bytes.size()});
+    }
+  }
+  // Batches start at multiples of the alignment (the header's size is one,
+  // and every record ends padded), so relative padding is the file's.
+  void pad() { add(std::span(zeros).first(padding_after(b_.length))); }
+
+ private:
+  static constexpr std::size_t copy_limit = 256;
+  data_file_stream::batch& b_;
+};
+
+}  // namespace
 
 data_file_stream::data_file_stream(const fs::path& dir, const file_identity& id, std::uint32_t process)
     : impl_(std::make_unique<impl>(dir, id, process)) {}
@@ -800,53 +773,88 @@ data_file_stream::record_crcs data_file_stream::crcs_of(const record_out& record
   return {crc_of(record.meta), crc_of(record.state)};
 }
 
-void data_file_stream::append(std::span<const record_out> records, std::span<const record_crcs> crcs) {
-  impl& d = *impl_;
-  if (d.failed || d.finished) fail(d.path, "append after a failure or after the end");
-  try {
-    for (std::size_t i = 0; i < records.size(); ++i) {
-      if (records[i].meta.size() > std::numeric_limits<std::uint32_t>::max())
-        fail(d.path, "record " + std::to_string(d.records) + ": meta of " + n_bytes(records[i].meta.size()) +
-                         ", more than a record holds");
-      append_record(d.out, records[i], crcs[i].meta, crcs[i].state);
-      ++d.records;
-    }
-    if (d.records > std::numeric_limits<std::uint32_t>::max())
-      fail(d.path, std::to_string(d.records) + " records, more than a data file holds");
-    d.out.push();
-  } catch (...) {
-    d.failed = true;
-    throw;
+data_file_stream::batch data_file_stream::prepare(std::span<const record_out> records,
+                                                  std::span<const record_crcs> crcs) {
+  batch b;
+  batch_layout out(b);
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const record_out& record = records[i];
+    if (record.meta.size() > std::numeric_limits<std::uint32_t>::max())
+      throw checkpoint_error("a record's meta of " + n_bytes(record.meta.size()) + " is more than a record holds");
+    std::array<std::byte, record_at::end> header{};
+    put_u64(header.data() + record_at::state_length, record.state.size());
+    put_u32(header.data() + record_at::meta_length, static_cast<std::uint32_t>(record.meta.size()));
+    put_u32(header.data() + record_at::meta_crc, crcs[i].meta);
+    put_u32(header.data() + record_at::state_crc, crcs[i].state);
+    put_u32(header.data() + record_at::crc, crc32c(header.data(), record_at::crc));
+    out.add(header);
+    out.add(record.meta, crcs[i].meta);
+    out.pad();
+    out.add(record.state, crcs[i].state);
+    out.pad();
   }
+  b.records = static_cast<std::uint32_t>(records.size());
+  return b;
+}
+
+std::uint64_t data_file_stream::reserve(const batch& b) {
+  impl& d = *impl_;
+  if (d.finished) fail(d.path, "a batch after the end");
+  const std::uint64_t offset = d.end;
+  d.end += b.length;
+  d.crc = crc32c_combine(d.crc, b.crc, b.length);
+  d.records += b.records;
+  if (d.records > std::numeric_limits<std::uint32_t>::max())
+    fail(d.path, std::to_string(d.records) + " records, more than a data file holds");
+  return offset;
+}
+
+void data_file_stream::write(const batch& b, std::uint64_t offset) {
+  impl& d = *impl_;
+  std::vector<iovec> iov;
+  iov.reserve(b.pieces.size());
+  for (const batch::piece& p : b.pieces) {
+    const std::byte* base = p.external != nullptr ? p.external : b.scratch.data() + p.offset;
+    iov.push_back({const_cast<std::byte*>(base), p.length});  // pwritev does not write to it
+  }
+  d.write_pieces(iov, offset);
+#ifdef SYNC_FILE_RANGE_WRITE
+  // The disk starts on this batch now, not at fsync: it works while the PEs pack the next.
+  if (b.length)
+    ::sync_file_range(d.fd, static_cast<off_t>(offset), static_cast<off_t>(b.length), SYNC_FILE_RANGE_WRITE);
+#endif
+}
+
+void data_file_stream::append(std::span<const record_out> records, std::span<const record_crcs> crcs) {
+  const batch b = prepare(records, crcs);
+  write(b, reserve(b));
 }
 
 file_entry data_file_stream::finish() {
   impl& d = *impl_;
-  if (d.failed || d.finished) fail(d.path, "finish after a failure or twice");
-  try {
-    const auto count = static_cast<std::uint32_t>(d.records);
-    header_bytes header = common_header(data_kind, d.id);
-    put_u32(header.data() + header_at::process, d.process);
-    put_u32(header.data() + header_at::records, count);
-    seal_header(header);
-    // The footer's CRC covers the header too: crc(header then rest) from both parts' CRCs.
-    std::array<std::byte, footer_at::end> footer{};
-    const std::uint64_t length = header_at::end + d.out.length() + footer_at::end;
-    put_u64(footer.data() + footer_at::file_length, length);
-    put_u32(footer.data() + footer_at::records, count);
-    d.out.append(std::span(footer).first(footer_at::file_crc));
-    const std::uint32_t file_crc = shift_by_bytes(crc_of(header), d.out.length()) ^ d.out.crc();
-    put_u32(footer.data() + footer_at::file_crc, file_crc);
-    d.out.append(std::span(footer).subspan(footer_at::file_crc));
-    d.out.push();
-    d.out.write_at(header, 0);
-    d.out.commit();
-    d.finished = true;
-    return file_entry{d.name, length, file_crc, count};
-  } catch (...) {
-    d.failed = true;
-    throw;
-  }
+  if (d.finished) fail(d.path, "finished twice");
+  const auto count = static_cast<std::uint32_t>(d.records);
+  header_bytes header = common_header(data_kind, d.id);
+  put_u32(header.data() + header_at::process, d.process);
+  put_u32(header.data() + header_at::records, count);
+  seal_header(header);
+  // The footer's CRC covers the header too: crc(header, then the rest) from both parts' CRCs.
+  std::array<std::byte, footer_at::end> footer{};
+  const std::uint64_t length = d.end + footer_at::end;
+  put_u64(footer.data() + footer_at::file_length, length);
+  put_u32(footer.data() + footer_at::records, count);
+  const bytes_view before_crc = std::span(footer).first(footer_at::file_crc);
+  const std::uint32_t rest_crc = crc_of(before_crc, d.crc);
+  const std::uint32_t file_crc = crc32c_combine(crc_of(header), rest_crc, d.end - header_at::end + before_crc.size());
+  put_u32(footer.data() + footer_at::file_crc, file_crc);
+  std::vector<iovec> tail{{footer.data(), footer.size()}};
+  d.write_pieces(tail, d.end);
+  std::vector<iovec> head{{header.data(), header.size()}};
+  d.write_pieces(head, 0);
+  if (::fsync(d.fd) != 0) fail_errno(d.path, "fsync");
+  if (::close(std::exchange(d.fd, -1)) != 0) fail_errno(d.path, "close");
+  d.finished = true;
+  return file_entry{d.name, length, file_crc, count};
 }
 
 fs::path begin_checkpoint(const fs::path& root, std::uint64_t number) {
@@ -890,8 +898,12 @@ fs::path publish_checkpoint(const fs::path& partial_arg, const file_identity& id
     throw checkpoint_error(std::string(e.what()) + " (" + final_dir.string() +
                            " is in place, but may not survive a crash)");
   }
-  prune(root, id.number, keep);
+  if (keep != 0) prune(root, id.number, keep);
   return final_dir;
+}
+
+void prune_checkpoints(const fs::path& root, std::uint64_t newest, std::uint32_t keep) noexcept {
+  if (keep != 0) prune(root, newest, keep);
 }
 
 void abandon_checkpoint(const fs::path& partial_arg) noexcept {

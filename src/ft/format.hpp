@@ -65,14 +65,16 @@ file_entry write_data_file(const std::filesystem::path& dir, const file_identity
                            std::span<const record_out> records);
 
 /// The same file written in batches, as a process's PEs pack their objects:
-/// each batch goes to the kernel at once and its write-back to the disk
-/// starts (sync_file_range), so packing, copying and the disk overlap and a
-/// PE's packed states can be freed after its batch. The header, whose record
-/// count is known only at the end, is written last; the file's CRC is
-/// combined from the parts' CRCs. Not thread-safe: the caller serialises
-/// append and finish. Any failure throws checkpoint_error (naming the path and
-/// errno's text) and leaves the stream failed; destroying a stream that did
-/// not finish removes its file.
+/// each PE lays out its batch (prepare: record headers, padding, the batch's
+/// CRC) on its own, takes the next stretch of the file (reserve: the only
+/// step the caller serialises, which also folds the batch's CRC into the
+/// file's), then writes it there (write, with pwritev, while other PEs write
+/// theirs) and starts its write-back to the disk (sync_file_range), so
+/// packing, copying and the disk overlap and a PE's packed states can be
+/// freed after its batch. The header, whose record count is known only at
+/// the end, is written last (finish, once every write returned). Any failure
+/// throws checkpoint_error (naming the path and errno's text); destroying a
+/// stream that did not finish removes its file.
 class data_file_stream {
  public:
   data_file_stream(const std::filesystem::path& dir, const file_identity& id, std::uint32_t process);
@@ -86,9 +88,28 @@ class data_file_stream {
     std::uint32_t meta = 0, state = 0;
   };
   static record_crcs crcs_of(const record_out& record);
-  /// Appends records (with their crcs_of) in order, after earlier batches.
+
+  /// Records laid out as they will be in the file (the records' bytes are
+  /// referenced, not copied: they must outlive write).
+  struct batch {
+    std::vector<std::byte> scratch;  ///< record headers and padding
+    struct piece {
+      const std::byte* external;  ///< null: in scratch from offset
+      std::size_t offset, length;
+    };
+    std::vector<piece> pieces;
+    std::uint64_t length = 0;
+    std::uint32_t crc = 0;  ///< of the batch's bytes alone
+    std::uint32_t records = 0;
+  };
+  static batch prepare(std::span<const record_out> records, std::span<const record_crcs> crcs);
+  /// The file offset the batch goes to (serialise calls).
+  std::uint64_t reserve(const batch& b);
+  /// Writes the batch at its offset (concurrent calls for different batches are fine).
+  void write(const batch& b, std::uint64_t offset);
+  /// Appends records in order, after earlier batches: prepare, reserve, write.
   void append(std::span<const record_out> records, std::span<const record_crcs> crcs);
-  /// Footer, header, fsync, close: the file is complete.
+  /// Footer, header, fsync, close: the file is complete (serialise with reserve).
   file_entry finish();
 
  private:
@@ -105,10 +126,14 @@ std::filesystem::path begin_checkpoint(const std::filesystem::path& root, std::u
 /// complete checkpoints older than the newest `keep` (keep >= 1) and every
 /// other .partial directory. A failure before the rename leaves the
 /// previous checkpoints as they were (and removes the .partial directory).
-/// Returns the final directory. Throws checkpoint_error.
+/// Returns the final directory. Throws checkpoint_error. keep == 0: nothing
+/// is removed (the caller prunes later, with prune_checkpoints).
 std::filesystem::path publish_checkpoint(const std::filesystem::path& partial, const file_identity& id,
                                          std::span<const std::byte> program_blob, std::span<const file_entry> files,
                                          std::uint32_t keep);
+/// What publish_checkpoint's pruning does, on its own: keeps the newest
+/// `keep` complete checkpoints up to `newest` in `root` (never throws).
+void prune_checkpoints(const std::filesystem::path& root, std::uint64_t newest, std::uint32_t keep) noexcept;
 
 /// Removes a .partial directory after a failed checkpoint (never throws).
 void abandon_checkpoint(const std::filesystem::path& partial) noexcept;

@@ -99,3 +99,32 @@ TEST(crc32c, changes_when_any_single_bit_flips) {
   }
   EXPECT_EQ(crc32c(data.data(), data.size()), clean);
 }
+
+// Inputs long enough for the three interleaved streams (3 x 16 KiB and
+// more), at odd offsets and lengths around the stripe boundaries.
+TEST(crc32c, interleaved_streams_match_portable_on_large_inputs) {
+  std::vector<unsigned char> data(200 * 1024 + 13);
+  std::uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (auto& b : data) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    b = static_cast<unsigned char>(x);
+  }
+  for (std::size_t offset : {0u, 1u, 7u})
+    for (std::size_t n : {std::size_t{3 * 16384 - 1}, std::size_t{3 * 16384}, std::size_t{3 * 16384 + 9},
+                          std::size_t{6 * 16384 + 5}, data.size() - 7})
+      EXPECT_EQ(roam::detail::crc32c(data.data() + offset, n), roam::detail::crc32c_portable(data.data() + offset, n))
+          << "offset " << offset << " length " << n;
+}
+
+TEST(crc32c, combine_equals_the_crc_of_the_concatenation) {
+  std::vector<unsigned char> data(100000);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<unsigned char>(i * 131 + 7);
+  for (std::size_t split : {std::size_t{0}, std::size_t{1}, std::size_t{999}, std::size_t{65536}, data.size()}) {
+    const std::uint32_t a = roam::detail::crc32c(data.data(), split);
+    const std::uint32_t b = roam::detail::crc32c(data.data() + split, data.size() - split);
+    EXPECT_EQ(roam::detail::crc32c_combine(a, b, data.size() - split), roam::detail::crc32c(data.data(), data.size()))
+        << "split at " << split;
+  }
+}
