@@ -161,6 +161,23 @@ const collection_desc* restored_collection(const saved_object& o, collection_kin
   return d;
 }
 
+// A group or nodegroup member built blank under `ctx` and filled from its saved state.
+void* blank_member_from(const collection_desc* d, const construction_context& ctx, std::span<const std::byte> state) {
+  if (!d->cls->make_blank || !d->cls->unpack_into) throw std::logic_error("it has no pup or no migrating constructor");
+  void* obj = nullptr;
+  {
+    constructing guard(ctx);
+    obj = d->cls->make_blank();
+  }
+  try {
+    d->cls->unpack_into(obj, state);
+  } catch (...) {
+    d->cls->destroy(obj);
+    throw;
+  }
+  return obj;
+}
+
 void remember_restarts(const object_identity& who, std::uint32_t count) {
   if (count) objects().restarts_after_restore.push_back({who, count});
 }
@@ -206,7 +223,6 @@ void restore_chare(const saved_object& o, std::span<const std::byte> state) {
 
 void restore_group_member(const saved_object& o, std::span<const std::byte> state) {
   const collection_desc* d = restored_collection(o, collection_kind::group);
-  if (!d->cls->make_blank || !d->cls->unpack_into) throw std::logic_error("it has no pup or no migrating constructor");
   local_collection& lc = objects().get(d->id);
   lc.desc = d;
   if (!lc.order.empty()) throw std::logic_error("this PE has a member already");
@@ -214,17 +230,7 @@ void restore_group_member(const saved_object& o, std::span<const std::byte> stat
   ctx.desc = d;
   ctx.index.v[0] = static_cast<std::int32_t>(tls_pe->id());
   ctx.pe = tls_pe->id();
-  void* obj = nullptr;
-  {
-    constructing guard(ctx);
-    obj = d->cls->make_blank();
-  }
-  try {
-    d->cls->unpack_into(obj, state);
-  } catch (...) {
-    d->cls->destroy(obj);
-    throw;
-  }
+  void* obj = blank_member_from(d, ctx, state);
   lc.elements.insert(ctx.index, obj);
   lc.order.push_back({obj, ctx.index});
   member_lifecycle(lifecycle_step::arrived, d, ctx.index, obj);
@@ -232,23 +238,11 @@ void restore_group_member(const saved_object& o, std::span<const std::byte> stat
 
 void restore_nodegroup_member(const saved_object& o, std::span<const std::byte> state) {
   const collection_desc* d = restored_collection(o, collection_kind::nodegroup);
-  if (!d->cls->make_blank || !d->cls->unpack_into) throw std::logic_error("it has no pup or no migrating constructor");
   if (d->node_member.load(std::memory_order_acquire)) throw std::logic_error("this process has a member already");
   construction_context ctx;
   ctx.desc = d;
   ctx.pe = tls_pe->id();
-  void* obj = nullptr;
-  {
-    constructing guard(ctx);
-    obj = d->cls->make_blank();
-  }
-  try {
-    d->cls->unpack_into(obj, state);
-  } catch (...) {
-    d->cls->destroy(obj);
-    throw;
-  }
-  install_node_member(d, obj);
+  install_node_member(d, blank_member_from(d, ctx, state));
 }
 
 void finish_restored_collections(std::span<const collection_wire> collections) {
