@@ -102,21 +102,25 @@ void file_written(std::uint32_t process, std::string name, std::uint64_t size, s
   prune_checkpoints(root, number, keep);
 }
 
-// What a PE packed and has not handed to the file yet.
-struct batch {
-  std::vector<saved_object> who;
-  std::vector<bytes> states;
-  std::size_t size = 0;
-};
-
 // Packed states go to the file in batches of about this many bytes: big
 // enough for few system calls, small enough that the disk starts early and
 // a checkpoint holds little more memory than the objects themselves.
 constexpr std::size_t batch_bytes = std::size_t{8} << 20;
 
-// Hands a batch to the process's file (opened by the first one). Only the
-// file offset is taken under the lock: the CRCs, the layout and the write
-// happen on each PE in parallel.
+// What a PE packed and has not handed to the file yet. States are packed
+// into one buffer reused batch after batch (no allocation and no fresh pages
+// per object); a state larger than half of it gets a buffer of its own.
+struct batch {
+  std::unique_ptr<std::byte[]> arena{new std::byte[batch_bytes]};  // not zeroed: every byte used is packed
+  std::size_t used = 0;
+  std::vector<saved_object> who;
+  std::vector<std::span<const std::byte>> states;
+  std::vector<bytes> own;  // the large states' buffers
+};
+
+// Hands a batch to the process's file (opened by the first one), then empties
+// it. Only the file offset is taken under the lock: the CRCs, the layout and
+// the write happen on each PE in parallel.
 void write_batch(batch& b, const std::string& partial, const file_identity& id) {
   if (b.who.empty()) return;
   std::vector<std::vector<std::byte>> metas;
@@ -127,7 +131,7 @@ void write_batch(batch& b, const std::string& partial, const file_identity& id) 
   records.reserve(b.who.size());
   crcs.reserve(b.who.size());
   for (std::size_t i = 0; i < b.who.size(); ++i) {
-    records.push_back({metas[i], b.states[i].span()});
+    records.push_back({metas[i], b.states[i]});
     crcs.push_back(data_file_stream::crcs_of(records.back()));
   }
   ft_state& s = state();
@@ -150,7 +154,29 @@ void write_batch(batch& b, const std::string& partial, const file_identity& id) 
     std::lock_guard lock(s.mutex);
     if (s.round.error.empty()) s.round.error = e.what();
   }
-  b = batch{};
+  b.used = 0;
+  b.who.clear();
+  b.states.clear();
+  b.own.clear();
+}
+
+// Packs one object into the batch, writing the batch first when it is full.
+void pack_into_batch(batch& b, saved_object&& who, const detail::class_ops& cls, void* obj, const std::string& partial,
+                     const file_identity& id) {
+  const std::size_t size = cls.state_size(obj);
+  std::span<std::byte> out;
+  if (size > batch_bytes / 2) {
+    b.own.push_back(bytes::uninitialized(size));
+    out = b.own.back().mutable_span();
+  } else {
+    if (b.used + size > batch_bytes) write_batch(b, partial, id);
+    out = std::span<std::byte>(b.arena.get() + b.used, size);
+    b.used += size;
+  }
+  cls.pack_to(obj, out);
+  b.who.push_back(std::move(who));
+  b.states.push_back(out);
+  if (!b.own.empty()) write_batch(b, partial, id);  // at most one large state held at a time
 }
 
 // Every PE, at the cut: packs its objects into its process's file.
@@ -164,11 +190,8 @@ void pack_here(std::string partial, std::uint64_t program_hash, std::uint64_t nu
     refused = "a checkpoint cannot be taken while a reduction is partly contributed: " + why;
   if (refused.empty()) {
     batch b;
-    refused = pack_objects_for_checkpoint([&](saved_object&& o, bytes&& state) {
-      b.size += state.size();
-      b.who.push_back(std::move(o));
-      b.states.push_back(std::move(state));
-      if (b.size >= batch_bytes) write_batch(b, partial, id);
+    refused = pack_objects_for_checkpoint([&](saved_object&& o, const detail::class_ops& cls, void* obj) {
+      pack_into_batch(b, std::move(o), cls, obj, partial, id);
     });
     if (refused.empty()) write_batch(b, partial, id);
   }

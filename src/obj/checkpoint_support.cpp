@@ -37,19 +37,20 @@ std::string unsaveable_tasks(const task_roots& tasks, std::uint32_t threads) {
 
 }  // namespace
 
-std::string pack_objects_for_checkpoint(const std::function<void(saved_object&&, bytes&&)>& sink) {
+std::string pack_objects_for_checkpoint(
+    const std::function<void(saved_object&& who, const class_ops& cls, void* obj)>& sink) {
   pe_objects& objs = objects();
   const std::uint32_t me = tls_pe->id();
   const std::uint32_t node = tls_pe->runtime().my_node;
-  std::string last = "the first object";
+  std::string current;
   auto refusal = [&](const std::string& who, const std::string& why) {
     return who + here() + ": cannot be checkpointed: " + why;
   };
-  auto add = [&](saved_object o, bytes state) {
+  auto add = [&](saved_object o, const class_ops& cls, void* obj) {
     o.pe = me;
     o.node = node;
-    last = o.name;
-    sink(std::move(o), std::move(state));
+    current = o.name;
+    sink(std::move(o), cls, obj);
   };
   const std::string blank_needed =
       "it needs a pup function and a constructor taking roam::migrating (or a default constructor)";
@@ -62,13 +63,13 @@ std::string pack_objects_for_checkpoint(const std::function<void(saved_object&&,
       o.class_id = rec.ops->cls_id;
       o.name = "chare " + std::string(rec.ops->cls->name) + " #" + std::to_string(id >> 40) + "." +
                std::to_string(id & ((std::uint64_t{1} << 40) - 1));
-      if (!rec.ops->moves->pack_state) return refusal(o.name, rec.ops->moves->not_migratable_why);
+      if (!rec.ops->moves->pack_state || !rec.ops->cls->pack_to)
+        return refusal(o.name, rec.ops->moves->not_migratable_why);
       task_roots& tasks = chare_access::tasks(*rec.base);
       if (auto why = unsaveable_tasks(tasks, chare_access::threads(*rec.base)); !why.empty())
         return refusal(o.name, why);
       o.restarts = tasks.restartable;
-      bytes state = rec.ops->moves->pack_state(rec.obj);
-      add(std::move(o), std::move(state));
+      add(std::move(o), *rec.ops->cls, rec.obj);
     }
     for (auto& lc : objs.collections) {
       if (!lc || !lc->desc || !lc->constructed) continue;
@@ -83,17 +84,16 @@ std::string pack_objects_for_checkpoint(const std::function<void(saved_object&&,
         o.name = describe_target(array ? target_kind::element : target_kind::group_member, d, m.index,
                                  array ? d->dims : 1, "");
         if (array) {
-          if (!d->elem->moves->pack_state) return refusal(o.name, d->elem->moves->not_migratable_why);
+          if (!d->elem->moves->pack_state || !d->cls->pack_to)
+            return refusal(o.name, d->elem->moves->not_migratable_why);
           element_base& b = base_of(*lc, m.obj);
           task_roots& tasks = element_access::tasks(b);
           if (auto why = unsaveable_tasks(tasks, element_access::threads(b)); !why.empty()) return refusal(o.name, why);
           o.restarts = tasks.restartable;
-          bytes state = d->elem->moves->pack_state(m.obj);
-          add(std::move(o), std::move(state));
+          add(std::move(o), *d->cls, m.obj);
         } else {
-          if (!d->cls->pack || !d->cls->make_blank) return refusal(o.name, blank_needed);
-          bytes state = d->cls->pack(m.obj);
-          add(std::move(o), std::move(state));
+          if (!d->cls->pack_to || !d->cls->make_blank) return refusal(o.name, blank_needed);
+          add(std::move(o), *d->cls, m.obj);
         }
       }
     }
@@ -106,13 +106,13 @@ std::string pack_objects_for_checkpoint(const std::function<void(saved_object&&,
         o.collection = to_wire(d);
         o.class_id = d->cls->id;
         o.name = "nodegroup " + std::string(d->cls->name) + " (process " + std::to_string(node) + ")";
-        if (!d->cls->pack || !d->cls->make_blank) return refusal(o.name, blank_needed);
-        bytes state = d->cls->pack(member);
-        add(std::move(o), std::move(state));
+        if (!d->cls->pack_to || !d->cls->make_blank) return refusal(o.name, blank_needed);
+        add(std::move(o), *d->cls, member);
       }
     }
   } catch (const std::exception& e) {
-    return refusal("the object after " + last, std::string("its pup threw: ") + e.what());
+    if (current.empty()) return std::string("pe ") + std::to_string(me) + ": checkpoint: " + e.what();
+    return refusal(current, std::string("its pup threw: ") + e.what());
   }
   return {};
 }

@@ -38,11 +38,13 @@ struct saved_object {
   }
 };
 
-/// Packs the calling PE's objects one by one, handing each to `sink` with
-/// its state (its pup), so that the caller can write them in batches and
-/// free them. Returns why an object cannot be saved (naming it), or empty;
-/// objects handed over before a refusal are to be thrown away.
-std::string pack_objects_for_checkpoint(const std::function<void(saved_object&&, bytes&&)>& sink);
+/// Hands the calling PE's objects one by one to `sink`, with the class ops
+/// that pack them (`state_size`, `pack_to`: the sink packs into memory of
+/// its own, reused batch after batch). Returns why an object cannot be saved
+/// (naming it; a pup that throws in the sink too), or empty; objects handed
+/// over before a refusal are to be thrown away.
+std::string pack_objects_for_checkpoint(
+    const std::function<void(saved_object&& who, const class_ops& cls, void* obj)>& sink);
 
 /// Messages the calling PE's object tables hold back (for objects not here
 /// yet, broadcasts waiting for insertions...): a checkpoint at this cut

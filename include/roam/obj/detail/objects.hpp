@@ -45,6 +45,10 @@ struct class_ops {
   /// pup). What object walking packs any object with (roam/obj/walk.hpp).
   bytes (*pack)(void* obj) = nullptr;
   void (*unpack_into)(void* obj, std::span<const std::byte> state) = nullptr;
+  /// The same state's size, and the state packed into memory of exactly that
+  /// size (a checkpoint packs into buffers it reuses).
+  std::size_t (*state_size)(void* obj) = nullptr;
+  void (*pack_to)(void* obj, std::span<std::byte> out) = nullptr;
   /// A T to unpack a saved state into: T(roam::migrating{}) or T() (null:
   /// neither exists). Runs under a construction context. What a checkpoint
   /// rebuilds group and nodegroup members with.
@@ -62,11 +66,21 @@ void unpack_object_state(void* obj, std::span<const std::byte> state) {
   unpack_into(state, *static_cast<T*>(obj));
 }
 template <class T>
+std::size_t object_state_size(void* obj) {
+  return packed_size(*static_cast<T*>(obj));
+}
+template <class T>
+void pack_object_state_to(void* obj, std::span<std::byte> out) {
+  pack_into(out, *static_cast<T*>(obj));
+}
+template <class T>
 constexpr class_ops make_class_ops() {
   class_ops ops{type_name<T>(), [](void* p) noexcept { delete static_cast<T*>(p); }, stable_hash(type_name<T>())};
   if constexpr (serializable<T>) {
     ops.pack = &pack_object_state<T>;
     ops.unpack_into = &unpack_object_state<T>;
+    ops.state_size = &object_state_size<T>;
+    ops.pack_to = &pack_object_state_to<T>;
   }
   if constexpr (std::is_constructible_v<T, migrating>) ops.make_blank = []() -> void* { return new T(migrating{}); };
   else if constexpr (std::is_default_constructible_v<T>) ops.make_blank = []() -> void* { return new T(); };
