@@ -15,9 +15,12 @@ namespace roam::detail::ckpt {
 
 namespace {
 
+// A restart that cannot go on: reported (the program ends with status 1 on
+// every process), and the step stops here, before anything runs.
+struct restart_refused {};
 [[noreturn]] void cannot_restart(const std::string& why) {
   report_fatal("+restart " + tls_pe->runtime().opts.restart_dir + ": " + why + " (nothing was restored)");
-  std::exit(1);  // not reached: report_fatal ends the program
+  throw restart_refused{};
 }
 
 // Loads and checks the whole checkpoint into this process's restart state; fatal when it cannot be trusted.
@@ -62,7 +65,7 @@ void resume_here();
 void pe_resumed();
 
 // Every PE: rebuilds the objects it hosts in this run.
-void restore_here() {
+void rebuild_here() {
   ft_state& s = state();
   restart_state& r = s.restart;
   runtime_state& rt = tls_pe->runtime();
@@ -116,9 +119,20 @@ void restore_here() {
   post_control_uncounted<&pe_restored>(0, restored);
 }
 
+void restore_here() {
+  try {
+    rebuild_here();
+  } catch (const restart_refused&) {
+  }
+}
+
 // First PE of every other process: load, then rebuild on each of its PEs.
 void load_and_restore_process() {
-  load_here();
+  try {
+    load_here();
+  } catch (const restart_refused&) {
+    return;
+  }
   runtime_state& rt = tls_pe->runtime();
   for (std::uint32_t k = 0; k < rt.ppn; ++k) post_control_uncounted<&restore_here>(rt.first_pe + k);
 }
@@ -160,12 +174,16 @@ void pe_resumed() {
 
 // Instead of main, on PE 0 while readonlies may still be assigned.
 void restart_main(const std::vector<std::string>&) {
-  load_here();
-  const restart_state& r = state().restart;
   try {
-    restore_readonly_globals(r.record.readonlies);
-  } catch (const std::exception& e) {
-    cannot_restart((r.loaded->dir() / "manifest").string() + ": the readonly globals: " + e.what());
+    load_here();
+    const restart_state& r = state().restart;
+    try {
+      restore_readonly_globals(r.record.readonlies);
+    } catch (const std::exception& e) {
+      cannot_restart((r.loaded->dir() / "manifest").string() + ": the readonly globals: " + e.what());
+    }
+  } catch (const restart_refused&) {
+    return;
   }
   runtime_state& rt = tls_pe->runtime();
   for (std::uint32_t node = 1; node < rt.num_nodes; ++node)
