@@ -8,6 +8,7 @@
 
 #include <roam/coll/detail/checkpoint_support.hpp>
 #include <roam/coll/quiescence.hpp>
+#include <roam/lb/detail/checkpoint_support.hpp>
 #include <roam/msg/detail/control.hpp>
 #include <roam/msg/detail/remote.hpp>
 #include <roam/msg/detail/stable_registry.hpp>
@@ -188,6 +189,8 @@ void pack_here(std::string partial, std::uint64_t program_hash, std::uint64_t nu
   if (auto why = parked_work_here(); !why.empty()) refused = "the program is not at a consistent cut: " + why;
   if (auto why = partial_reduction_here(); refused.empty() && !why.empty())
     refused = "a checkpoint cannot be taken while a reduction is partly contributed: " + why;
+  if (auto why = lb::detail::balancing_in_progress_here(); refused.empty() && !why.empty())
+    refused = "a checkpoint cannot be taken during load balancing: " + why;
   if (refused.empty()) {
     batch b;
     refused = pack_objects_for_checkpoint([&](saved_object&& o, const detail::class_ops& cls, void* obj) {

@@ -18,6 +18,8 @@
 #include <roam/sched/detail/startup.hpp>
 #include <roam/sched/task.hpp>
 
+#include <roam/lb/detail/checkpoint_support.hpp>
+
 #include "balancer.hpp"
 
 namespace roam::lb::detail {
@@ -139,6 +141,20 @@ pe_lb& this_pe_lb(const char* what) {
     std::abort();
   }
   return *p;
+}
+
+std::string balancing_in_progress_here() {
+  lb_state* s = g_state.get();
+  roam::detail::pe_state* pe = roam::detail::tls_pe;
+  pe_lb* p = s && pe ? s->of(pe->id()) : nullptr;
+  if (!p) return {};
+  const pe_sync& sync = p->sync;
+  const std::string where = " on pe " + std::to_string(p->pe);
+  if (!sync.synced.empty() || !sync.synced_elsewhere.empty())
+    return std::to_string(sync.synced.size() + sync.synced_elsewhere.size()) +
+           " objects called at_sync and wait for a balancing step" + where;
+  if (sync.current) return "a load balancing step is being carried out" + where;
+  return {};
 }
 
 }  // namespace roam::lb::detail

@@ -261,6 +261,46 @@ TEST(checkpoint, a_reduction_partly_contributed_refuses_it_and_completes_afterwa
 }
 
 // ---------------------------------------------------------------------------
+// 4b. A balancing step half entered: one element waits in at_sync for the
+// other. A restarted program would know nothing of the step, so the element
+// could never resume: refused, and the step completes afterwards.
+
+struct syncer : roam::element<syncer> {
+  syncer() = default;
+  explicit syncer(roam::migrating) {}
+  roam::callback<void> resumed;
+  void sync(roam::callback<void> cb) {
+    resumed = cb;
+    at_sync();
+  }
+  void resume_from_sync() { resumed.send(); }
+  void pup(roam::pup_er& p) { p | resumed; }
+};
+
+TEST(checkpoint, objects_waiting_in_at_sync_refuse_it_and_the_step_completes_afterwards) {
+  scratch_dir dir;
+  roam::checkpoint_result refused, later;
+  EXPECT_EQ(run_on(2,
+                   [&](const roam::args&) -> roam::task<> {
+                     auto syncers = roam::create_array<syncer>({2});
+                     auto [first, first_cb] = roam::make_future_callback<void>();
+                     auto [second, second_cb] = roam::make_future_callback<void>();
+                     syncers[0].send<&syncer::sync>(first_cb);
+                     refused = co_await checkpoint_into(dir.path());
+                     syncers[1].send<&syncer::sync>(second_cb);
+                     co_await first;
+                     co_await second;
+                     later = co_await checkpoint_into(dir.path());
+                     roam::exit(0);
+                   },
+                   {"+balancer", "Rotate"}),
+            0);
+  EXPECT_FALSE(refused.ok);
+  EXPECT_TRUE(mentions(refused.error, "during load balancing")) << refused.error;
+  EXPECT_TRUE(later.ok) << later.error;
+}
+
+// ---------------------------------------------------------------------------
 // 5. Two requests back to back.
 
 TEST(checkpoint, a_second_request_while_one_runs_fails_through_its_own_callback) {
