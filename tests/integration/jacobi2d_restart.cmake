@@ -25,18 +25,15 @@ set(OK_LINE "jacobi2d: OK (max |parallel - serial| = 0.000e+00 after 189 iterati
 file(REMOVE_RECURSE "${DIR}")
 file(MAKE_DIRECTORY "${DIR}")
 
-function(problem text)
-  string(REPLACE ";" "," text "${text}")
-  set_property(GLOBAL APPEND PROPERTY jacobi_problems "${text}")
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/script_checks.cmake)
 
 # run(ID COMMAND...): runs it and checks that it ends well (status 0, the OK
 # line, no FAILED); sets ID_out (stdout and stderr).
 function(run id)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 60)
-  string(REPLACE ";" " " shown "${ARGN}")
-  message("==== ${id}\ncommand: ${shown}\nexit status: ${rc}\n"
-          "--- stdout ---\n${out}--- stderr ---\n${err}--------------")
+  run_logged(${id} ${ARGN})
+  set(rc "${${id}_rc}")
+  set(out "${${id}_out}")
+  set(err "${${id}_err}")
   if(NOT "${rc}" STREQUAL "0")
     problem("${id}: expected exit status 0, got '${rc}'")
   endif()
@@ -105,9 +102,4 @@ else()
   expect_lines(newest_p1 "${R3}")
 endif()
 
-get_property(problems GLOBAL PROPERTY jacobi_problems)
-if(problems)
-  string(REPLACE ";" "\n  " problems "${problems}")
-  message(FATAL_ERROR "FAILED:\n  ${problems}")
-endif()
-message("PASSED")
+finish_checks(jacobi2d)
