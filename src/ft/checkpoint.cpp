@@ -109,14 +109,15 @@ void file_written(std::uint32_t process, std::string name, std::uint64_t size, s
 constexpr std::size_t batch_bytes = std::size_t{8} << 20;
 
 // What a PE packed and has not handed to the file yet. States are packed
-// into one buffer reused batch after batch (no allocation and no fresh pages
-// per object); a state larger than half of it gets a buffer of its own.
+// into one buffer reused batch after batch: no allocation and no fresh pages
+// per object (the first touch of fresh memory costs as much as the copy). A
+// state larger than the buffer makes it grow to that size, once.
 struct batch {
   std::unique_ptr<std::byte[]> arena{new std::byte[batch_bytes]};  // not zeroed: every byte used is packed
+  std::size_t capacity = batch_bytes;
   std::size_t used = 0;
   std::vector<saved_object> who;
   std::vector<std::span<const std::byte>> states;
-  std::vector<bytes> own;  // the large states' buffers
 };
 
 // Hands a batch to the process's file (opened by the first one), then empties
@@ -158,26 +159,22 @@ void write_batch(batch& b, const std::string& partial, const file_identity& id) 
   b.used = 0;
   b.who.clear();
   b.states.clear();
-  b.own.clear();
 }
 
 // Packs one object into the batch, writing the batch first when it is full.
 void pack_into_batch(batch& b, saved_object&& who, const detail::class_ops& cls, void* obj, const std::string& partial,
                      const file_identity& id) {
   const std::size_t size = cls.state_size(obj);
-  std::span<std::byte> out;
-  if (size > batch_bytes / 2) {
-    b.own.push_back(bytes::uninitialized(size));
-    out = b.own.back().mutable_span();
-  } else {
-    if (b.used + size > batch_bytes) write_batch(b, partial, id);
-    out = std::span<std::byte>(b.arena.get() + b.used, size);
-    b.used += size;
+  if (b.used + size > b.capacity) write_batch(b, partial, id);
+  if (size > b.capacity) {
+    b.arena.reset(new std::byte[size]);
+    b.capacity = size;
   }
+  const std::span<std::byte> out(b.arena.get() + b.used, size);
   cls.pack_to(obj, out);
+  b.used += size;
   b.who.push_back(std::move(who));
   b.states.push_back(out);
-  if (!b.own.empty()) write_batch(b, partial, id);  // at most one large state held at a time
 }
 
 // Every PE, at the cut: packs its objects into its process's file.
