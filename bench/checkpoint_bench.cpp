@@ -78,10 +78,12 @@ void checkpoint_done(roam::checkpoint_result r) {
   if (g_waiting) std::exchange(g_waiting, std::nullopt)->set_value(std::move(r));
 }
 
-roam::future<roam::checkpoint_result> take_checkpoint(const std::string& dir, std::uint32_t keep) {
+roam::future<roam::checkpoint_result> take_checkpoint(const std::string& dir, std::uint32_t keep,
+                                                      bool durable = true) {
   auto [f, p] = roam::make_future<roam::checkpoint_result>();
   g_waiting = p;
-  roam::checkpoint(dir, roam::callback<roam::checkpoint_result>::function<&checkpoint_done>(roam::pe_id{0}), {keep});
+  roam::checkpoint(dir, roam::callback<roam::checkpoint_result>::function<&checkpoint_done>(roam::pe_id{0}),
+                   {keep, durable});
   return std::move(f);
 }
 
@@ -129,20 +131,23 @@ roam::task<> bench_checkpoint() {
     (void)c;
     (void)g;
     (void)n;
-    result r{"checkpoint", "small_program", pes, -1, "ms", {}};
-    for (int rep = 0; rep <= g_config.reps; ++rep) {
-      const auto t0 = bench_clock::now();
-      const roam::checkpoint_result cr = co_await take_checkpoint((root / "small").string(), 1);
-      const double ms = seconds_since(t0) * 1e3;
-      if (!cr.ok) {
-        std::fprintf(stderr, "roam-bench checkpoint: %s\n", cr.error.c_str());
-        roam::exit(1);
-        co_return;
+    // Durable (every file and directory fsynced) and not (checkpoint_options::durable = false).
+    for (const bool durable : {true, false}) {
+      result r{"checkpoint", durable ? "small_program" : "small_program_not_durable", pes, -1, "ms", {}};
+      for (int rep = 0; rep <= g_config.reps; ++rep) {
+        const auto t0 = bench_clock::now();
+        const roam::checkpoint_result cr = co_await take_checkpoint((root / "small").string(), 1, durable);
+        const double ms = seconds_since(t0) * 1e3;
+        if (!cr.ok) {
+          std::fprintf(stderr, "roam-bench checkpoint: %s\n", cr.error.c_str());
+          roam::exit(1);
+          co_return;
+        }
+        r.bytes = static_cast<std::int64_t>(cr.bytes);
+        if (rep > 0) r.samples.push_back(ms);  // the first one creates the directory
       }
-      r.bytes = static_cast<std::int64_t>(cr.bytes);
-      if (rep > 0) r.samples.push_back(ms);  // the first one creates the directory
+      print(r, g_config.json);
     }
-    print(r, g_config.json);
   }
 
   const std::uint64_t mib = 1 << 20;

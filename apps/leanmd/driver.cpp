@@ -30,7 +30,8 @@ roam::task<> driver::run() {
       pause_began_ = busy_clock::now();
       asked_ = true;
       roam::checkpoint(cfg->checkpoint_dir,
-                       roam::callback<roam::checkpoint_result>::to<&driver::saved>(this_proxy(), s));
+                       roam::callback<roam::checkpoint_result>::to<&driver::saved>(this_proxy(), s),
+                       {.keep = 2, .durable = cfg->checkpoint_durable});
     }
     const roam::checkpoint_result r = std::get<1>(co_await saved.receive(s));
     if (!r.ok)

@@ -24,6 +24,7 @@ constexpr const char* usage = R"(usage: leanmd [X Y Z [STEPS]] [options] [+p N a
   --checkpoint-every C  disk checkpoint after every C steps into the checkpoint directory (the newest
                         two are kept)
   --checkpoint-dir DIR  where checkpoints go (default leanmd-checkpoints)
+  --checkpoint-not-durable  no fsync: a checkpoint survives the program's death, not the machine's
   --restart DIR         go on from the newest checkpoint in DIR (or a checkpoint directory itself), on
                         any number of PEs and processes: the same as the runtime option +restart DIR
   --seed S              initial state (default 1): the same on any number of PEs
@@ -110,6 +111,8 @@ std::optional<config> parse_options(const roam::args& a, int& exit_code) {
       want(c.checkpoint_every, "a number of steps");
     else if (o == "--checkpoint-dir")
       c.checkpoint_dir = value(i);
+    else if (o == "--checkpoint-not-durable")
+      c.checkpoint_durable = false;
     else if (o == "--seed")
       want(c.seed, "a whole number");
     else if (o == "--v0")

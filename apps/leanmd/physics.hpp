@@ -38,6 +38,7 @@ struct config {
   int print_every = 10;                             ///< energies and timing every this many steps
   int checkpoint_every = 0;                         ///< disk checkpoint after every this many steps (0: never)
   std::string checkpoint_dir = "leanmd-checkpoints";
+  bool checkpoint_durable = true;  ///< fsync every checkpoint file (roam::checkpoint_options::durable)
   std::uint64_t seed = 1;
   double tolerance = 1e-5;  ///< largest relative drift of the total energy
   bool verify_forces = true;
@@ -47,7 +48,7 @@ struct config {
   template <class P>
   void pup(P& p) {
     p | preset | cells | k | steps | A | B | atoms_first | atoms_last | cutoff | margin | dt | mass | v0 |
-        migrate_every | lb_period | print_every | checkpoint_every | checkpoint_dir | seed | tolerance | verify_forces |
+        migrate_every | lb_period | print_every | checkpoint_every | checkpoint_dir | checkpoint_durable | seed | tolerance | verify_forces |
         section_multicast | reduce_forces;
   }
   double cell_width() const { return (cutoff + margin) / k; }

@@ -87,7 +87,7 @@ void file_written(std::uint32_t process, std::string name, std::uint64_t size, s
   try {
     const std::vector<std::byte> blob = pack(rec);
     // Pruned after the callback: removing the old checkpoints is not the new one's latency.
-    r.path = publish_checkpoint(c.partial, c.id, blob, c.files, 0).string();
+    r.path = publish_checkpoint(c.partial, c.id, blob, c.files, 0, c.durable).string();
     c.partial.clear();  // published: nothing to abandon
     r.bytes = std::filesystem::file_size(std::filesystem::path(r.path) / "manifest");
     for (const file_entry& f : c.files) r.bytes += f.size;
@@ -179,7 +179,7 @@ void pack_into_batch(batch& b, saved_object&& who, const detail::class_ops& cls,
 
 // Every PE, at the cut: packs its objects into its process's file.
 void pack_here(std::string partial, std::uint64_t program_hash, std::uint64_t number, std::uint32_t processes,
-               std::uint32_t pes) {
+               std::uint32_t pes, bool durable) {
   runtime_state& rt = tls_pe->runtime();
   const file_identity id{program_hash, number, processes, pes};
   std::string refused;
@@ -212,7 +212,7 @@ void pack_here(std::string partial, std::uint64_t program_hash, std::uint64_t nu
   if (error.empty()) {
     try {
       if (!stream) stream = std::make_unique<data_file_stream>(partial, id, rt.my_node);
-      entry = stream->finish();
+      entry = stream->finish(durable);
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -237,10 +237,10 @@ void quiescent() {
   const std::uint32_t pes = tls_pe->runtime().num_pes;
   for (std::uint32_t pe = 0; pe < pes; ++pe)
     post_control_uncounted<&pack_here>(pe, c.partial.string(), c.id.program_hash, c.id.number, c.id.processes,
-                                       c.id.pes);
+                                       c.id.pes, c.durable);
 }
 
-void request(std::string dir, callback<checkpoint_result> done, std::uint32_t keep) {
+void request(std::string dir, callback<checkpoint_result> done, std::uint32_t keep, bool durable) {
   coordinator& c = state().coord;
   if (c.active) {
     checkpoint_result r;
@@ -254,6 +254,7 @@ void request(std::string dir, callback<checkpoint_result> done, std::uint32_t ke
   c.root = dir;
   c.done = std::move(done);
   c.keep = std::max<std::uint32_t>(keep, 1);
+  c.durable = durable;
   c.started = std::chrono::steady_clock::now();
   c.id.program_hash = program_registry_hash();
   c.id.processes = rt.num_nodes;
@@ -286,7 +287,8 @@ namespace roam {
 void checkpoint(std::string_view dir, callback<checkpoint_result> done, checkpoint_options options) {
   (void)detail::ckpt::hooks;
   detail::this_pe("roam::checkpoint");
-  detail::post_control<&detail::ckpt::request>(0, 0, std::string(dir), std::move(done), options.keep);
+  detail::post_control<&detail::ckpt::request>(0, 0, std::string(dir), std::move(done), options.keep,
+                                               options.durable);
 }
 
 }  // namespace roam

@@ -177,9 +177,9 @@ class file_writer {
   std::uint32_t crc() const noexcept { return crc_; }
   std::uint64_t length() const noexcept { return length_; }
 
-  void commit() {
+  void commit(bool sync = true) {
     flush();
-    if (::fsync(fd_) != 0) fail_errno(path_, "fsync");
+    if (sync && ::fsync(fd_) != 0) fail_errno(path_, "fsync");
     if (::close(std::exchange(fd_, -1)) != 0) fail_errno(path_, "close");
     committed_ = true;
   }
@@ -299,7 +299,7 @@ void append_entry(file_writer& out, const file_entry& entry) {
 }
 
 void write_manifest(const fs::path& path, const file_identity& id, bytes_view program_blob,
-                    std::span<const file_entry> files) {
+                    std::span<const file_entry> files, bool sync) {
   std::uint64_t length = header_at::end + blob_length_size + program_blob.size() + padding_after(program_blob.size());
   for (const file_entry& entry : files) length += entry_size(entry);
   length += manifest_crc_size;
@@ -320,7 +320,7 @@ void write_manifest(const fs::path& path, const file_identity& id, bytes_view pr
   out.append(crc);
   if (out.length() != length)
     fail(path, "internal error: wrote " + n_bytes(out.length()) + ", expected " + n_bytes(length));
-  out.commit();
+  out.commit(sync);
 }
 
 // ---------------------------------------------------------------------------
@@ -830,7 +830,7 @@ void data_file_stream::append(std::span<const record_out> records, std::span<con
   write(b, reserve(b));
 }
 
-file_entry data_file_stream::finish() {
+file_entry data_file_stream::finish(bool sync) {
   impl& d = *impl_;
   if (d.finished) fail(d.path, "finished twice");
   const auto count = static_cast<std::uint32_t>(d.records);
@@ -851,7 +851,7 @@ file_entry data_file_stream::finish() {
   d.write_pieces(tail, d.end);
   std::vector<iovec> head{{header.data(), header.size()}};
   d.write_pieces(head, 0);
-  if (::fsync(d.fd) != 0) fail_errno(d.path, "fsync");
+  if (sync && ::fsync(d.fd) != 0) fail_errno(d.path, "fsync");
   if (::close(std::exchange(d.fd, -1)) != 0) fail_errno(d.path, "close");
   d.finished = true;
   return file_entry{d.name, length, file_crc, count};
@@ -877,14 +877,14 @@ fs::path begin_checkpoint(const fs::path& root, std::uint64_t number) {
 
 fs::path publish_checkpoint(const fs::path& partial_arg, const file_identity& id,
                             std::span<const std::byte> program_blob, std::span<const file_entry> files,
-                            std::uint32_t keep) {
+                            std::uint32_t keep, bool sync) {
   const fs::path partial = without_trailing_separator(partial_arg);
   const fs::path root = parent_of(partial);
   const fs::path final_dir = partial.parent_path() / checkpoint_dir_name(id.number);
   try {
     check_publish_arguments(partial, id, files, keep);
-    write_manifest(partial / manifest_name, id, program_blob, files);
-    sync_directory(partial);
+    write_manifest(partial / manifest_name, id, program_blob, files, sync);
+    if (sync) sync_directory(partial);
     rename_no_replace(partial, final_dir);
   } catch (...) {
     abandon_checkpoint(partial);
@@ -893,7 +893,7 @@ fs::path publish_checkpoint(const fs::path& partial_arg, const file_identity& id
   // Without this the rename may not survive a crash. Pruning waits for it:
   // an older checkpoint must not go before this one is durable.
   try {
-    sync_directory(root);
+    if (sync) sync_directory(root);
   } catch (const checkpoint_error& e) {
     throw checkpoint_error(std::string(e.what()) + " (" + final_dir.string() +
                            " is in place, but may not survive a crash)");

@@ -109,8 +109,8 @@ class data_file_stream {
   void write(const batch& b, std::uint64_t offset);
   /// Appends records in order, after earlier batches: prepare, reserve, write.
   void append(std::span<const record_out> records, std::span<const record_crcs> crcs);
-  /// Footer, header, fsync, close: the file is complete (serialise with reserve).
-  file_entry finish();
+  /// Footer, header, fsync (unless !sync), close: the file is complete (serialise with reserve).
+  file_entry finish(bool sync = true);
 
  private:
   struct impl;
@@ -127,10 +127,11 @@ std::filesystem::path begin_checkpoint(const std::filesystem::path& root, std::u
 /// other .partial directory. A failure before the rename leaves the
 /// previous checkpoints as they were (and removes the .partial directory).
 /// Returns the final directory. Throws checkpoint_error. keep == 0: nothing
-/// is removed (the caller prunes later, with prune_checkpoints).
+/// is removed (the caller prunes later, with prune_checkpoints). sync ==
+/// false: no fsync of the manifest and the directories (checkpoint_options::durable).
 std::filesystem::path publish_checkpoint(const std::filesystem::path& partial, const file_identity& id,
                                          std::span<const std::byte> program_blob, std::span<const file_entry> files,
-                                         std::uint32_t keep);
+                                         std::uint32_t keep, bool sync = true);
 /// What publish_checkpoint's pruning does, on its own: keeps the newest
 /// `keep` complete checkpoints up to `newest` in `root` (never throws).
 void prune_checkpoints(const std::filesystem::path& root, std::uint64_t newest, std::uint32_t keep) noexcept;

@@ -35,6 +35,7 @@ struct coordinator {
   std::filesystem::path root;
   callback<checkpoint_result> done;
   std::uint32_t keep = 2;
+  bool durable = true;
   std::chrono::steady_clock::time_point started;
   std::uint64_t number = 0;
   std::filesystem::path partial;

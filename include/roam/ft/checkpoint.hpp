@@ -43,6 +43,12 @@ struct checkpoint_options {
   /// Complete checkpoints kept in the directory (older ones are removed once
   /// a new one is published); at least 1.
   std::uint32_t keep = 2;
+  /// Every file and directory is fsynced before the checkpoint is published,
+  /// so that it survives a crash of the machine. false: the same files, the
+  /// same atomic rename, no fsync: the checkpoint survives the program's
+  /// processes dying (the kernel still holds it) but not the machine's, as
+  /// Charm++'s checkpoints; most of a small checkpoint's time is the fsyncs.
+  bool durable = true;
 };
 
 /// Takes a checkpoint into directory `dir` (created if missing) and reports

@@ -301,6 +301,27 @@ TEST(checkpoint, objects_waiting_in_at_sync_refuse_it_and_the_step_completes_aft
 }
 
 // ---------------------------------------------------------------------------
+// 4c. Not durable: the same files and the same publication, without fsync.
+
+TEST(checkpoint, a_checkpoint_that_is_not_durable_writes_the_same_files) {
+  scratch_dir dir;
+  roam::checkpoint_result durable, fast;
+  run_program([&](const roam::args&) -> roam::task<> {
+    auto cells = roam::create_array<dense_cell>({6});
+    (void)cells;
+    durable = co_await checkpoint_into(dir.path());
+    fast = co_await checkpoint_into(dir.path(), {.keep = 2, .durable = false});
+    roam::exit(0);
+  });
+  ASSERT_TRUE(durable.ok) << durable.error;
+  ASSERT_TRUE(fast.ok) << fast.error;
+  EXPECT_EQ(fast.number, 2u);
+  EXPECT_EQ(fast.objects, durable.objects);
+  EXPECT_EQ(fast.bytes, bytes_under(fast.path));
+  EXPECT_EQ(names_in(dir.path()), (std::vector<std::string>{"ckpt-00000001", "ckpt-00000002"}));
+}
+
+// ---------------------------------------------------------------------------
 // 5. Two requests back to back.
 
 TEST(checkpoint, a_second_request_while_one_runs_fails_through_its_own_callback) {
