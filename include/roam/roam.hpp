@@ -11,6 +11,7 @@
 #include <roam/flow/sleep.hpp>
 #include <roam/flow/when.hpp>
 #include <roam/ft/checkpoint.hpp>
+#include <roam/ft/memory_checkpoint.hpp>
 #include <roam/machine/ids.hpp>
 #include <roam/msg/buffer.hpp>
 #include <roam/msg/pup.hpp>

@@ -9,11 +9,14 @@
 #include <roam/coll/detail/checkpoint_support.hpp>
 #include <roam/coll/quiescence.hpp>
 #include <roam/lb/detail/checkpoint_support.hpp>
+#include <roam/ft/memory_checkpoint.hpp>
+#include <roam/msg/buffer.hpp>
 #include <roam/msg/detail/control.hpp>
 #include <roam/msg/detail/remote.hpp>
 #include <roam/msg/detail/stable_registry.hpp>
 #include <roam/sched/detail/startup.hpp>
 
+#include "memory_store.hpp"
 #include "state.hpp"
 
 namespace roam::detail::ckpt {
@@ -51,12 +54,85 @@ void finish(checkpoint_result r) {
   done.send(std::move(r));
 }
 
+void abandon_here(std::uint64_t number) { store().abandon(number); }
+
 void fail(std::string why) {
   coordinator& c = state().coord;
   if (!c.partial.empty()) abandon_checkpoint(c.partial);
+  if (c.in_memory && c.number != 0) {
+    const runtime_state& rt = tls_pe->runtime();
+    for (std::uint32_t node = 0; node < rt.num_nodes; ++node)
+      post_control_uncounted<&abandon_here>(rt.first_pe_of(node), c.number);
+  }
   checkpoint_result r;
   r.error = std::move(why);
   finish(std::move(r));
+}
+
+program_record program_record_of(coordinator& c) {
+  program_record rec;
+  rec.readonlies = readonly_globals_packed();
+  std::sort(c.collections.begin(), c.collections.end(),
+            [](const collection_wire& a, const collection_wire& b) { return a.id < b.id; });
+  rec.collections = c.collections;
+  rec.highest_id = c.highest_id;
+  rec.objects = c.objects;
+  rec.done = c.done;
+  return rec;
+}
+
+void commit_here(std::uint64_t number, buffer<std::byte> manifest);
+void committed(std::uint32_t process);
+
+// PE 0, in memory: every file is in, and a copy of each at its buddy: the
+// manifest goes to every process, which then drops the previous checkpoint.
+void maybe_commit_in_memory() {
+  coordinator& c = state().coord;
+  if (c.reported < c.id.processes || (c.id.processes > 1 && c.copies < c.id.processes)) return;
+  std::vector<std::byte> manifest;
+  try {
+    manifest = manifest_bytes(c.id, pack(program_record_of(c)), c.files);
+  } catch (const std::exception& e) {
+    return fail(e.what());
+  }
+  c.memory_bytes = manifest.size();
+  for (const file_entry& f : c.files) c.memory_bytes += f.size;
+  const runtime_state& rt = tls_pe->runtime();
+  const buffer<std::byte> bytes{std::span<const std::byte>(manifest)};
+  for (std::uint32_t node = 0; node < rt.num_nodes; ++node)
+    post_control_uncounted<&commit_here>(rt.first_pe_of(node), c.number, bytes);
+}
+
+void commit_here(std::uint64_t number, buffer<std::byte> manifest) {
+  store().commit(number, region_copy_of(manifest.span()));
+  post_control_uncounted<&committed>(0, tls_pe->runtime().my_node);
+}
+
+void committed(std::uint32_t) {
+  coordinator& c = state().coord;
+  if (!c.active || !c.in_memory) return;
+  if (++c.committed < c.id.processes) return;
+  checkpoint_result r;
+  r.ok = true;
+  r.in_memory = true;
+  r.path = "memory";
+  r.bytes = c.memory_bytes;
+  r.objects = c.objects;
+  finish(std::move(r));
+}
+
+// The buddy of `from`: keeps its copy of that process's file.
+void copy_kept(std::uint32_t) {
+  coordinator& c = state().coord;
+  if (!c.active || !c.in_memory) return;
+  ++c.copies;
+  maybe_commit_in_memory();
+}
+
+void keep_buddy_copy(std::uint64_t number, std::uint32_t processes, std::uint32_t pes, std::uint32_t from,
+                     buffer<std::byte> file) {
+  store().add_file(number, processes, pes, from, region_copy_of(file.span()));
+  post_control_uncounted<&copy_kept>(0, from);
 }
 
 // PE 0: a process wrote its file (or could not).
@@ -75,14 +151,8 @@ void file_written(std::uint32_t process, std::string name, std::uint64_t size, s
   c.highest_id = std::max(c.highest_id, highest_id);
   if (++c.reported < c.id.processes) return;
   if (!c.error.empty()) return fail(c.error);
-  program_record rec;
-  rec.readonlies = readonly_globals_packed();
-  std::sort(c.collections.begin(), c.collections.end(),
-            [](const collection_wire& a, const collection_wire& b) { return a.id < b.id; });
-  rec.collections = c.collections;
-  rec.highest_id = c.highest_id;
-  rec.objects = c.objects;
-  rec.done = c.done;
+  if (c.in_memory) return maybe_commit_in_memory();
+  const program_record rec = program_record_of(c);
   checkpoint_result r;
   try {
     const std::vector<std::byte> blob = pack(rec);
@@ -120,6 +190,12 @@ struct batch {
   std::vector<std::span<const std::byte>> states;
 };
 
+// The process's data file: in `partial` on disk, or in memory when it is empty.
+std::unique_ptr<data_file_stream> new_stream(const std::string& partial, const file_identity& id, std::uint32_t node) {
+  if (partial.empty()) return std::make_unique<data_file_stream>(data_file_stream::in_memory, id, node);
+  return std::make_unique<data_file_stream>(partial, id, node);
+}
+
 // Hands a batch to the process's file (opened by the first one), then empties
 // it. Only the file offset is taken under the lock: the CRCs, the layout and
 // the write happen on each PE in parallel.
@@ -145,7 +221,7 @@ void write_batch(batch& b, const std::string& partial, const file_identity& id) 
       std::lock_guard lock(s.mutex);
       writer_round& w = s.round;
       if (w.error.empty()) {
-        if (!w.stream) w.stream = std::make_unique<data_file_stream>(partial, id, tls_pe->runtime().my_node);
+        if (!w.stream) w.stream = new_stream(partial, id, tls_pe->runtime().my_node);
         stream = w.stream.get();
         offset = stream->reserve(laid_out);
       }
@@ -175,6 +251,16 @@ void pack_into_batch(batch& b, saved_object&& who, const detail::class_ops& cls,
   b.used += size;
   b.who.push_back(std::move(who));
   b.states.push_back(out);
+}
+
+// In memory: this process keeps its file and sends a copy to its buddy, the next process.
+void keep_in_memory(const runtime_state& rt, const file_identity& id, std::shared_ptr<const byte_region> file) {
+  if (id.processes > 1) {
+    const std::uint32_t buddy = (rt.my_node + 1) % id.processes;
+    post_control_uncounted<&keep_buddy_copy>(rt.first_pe_of(buddy), id.number, id.processes, id.pes, rt.my_node,
+                                             buffer<std::byte>(file->bytes()));
+  }
+  store().add_file(id.number, id.processes, id.pes, rt.my_node, std::move(file));
 }
 
 // Every PE, at the cut: packs its objects into its process's file.
@@ -211,8 +297,9 @@ void pack_here(std::string partial, std::uint64_t program_hash, std::uint64_t nu
   file_entry entry;
   if (error.empty()) {
     try {
-      if (!stream) stream = std::make_unique<data_file_stream>(partial, id, rt.my_node);
+      if (!stream) stream = new_stream(partial, id, rt.my_node);
       entry = stream->finish(durable);
+      if (partial.empty()) keep_in_memory(rt, id, stream->memory());
     } catch (const std::exception& e) {
       error = e.what();
     }
@@ -227,8 +314,12 @@ void quiescent() {
   coordinator& c = state().coord;
   if (!c.active) return;
   try {
-    c.number = last_number(c.root) + 1;
-    c.partial = begin_checkpoint(c.root, c.number);
+    if (c.in_memory) {
+      c.number = store().next_number();
+    } else {
+      c.number = last_number(c.root) + 1;
+      c.partial = begin_checkpoint(c.root, c.number);
+    }
   } catch (const std::exception& e) {
     c.partial.clear();
     return fail(e.what());
@@ -240,11 +331,12 @@ void quiescent() {
                                        c.id.pes, c.durable);
 }
 
-void request(std::string dir, callback<checkpoint_result> done, std::uint32_t keep, bool durable) {
+void request(std::string dir, callback<checkpoint_result> done, std::uint32_t keep, bool durable, bool in_memory) {
   coordinator& c = state().coord;
   if (c.active) {
     checkpoint_result r;
-    r.error = "a checkpoint into " + c.root.string() + " is being taken; one at a time";
+    r.error = "a checkpoint " + (c.in_memory ? std::string("in memory") : "into " + c.root.string()) +
+              " is being taken; one at a time";
     done.send(std::move(r));
     return;
   }
@@ -255,6 +347,7 @@ void request(std::string dir, callback<checkpoint_result> done, std::uint32_t ke
   c.done = std::move(done);
   c.keep = std::max<std::uint32_t>(keep, 1);
   c.durable = durable;
+  c.in_memory = in_memory;
   c.started = std::chrono::steady_clock::now();
   c.id.program_hash = program_registry_hash();
   c.id.processes = rt.num_nodes;
@@ -262,7 +355,9 @@ void request(std::string dir, callback<checkpoint_result> done, std::uint32_t ke
   on_quiescence(callback<void>::function<&quiescent>(pe_id{0}));
 }
 
-std::string reset_at_start(runtime_state&) {
+std::string reset_at_start(runtime_state& rt) {
+  // In-memory checkpoints outlive the runtime of an epoch, not the run.
+  if (!rt.opts.recovered) store().clear();
   ft_state& s = state();
   std::lock_guard lock(s.mutex);
   s.coord = coordinator{};
@@ -288,7 +383,13 @@ void checkpoint(std::string_view dir, callback<checkpoint_result> done, checkpoi
   (void)detail::ckpt::hooks;
   detail::this_pe("roam::checkpoint");
   detail::post_control<&detail::ckpt::request>(0, 0, std::string(dir), std::move(done), options.keep,
-                                               options.durable);
+                                               options.durable, false);
+}
+
+void checkpoint_in_memory(callback<checkpoint_result> done) {
+  (void)detail::ckpt::hooks;
+  detail::this_pe("roam::checkpoint_in_memory");
+  detail::post_control<&detail::ckpt::request>(0, 0, std::string(), std::move(done), 1u, false, true);
 }
 
 }  // namespace roam

@@ -287,39 +287,46 @@ std::uint64_t entry_size(const file_entry& entry) {
   return unpadded + padding_after(unpadded);
 }
 
-void append_entry(file_writer& out, const file_entry& entry) {
-  std::array<std::byte, entry_at::end> fields{};
-  put_u64(fields.data() + entry_at::size, entry.size);
-  put_u32(fields.data() + entry_at::crc, entry.crc);
-  put_u32(fields.data() + entry_at::records, entry.records);
-  put_u32(fields.data() + entry_at::name_length, static_cast<std::uint32_t>(entry.name.size()));
-  out.append(fields);
-  out.append(std::as_bytes(std::span(entry.name)));
-  out.append_padding();
+// The manifest's bytes: header, program blob, file table, CRC of all before it.
+std::vector<std::byte> build_manifest(const file_identity& id, bytes_view program_blob, std::span<const file_entry> files) {
+  std::uint64_t length = header_at::end + blob_length_size + program_blob.size() + padding_after(program_blob.size());
+  for (const file_entry& entry : files) length += entry_size(entry);
+  length += manifest_crc_size;
+  std::vector<std::byte> out;
+  out.reserve(length);
+  auto append = [&](bytes_view b) { out.insert(out.end(), b.begin(), b.end()); };
+  auto pad = [&] { append(std::span(zeros).first(padding_after(out.size()))); };
+  header_bytes header = common_header(manifest_kind, id);
+  put_u64(header.data() + header_at::manifest_length, length);
+  seal_header(header);
+  append(header);
+  std::array<std::byte, blob_length_size> blob_length{};
+  put_u64(blob_length.data(), program_blob.size());
+  append(blob_length);
+  append(program_blob);
+  pad();
+  for (const file_entry& entry : files) {
+    std::array<std::byte, entry_at::end> fields{};
+    put_u64(fields.data() + entry_at::size, entry.size);
+    put_u32(fields.data() + entry_at::crc, entry.crc);
+    put_u32(fields.data() + entry_at::records, entry.records);
+    put_u32(fields.data() + entry_at::name_length, static_cast<std::uint32_t>(entry.name.size()));
+    append(fields);
+    append(std::as_bytes(std::span(entry.name)));
+    pad();
+  }
+  std::array<std::byte, manifest_crc_size> crc{};
+  put_u32(crc.data(), crc_of(out));
+  append(crc);
+  if (out.size() != length) throw checkpoint_error("internal error: a manifest of " + n_bytes(out.size()) + ", expected " + n_bytes(length));
+  return out;
 }
 
 void write_manifest(const fs::path& path, const file_identity& id, bytes_view program_blob,
                     std::span<const file_entry> files, bool sync) {
-  std::uint64_t length = header_at::end + blob_length_size + program_blob.size() + padding_after(program_blob.size());
-  for (const file_entry& entry : files) length += entry_size(entry);
-  length += manifest_crc_size;
-
+  const std::vector<std::byte> bytes = build_manifest(id, program_blob, files);
   file_writer out(path);
-  header_bytes header = common_header(manifest_kind, id);
-  put_u64(header.data() + header_at::manifest_length, length);
-  seal_header(header);
-  out.append(header);
-  std::array<std::byte, blob_length_size> blob_length{};
-  put_u64(blob_length.data(), program_blob.size());
-  out.append(blob_length);
-  out.append(program_blob);
-  out.append_padding();
-  for (const file_entry& entry : files) append_entry(out, entry);
-  std::array<std::byte, manifest_crc_size> crc{};
-  put_u32(crc.data(), out.crc());
-  out.append(crc);
-  if (out.length() != length)
-    fail(path, "internal error: wrote " + n_bytes(out.length()) + ", expected " + n_bytes(length));
+  out.append(bytes);
   out.commit(sync);
 }
 
@@ -688,16 +695,71 @@ file_entry write_data_file(const fs::path& dir, const file_identity& id, std::ui
 // multiple of the alignment.
 static_assert(header_at::end % alignment == 0);
 
+namespace {
+
+class vector_region final : public byte_region {
+ public:
+  explicit vector_region(std::vector<std::byte> v) : v_(std::move(v)) {}
+  std::span<const std::byte> bytes() const noexcept override { return v_; }
+
+ private:
+  std::vector<std::byte> v_;
+};
+
+class mapped_region final : public byte_region {
+ public:
+  mapped_region(const std::byte* data, std::size_t size) : data_(data), size_(size) {}
+  ~mapped_region() override {
+    if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
+  }
+  mapped_region(const mapped_region&) = delete;
+  mapped_region& operator=(const mapped_region&) = delete;
+  std::span<const std::byte> bytes() const noexcept override { return {data_, size_}; }
+
+ private:
+  const std::byte* data_;
+  std::size_t size_;
+};
+
+// The finished in-memory file, mapped (the mapping keeps the memfd's pages).
+std::shared_ptr<const byte_region> map_memory_file(int fd, std::uint64_t length, const fs::path& path) {
+  if (length == 0) return std::make_shared<vector_region>(std::vector<std::byte>{});
+  void* at = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, 0);
+  if (at == MAP_FAILED) fail_errno(path, "cannot map");
+  return std::make_shared<mapped_region>(static_cast<const std::byte*>(at), length);
+}
+
+}  // namespace
+
+std::shared_ptr<const byte_region> region_of(std::vector<std::byte> bytes) {
+  return std::make_shared<vector_region>(std::move(bytes));
+}
+
+std::shared_ptr<const byte_region> region_copy_of(std::span<const std::byte> bytes) {
+  return region_of(std::vector<std::byte>(bytes.begin(), bytes.end()));
+}
+
+std::vector<std::byte> manifest_bytes(const file_identity& id, std::span<const std::byte> program_blob,
+                                      std::span<const file_entry> files) {
+  return build_manifest(id, program_blob, files);
+}
+
 struct data_file_stream::impl {
   impl(const fs::path& dir, const file_identity& identity, std::uint32_t proc)
       : name(data_file_name(proc)), path(dir / name), id(identity), process(proc) {
     fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) fail_errno(path, "cannot create");
   }
+  // In memory: a memfd (its pages are this process's; they go with it).
+  impl(const file_identity& identity, std::uint32_t proc)
+      : name(data_file_name(proc)), path("memory/" + name), id(identity), process(proc), in_memory(true) {
+    fd = ::memfd_create(name.c_str(), MFD_CLOEXEC);
+    if (fd < 0) fail_errno(path, "cannot create an in-memory file (memfd_create)");
+  }
   ~impl() {
     if (finished) return;
     if (fd >= 0) ::close(fd);
-    ::unlink(path.c_str());
+    if (!in_memory) ::unlink(path.c_str());
   }
   impl(const impl&) = delete;
   impl& operator=(const impl&) = delete;
@@ -711,6 +773,8 @@ struct data_file_stream::impl {
   std::uint32_t crc = 0;               // of everything after the header reserved so far
   std::uint64_t records = 0;
   bool finished = false;
+  bool in_memory = false;
+  std::shared_ptr<const byte_region> memory;  // an in-memory file's bytes, once finished
 
   void write_pieces(std::vector<iovec>& iov, std::uint64_t offset) {
     std::size_t first = 0;
@@ -767,6 +831,11 @@ class batch_layout {
 data_file_stream::data_file_stream(const fs::path& dir, const file_identity& id, std::uint32_t process)
     : impl_(std::make_unique<impl>(dir, id, process)) {}
 
+data_file_stream::data_file_stream(in_memory_t, const file_identity& id, std::uint32_t process)
+    : impl_(std::make_unique<impl>(id, process)) {}
+
+std::shared_ptr<const byte_region> data_file_stream::memory() const { return impl_->memory; }
+
 data_file_stream::~data_file_stream() = default;
 
 data_file_stream::record_crcs data_file_stream::crcs_of(const record_out& record) {
@@ -820,7 +889,7 @@ void data_file_stream::write(const batch& b, std::uint64_t offset) {
   d.write_pieces(iov, offset);
 #ifdef SYNC_FILE_RANGE_WRITE
   // The disk starts on this batch now, not at fsync: it works while the PEs pack the next.
-  if (b.length)
+  if (b.length && !d.in_memory)
     ::sync_file_range(d.fd, static_cast<off_t>(offset), static_cast<off_t>(b.length), SYNC_FILE_RANGE_WRITE);
 #endif
 }
@@ -851,8 +920,13 @@ file_entry data_file_stream::finish(bool sync) {
   d.write_pieces(tail, d.end);
   std::vector<iovec> head{{header.data(), header.size()}};
   d.write_pieces(head, 0);
-  if (sync && ::fsync(d.fd) != 0) fail_errno(d.path, "fsync");
-  if (::close(std::exchange(d.fd, -1)) != 0) fail_errno(d.path, "close");
+  if (d.in_memory) {
+    d.memory = map_memory_file(d.fd, length, d.path);
+    ::close(std::exchange(d.fd, -1));
+  } else {
+    if (sync && ::fsync(d.fd) != 0) fail_errno(d.path, "fsync");
+    if (::close(std::exchange(d.fd, -1)) != 0) fail_errno(d.path, "close");
+  }
   d.finished = true;
   return file_entry{d.name, length, file_crc, count};
 }
@@ -1013,6 +1087,34 @@ loaded_checkpoint::loaded_checkpoint(const fs::path& dir, std::uint64_t program_
     const std::uint32_t running = check_records(file.bytes(), path, entry.records, describe, i, records_);
     check_footer(file.bytes(), path, entry.records, running, entry);
     bytes_ += file.size;
+  }
+}
+
+loaded_checkpoint::loaded_checkpoint(const std::string& label, std::shared_ptr<const byte_region> manifest,
+                                     std::vector<std::shared_ptr<const byte_region>> files, std::uint64_t program_hash,
+                                     std::string (*describe)(std::span<const std::byte> meta))
+    : dir_(label) {
+  const fs::path manifest_path = dir_ / manifest_name;
+  if (!manifest) fail(manifest_path, "missing: not a complete checkpoint");
+  manifest_contents contents = check_manifest(manifest->bytes(), manifest_path, program_hash);
+  id_ = contents.id;
+  blob_ = contents.program_blob;
+  files_ = std::move(contents.files);
+  bytes_ = manifest->bytes().size();
+  regions_.push_back(manifest);
+  if (files.size() != files_.size())
+    fail(manifest_path, "lists " + std::to_string(files_.size()) + " data files, " + std::to_string(files.size()) +
+                            " are held");
+  for (std::uint32_t i = 0; i < files_.size(); ++i) {
+    const file_entry& entry = files_[i];
+    const fs::path path = dir_ / entry.name;
+    if (!files[i]) fail(path, "missing: " + entry.name + " listed in the manifest");
+    const bytes_view file = files[i]->bytes();
+    check_data_header(file, path, id_, i, entry);
+    const std::uint32_t running = check_records(file, path, entry.records, describe, i, records_);
+    check_footer(file, path, entry.records, running, entry);
+    bytes_ += file.size();
+    regions_.push_back(std::move(files[i]));
   }
 }
 

@@ -38,6 +38,16 @@ struct file_identity {
   std::uint32_t pes = 0;           ///< PE count of the run that wrote it
 };
 
+/// Read-only bytes kept alive by shared ownership: an in-memory data file,
+/// a manifest, a copy received from another process.
+class byte_region {
+ public:
+  virtual ~byte_region() = default;
+  virtual std::span<const std::byte> bytes() const noexcept = 0;
+};
+std::shared_ptr<const byte_region> region_of(std::vector<std::byte> bytes);
+std::shared_ptr<const byte_region> region_copy_of(std::span<const std::byte> bytes);
+
 /// One piece of a record to write: a span that must stay valid until
 /// write_data_file returns (written with writev, not copied).
 struct record_out {
@@ -78,6 +88,11 @@ file_entry write_data_file(const std::filesystem::path& dir, const file_identity
 class data_file_stream {
  public:
   data_file_stream(const std::filesystem::path& dir, const file_identity& id, std::uint32_t process);
+  /// The same file in this process's memory (an anonymous memfd), for
+  /// in-memory checkpoints: after finish(), memory() holds its bytes.
+  struct in_memory_t {};
+  static constexpr in_memory_t in_memory{};
+  data_file_stream(in_memory_t, const file_identity& id, std::uint32_t process);
   ~data_file_stream();
   data_file_stream(const data_file_stream&) = delete;
   data_file_stream& operator=(const data_file_stream&) = delete;
@@ -111,11 +126,17 @@ class data_file_stream {
   void append(std::span<const record_out> records, std::span<const record_crcs> crcs);
   /// Footer, header, fsync (unless !sync), close: the file is complete (serialise with reserve).
   file_entry finish(bool sync = true);
+  /// An in-memory stream's bytes, once finished.
+  std::shared_ptr<const byte_region> memory() const;
 
  private:
   struct impl;
   std::unique_ptr<impl> impl_;
 };
+
+/// A manifest's bytes (what publish_checkpoint writes), for an in-memory checkpoint.
+std::vector<std::byte> manifest_bytes(const file_identity& id, std::span<const std::byte> program_blob,
+                                      std::span<const file_entry> files);
 
 /// Creates `root/ckpt-<number>.partial/` (and root itself if missing; a
 /// stale .partial of the same number is removed first). Throws checkpoint_error.
@@ -169,6 +190,11 @@ class loaded_checkpoint {
   /// program or another version of it").
   loaded_checkpoint(const std::filesystem::path& dir, std::uint64_t program_hash,
                     std::string (*describe)(std::span<const std::byte> meta) = nullptr);
+  /// An in-memory checkpoint: its manifest and data files (by process) with
+  /// the same checks; `label` stands for the directory in messages.
+  loaded_checkpoint(const std::string& label, std::shared_ptr<const byte_region> manifest,
+                    std::vector<std::shared_ptr<const byte_region>> files, std::uint64_t program_hash,
+                    std::string (*describe)(std::span<const std::byte> meta) = nullptr);
   ~loaded_checkpoint();
   loaded_checkpoint(const loaded_checkpoint&) = delete;
   loaded_checkpoint& operator=(const loaded_checkpoint&) = delete;
@@ -192,6 +218,7 @@ class loaded_checkpoint {
   std::vector<file_entry> files_;
   std::vector<record_in> records_;
   std::vector<std::unique_ptr<mapping>> maps_;
+  std::vector<std::shared_ptr<const byte_region>> regions_;
   std::uint64_t bytes_ = 0;
 };
 

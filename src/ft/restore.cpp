@@ -7,8 +7,10 @@
 #include <roam/msg/detail/control.hpp>
 #include <roam/msg/detail/remote.hpp>
 #include <roam/msg/detail/stable_registry.hpp>
+#include <roam/machine/detail/transport.hpp>
 #include <roam/sched/detail/startup.hpp>
 
+#include "memory_store.hpp"
 #include "state.hpp"
 
 namespace roam::detail::ckpt {
@@ -19,7 +21,9 @@ namespace {
 // every process), and the step stops here, before anything runs.
 struct restart_refused {};
 [[noreturn]] void cannot_restart(const std::string& why) {
-  report_fatal("+restart " + tls_pe->runtime().opts.restart_dir + ": " + why + " (nothing was restored)");
+  const runtime_options& o = tls_pe->runtime().opts;
+  report_fatal((o.recovered ? std::string("recovery from the in-memory checkpoint") : "+restart " + o.restart_dir) +
+               ": " + why + " (nothing was restored)");
   throw restart_refused{};
 }
 
@@ -31,8 +35,13 @@ void load_here() {
   runtime_state& rt = tls_pe->runtime();
   r.started = std::chrono::steady_clock::now();
   try {
-    auto dir = resolve_checkpoint(rt.opts.restart_dir);
-    r.loaded = std::make_shared<loaded_checkpoint>(dir, program_registry_hash(), &describe_meta);
+    if (rt.opts.recovered) {
+      r.loaded = store().installed();  // whole and checked by the recovery
+      if (!r.loaded) throw checkpoint_error("no checkpoint was installed");
+    } else {
+      auto dir = resolve_checkpoint(rt.opts.restart_dir);
+      r.loaded = std::make_shared<loaded_checkpoint>(dir, program_registry_hash(), &describe_meta);
+    }
   } catch (const std::exception& e) {
     cannot_restart(e.what());
   }
@@ -152,6 +161,28 @@ void resume_here() {
   post_control_uncounted<&pe_resumed>(0);
 }
 
+// PE 0 of a recovered job: says what happened, on stderr and to roamrun.
+void report_recovery(const checkpoint_result& res) {
+  const recovery_record& rec = g_last_recovery;
+  const auto now = std::chrono::steady_clock::now().time_since_epoch();
+  const std::int64_t now_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
+  char times[160];
+  std::snprintf(times, sizeof times, "recovered %.1f ms after the failure was detected (checkpoint whole again at %.1f ms)",
+                static_cast<double>(now_ns - rec.detected_ns) / 1e6,
+                static_cast<double>(rec.installed_ns - rec.detected_ns) / 1e6);
+  const std::string line = "roam: " + std::string(times) + "; rolled back to in-memory checkpoint " +
+                           std::to_string(res.number) + " (" + std::to_string(res.objects) + " objects, " +
+                           std::to_string(res.bytes) + " bytes); " + std::to_string(rec.processes_before) + " -> " +
+                           std::to_string(rec.processes_after) + " processes (" + rec.failed + ")\n";
+  std::fwrite(line.data(), 1, line.size(), stderr);
+  std::fflush(stderr);
+  runtime_state& rt = tls_pe->runtime();
+  if (rt.net)
+    rt.net->tell_launcher("recovered " + std::to_string(rec.epoch) + " " + std::to_string(rec.detected_ns) + " " +
+                          std::to_string(now_ns) + " " + std::to_string(res.number) + " " +
+                          std::to_string(rec.processes_before) + " " + std::to_string(rec.processes_after));
+}
+
 // PE 0: the program runs again; its checkpoint callback says so.
 void pe_resumed() {
   restart_state& r = state().restart;
@@ -161,6 +192,8 @@ void pe_resumed() {
   checkpoint_result res;
   res.ok = true;
   res.restarted = true;
+  res.recovered = tls_pe->runtime().opts.recovered;
+  res.in_memory = res.recovered;
   res.path = l.dir().string();
   res.number = l.identity().number;
   res.bytes = l.bytes();
@@ -168,6 +201,7 @@ void pe_resumed() {
   res.pes = l.identity().pes;
   res.processes = l.identity().processes;
   res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - r.started).count();
+  if (res.recovered) report_recovery(res);
   callback<checkpoint_result> done = r.record.done;
   done.send(std::move(res));
 }

@@ -36,6 +36,7 @@ struct coordinator {
   callback<checkpoint_result> done;
   std::uint32_t keep = 2;
   bool durable = true;
+  bool in_memory = false;      ///< checkpoint_in_memory: files in memory, a copy at each buddy
   std::chrono::steady_clock::time_point started;
   std::uint64_t number = 0;
   std::filesystem::path partial;
@@ -47,6 +48,10 @@ struct coordinator {
   std::vector<collection_wire> collections;
   std::uint32_t highest_id = 0;
   std::uint64_t objects = 0;
+  // In memory: buddy copies kept, then processes that committed.
+  std::uint32_t copies = 0;
+  std::uint32_t committed = 0;
+  std::uint64_t memory_bytes = 0;
 };
 
 /// A process's data file, written in batches by its PEs as they pack (under

@@ -85,11 +85,11 @@ void send_frame(runtime_state& rt, std::uint32_t dst_pe, message* m) {
 // Node 0 sends its readonlies once, before its first message to another node
 // or when main's synchronous part ends, whichever comes first. Other nodes hold
 // every frame until they have them, so the order of arrival does not matter.
-std::atomic<runtime_state*> g_readonlies_sent_for{nullptr};
+std::atomic<std::uint64_t> g_readonlies_sent_for{0};  // runtime_state::generation
 
 void send_readonlies_once(runtime_state& rt) noexcept {
-  if (rt.my_node != 0 || g_readonlies_sent_for.load(std::memory_order_acquire) == &rt) return;
-  if (g_readonlies_sent_for.exchange(&rt) == &rt) return;
+  if (rt.my_node != 0 || g_readonlies_sent_for.load(std::memory_order_acquire) == rt.generation) return;
+  if (g_readonlies_sent_for.exchange(rt.generation) == rt.generation) return;
   std::vector<std::byte> blob;
   try {
     blob = pack_readonlies();
@@ -129,8 +129,8 @@ constexpr std::size_t in_place_limit = std::size_t{64} << 20;
 // Frames held on nodes other than 0 until the readonlies arrive, and the block
 // a large frame is being received into (progress thread only).
 struct arrival_state {
-  const runtime_state* ready_for = nullptr;
-  const runtime_state* holding_for = nullptr;
+  std::uint64_t ready_for = 0;  // runtime_state::generation
+  std::uint64_t holding_for = 0;
   std::vector<message*> held;
   void* block = nullptr;  // handed to the transport, not delivered yet
   const std::byte* block_frame = nullptr;
@@ -184,17 +184,17 @@ void on_frame(runtime_state& rt, std::uint32_t src, std::span<const std::byte> f
     m->run = &deliver_control;
     m->run(m, work_action::run);  // here, on the progress thread: nothing may run before it
     if (!readonly) return;
-    g_arrivals.ready_for = &rt;
-    if (g_arrivals.holding_for == &rt) {
+    g_arrivals.ready_for = rt.generation;
+    if (g_arrivals.holding_for == rt.generation) {
       auto held = std::move(g_arrivals.held);
       g_arrivals.held.clear();
       for (message* h : held) dispatch(rt, h);
     }
     return;
   }
-  if (rt.my_node != 0 && g_arrivals.ready_for != &rt) {
-    if (g_arrivals.holding_for != &rt) {
-      g_arrivals.holding_for = &rt;
+  if (rt.my_node != 0 && g_arrivals.ready_for != rt.generation) {
+    if (g_arrivals.holding_for != rt.generation) {
+      g_arrivals.holding_for = rt.generation;
       g_arrivals.held.clear();
     }
     g_arrivals.held.push_back(m);

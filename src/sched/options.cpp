@@ -191,6 +191,14 @@ const std::vector<option_spec>& specs() {
          o.restart_dir = std::string(v);
          return std::string{};
        }},
+      {"ftheartbeat", "ROAM_FTHEARTBEAT", "MS",
+       "processes of a job send each other a heartbeat every MS milliseconds when otherwise silent (default: the "
+       "transport's, 1000 over TCP)",
+       [](runtime_options& o, std::string_view v) { return parse_count(v, 1, 3600000, o.ft_heartbeat_ms); }},
+      {"fttimeout", "ROAM_FTTIMEOUT", "MS",
+       "a process of the job silent for MS milliseconds is declared failed (default: the transport's, 60000 over "
+       "TCP; must exceed +ftheartbeat)",
+       [](runtime_options& o, std::string_view v) { return parse_count(v, 2, 36000000, o.ft_timeout_ms); }},
       {"LBDump", "ROAM_LBDUMP", "FILE", "append the load database of each balancing step to FILE (roam-lb replays it)",
        [](runtime_options& o, std::string_view v) {
          if (v.empty()) return std::string("expects a file name");

@@ -15,6 +15,7 @@
 #include <roam/sched/observe.hpp>
 #include <roam/sched/runtime.hpp>
 #include <roam/machine/detail/topology.hpp>
+#include <roam/machine/detail/membership.hpp>
 #include <roam/machine/detail/transport.hpp>
 
 #include "options.hpp"
@@ -100,6 +101,8 @@ runtime_state::runtime_state(runtime_options o, node_layout layout, transport* t
       first_pe(layout.node * layout.ppn),
       num_pes(layout.nodes * layout.ppn),
       net(t) {
+  static std::atomic<std::uint64_t> generations{0};
+  generation = ++generations;
   oversubscribed = ppn + (t && (ppn > 1 || o.commthread) ? 1 : 0) > static_cast<std::uint32_t>(available_cores());
   pes.reserve(ppn);
   for (std::uint32_t i = 0; i < ppn; ++i) pes.push_back(std::make_unique<pe_state>(*this, first_pe + i, num_pes));
@@ -137,6 +140,15 @@ void runtime_state::request_exit(int code, bool from_peer) noexcept {
   stopping_.store(true, std::memory_order_seq_cst);
   for (auto& pe : pes) pe->wake();
   if (net) net->wake();
+}
+
+bool runtime_state::request_recovery_stop() noexcept {
+  if (exit_requested_.exchange(true)) return false;
+  recovery_stop_.store(true);
+  stopping_.store(true, std::memory_order_seq_cst);
+  for (auto& pe : pes) pe->wake();
+  if (net) net->wake();
+  return true;
 }
 
 pe_state& this_pe(const char* what) {
@@ -231,7 +243,7 @@ void post_main(runtime_state& rt, unique_function<void(const roam::args&)>& main
     g_sent_at_main_start = tls_pe->sent_away();
     g_main_running = true;
     try {
-      if (rt.opts.restart_dir.empty()) {
+      if (rt.opts.restart_dir.empty() && !rt.opts.recovered) {
         main(program_args);
       } else if (g_restart_main) {
         g_restart_main(std::vector<std::string>(program_args.begin(), program_args.end()));
@@ -352,17 +364,60 @@ transport_handlers handlers_for(runtime_state& rt) {
   h.frame_memory = [](void* ctx, std::size_t bytes) {
     return g_remote.frame_memory(*static_cast<runtime_state*>(ctx), bytes);
   };
-  h.on_peer_failure = [](void* ctx, std::uint32_t node, const std::string& why) {
-    auto& r = *static_cast<runtime_state*>(ctx);
-    if (r.stopping()) return;
-    // roamrun already tags the lines of nodes other than 0 with their node.
-    std::string line = "roam: node " + std::to_string(node) + " failed (" + why + "); node " +
-                       std::to_string(r.my_node) + " stopping\n";
-    std::fwrite(line.data(), 1, line.size(), stderr);
-    std::fflush(stderr);
-    r.request_exit(1);
-  };
+  // Failures reach the membership first; it asks the runtime to stop when
+  // the survivors agree, and the run loop recovers (or ends the job).
+  h.on_membership_change = [](void* ctx) { static_cast<runtime_state*>(ctx)->request_recovery_stop(); };
   return h;
+}
+
+// Processes started as spares (roamrun --spares N): ROAM_SPARES.
+std::uint32_t spares_from_environment(std::uint32_t processes, std::string& error) {
+  const char* v = std::getenv("ROAM_SPARES");
+  if (!v || !*v) return 0;
+  unsigned long n = 0;
+  auto [end, ec] = std::from_chars(v, v + std::strlen(v), n);
+  if (ec != std::errc{} || *end != '\0' || n >= processes) {
+    error = "ROAM_SPARES='" + std::string(v) + "' must be a count below the " + std::to_string(processes) +
+            " processes of the job";
+    return 0;
+  }
+  return static_cast<std::uint32_t>(n);
+}
+
+// +ftheartbeat / +fttimeout configure the transport's failure detection.
+void apply_ft_options(const runtime_options& opts) {
+  if (opts.ft_heartbeat_ms) ::setenv("ROAM_TCP_HEARTBEAT_INTERVAL_MS", std::to_string(opts.ft_heartbeat_ms).c_str(), 1);
+  if (opts.ft_timeout_ms) ::setenv("ROAM_TCP_HEARTBEAT_TIMEOUT_MS", std::to_string(opts.ft_timeout_ms).c_str(), 1);
+}
+
+// The physical transport, bootstrapped, seen through the membership.
+std::unique_ptr<membership_transport> make_job_transport(const std::string& kind, std::string& error) {
+  auto physical = make_transport(kind, error);
+  if (!physical) return nullptr;
+  const std::uint32_t spares = spares_from_environment(physical->num_nodes(), error);
+  if (!error.empty()) {
+    physical->finish();
+    return nullptr;
+  }
+  return std::make_unique<membership_transport>(std::move(physical), physical->num_nodes() - spares);
+}
+
+// Runs one epoch's runtime on this thread (non-SMP: the PE drives the
+// transport) and returns its exit code.
+int run_epoch_here(runtime_options opts, membership_transport& net, std::uint32_t ppn,
+                   unique_function<void(const roam::args&)>& main, roam::args& program_args, const std::string& kind) {
+  opts.recovered = net.epoch() > 0;
+  node_layout layout{net.my_node(), net.num_nodes(), ppn};
+  runtime_state rt(opts, layout, &net);
+  rt.transport_name = kind;
+  if (!install_runtime(rt)) return 1;
+  rt.pes[0]->drive_progress(&net);
+  net.set_handlers(handlers_for(rt));
+  if (!opts.recovered) test_slow_start(rt.my_node);
+  int code = run_pes(rt, main, program_args);
+  net.set_handlers({});
+  g_runtime.store(nullptr);
+  return code;
 }
 
 // One process of a multi-process program.
@@ -370,13 +425,15 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
              roam::args& program_args) {
   std::uint32_t ppn = opts.ppn ? opts.ppn : 1;
   bool comm = ppn > 1 || opts.commthread;
-  std::unique_ptr<transport> net;
+  apply_ft_options(opts);
+  std::unique_ptr<membership_transport> net;
   std::string error;
   int failure_code = 1;
   auto finish_bootstrap = [&]() -> std::string {
     if (!net) return error;
     if (auto e = check_peers(*net, ppn); !e.empty()) return e;
     if (auto e = measure_clock_offset(*net); !e.empty()) return e;
+    net->resume();  // from the bootstrap's view of every process to the workers'
     if (opts.pes && opts.pes != net->num_nodes() * ppn) {
       failure_code = 2;
       return "+p " + std::to_string(opts.pes) + " disagrees with " + std::to_string(net->num_nodes()) + " nodes x +ppn " +
@@ -387,84 +444,157 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
 
   if (!comm) {
     // Non-SMP: this thread is the process's only PE and drives the transport itself.
-    net = make_transport(kind, error);
+    net = make_job_transport(kind, error);
     if (auto e = finish_bootstrap(); !e.empty()) {
       std::fprintf(stderr, "roam: %s transport: %s\n", kind.c_str(), e.c_str());
       if (net) net->finish();
       return failure_code;
     }
-    node_layout layout{net->my_node(), net->num_nodes(), ppn};
-    runtime_state rt(opts, layout, net.get());
-    rt.transport_name = kind;
-    if (!install_runtime(rt)) {
-      net->finish();
-      return 1;
+    for (;;) {
+      int code = 0;
+      if (net->is_spare()) {
+        net->idle_as_spare();
+        if (auto end = net->job_ended(); end && !net->recovery_requested()) {
+          net->finish();
+          return *end;
+        }
+      } else {
+        code = run_epoch_here(opts, *net, ppn, main, program_args, kind);
+        if (!net->recovery_requested()) {
+          net->finish();
+          return code;
+        }
+      }
+      if (!recover_job(*net)) {
+        net->finish();
+        return 1;
+      }
     }
-    rt.pes[0]->drive_progress(net.get());
-    net->set_handlers(handlers_for(rt));
-    test_slow_start(rt.my_node);
-    int code = run_pes(rt, main, program_args);
-    net->finish();
-    g_runtime.store(nullptr);
-    return code;
   }
 
-  // SMP: a communication thread owns the transport (it is MPI's funneled thread).
-  std::promise<std::string> booted;
-  std::promise<runtime_state*> started;
-  std::atomic<bool> pes_done{false};
+  // SMP: a communication thread owns the transport (it is MPI's funneled
+  // thread) and runs the recoveries; this thread runs each epoch's PEs.
+  struct handoff {
+    std::mutex m;
+    std::condition_variable cv;
+    bool booted = false;       // comm -> main: bootstrap (or a recovery) done, layout ready
+    std::string boot_error;
+    bool ended = false;        // comm -> main: nothing more to run (end_code)
+    int end_code = 0;
+    runtime_state* rt = nullptr;  // main -> comm: this epoch's runtime
+    bool rt_offered = false;
+    bool released = false;     // comm -> main: the transport no longer calls into rt
+    bool recovering = false;   // comm -> main: a failure; wait for the next layout
+  } h;
+  std::atomic<bool> pes_done_flag{false};
+  auto tell = [&](auto&& change) {
+    {
+      std::lock_guard lock(h.m);
+      change();
+    }
+    h.cv.notify_all();
+  };
   std::thread comm_thread([&] {
     name_current_thread("roam-comm");
-    net = make_transport(kind, error);
+    net = make_job_transport(kind, error);
     std::string e = finish_bootstrap();
-    booted.set_value(e);
     if (!e.empty()) {
       if (net) net->finish();
+      tell([&] { h.boot_error = e.empty() ? "bootstrap failed" : e; h.booted = true; h.ended = true; });
       return;
     }
-    runtime_state* rt = started.get_future().get();
-    if (!rt) {
-      net->finish();
-      return;
-    }
-    net->set_handlers(handlers_for(*rt));
-    auto idle_since = std::chrono::steady_clock::now();
-    while (!pes_done.load(std::memory_order_acquire)) {
-      if (net->progress()) {
-        idle_since = std::chrono::steady_clock::now();
-        continue;
+    for (;;) {
+      if (net->is_spare()) {
+        net->idle_as_spare();
+        if (auto end = net->job_ended(); end && !net->recovery_requested()) {
+          net->finish();
+          tell([&] { h.ended = true; h.end_code = *end; h.booted = true; });
+          return;
+        }
+      } else {
+        tell([&] { h.booted = true; });
+        runtime_state* rt = nullptr;
+        {
+          std::unique_lock lock(h.m);
+          h.cv.wait(lock, [&] { return h.rt_offered; });
+          h.rt_offered = false;
+          rt = h.rt;
+        }
+        if (!rt) {
+          net->finish();
+          return;
+        }
+        net->set_handlers(handlers_for(*rt));
+        auto idle_since = std::chrono::steady_clock::now();
+        while (!pes_done_flag.load(std::memory_order_acquire)) {
+          if (net->progress()) {
+            idle_since = std::chrono::steady_clock::now();
+            continue;
+          }
+          // Spin for +idlespin after the last activity, then sleep in the transport.
+          if (rt->opts.busywait || std::chrono::steady_clock::now() - idle_since < rt->opts.idle_spin) continue;
+          net->wait(std::chrono::milliseconds(100));
+        }
+        net->set_handlers({});
+        const bool recovering = net->recovery_requested();
+        tell([&] { h.released = true; h.recovering = recovering; });
+        if (!recovering) {
+          net->finish();
+          return;
+        }
       }
-      // Spin for +idlespin after the last activity, then sleep in the transport.
-      if (rt->opts.busywait || std::chrono::steady_clock::now() - idle_since < rt->opts.idle_spin) continue;
-      net->wait(std::chrono::milliseconds(100));
+      if (!recover_job(*net)) {
+        net->finish();
+        tell([&] { h.ended = true; h.end_code = 1; h.booted = true; });
+        return;
+      }
     }
-    net->finish();
   });
-  std::string e = booted.get_future().get();
-  if (!e.empty()) {
-    comm_thread.join();
-    std::fprintf(stderr, "roam: %s transport: %s\n", kind.c_str(), e.c_str());
-    return failure_code;
-  }
-  node_layout layout{net->my_node(), net->num_nodes(), ppn};
   int code = 0;
-  {
-    runtime_state rt(opts, layout, net.get());
-    rt.transport_name = kind;
-    if (!install_runtime(rt)) {
-      started.set_value(nullptr);
-      comm_thread.join();
-      return 1;
+  for (;;) {
+    {
+      std::unique_lock lock(h.m);
+      h.cv.wait(lock, [&] { return h.booted; });
+      h.booted = false;  // consumed: the comm thread sets it again after a recovery
+      h.released = false;
     }
-    started.set_value(&rt);
-    test_slow_start(rt.my_node);
-    code = run_pes(rt, main, program_args);
-    pes_done.store(true, std::memory_order_release);
-    net->wake();
-    comm_thread.join();
-    g_runtime.store(nullptr);
+    if (!h.boot_error.empty()) {
+      comm_thread.join();
+      std::fprintf(stderr, "roam: %s transport: %s\n", kind.c_str(), h.boot_error.c_str());
+      return failure_code;
+    }
+    if (h.ended) {
+      comm_thread.join();
+      return h.end_code;
+    }
+    runtime_options o = opts;
+    o.recovered = net->epoch() > 0;
+    node_layout layout{net->my_node(), net->num_nodes(), ppn};
+    {
+      runtime_state rt(o, layout, net.get());
+      rt.transport_name = kind;
+      if (!install_runtime(rt)) {
+        tell([&] { h.rt = nullptr; h.rt_offered = true; });
+        comm_thread.join();
+        return 1;
+      }
+      pes_done_flag.store(false);
+      tell([&] { h.rt = &rt; h.rt_offered = true; });
+      if (!o.recovered) test_slow_start(rt.my_node);
+      code = run_pes(rt, main, program_args);
+      pes_done_flag.store(true, std::memory_order_release);
+      net->wake();
+      {
+        std::unique_lock lock(h.m);
+        h.cv.wait(lock, [&] { return h.released; });
+      }
+      g_runtime.store(nullptr);
+    }
+    if (!h.recovering) {
+      comm_thread.join();
+      return code;
+    }
   }
-  return code;
 }
 
 }  // namespace

@@ -24,6 +24,13 @@ std::string measure_clock_offset(transport& net);
 /// The readonly window closes for good (the run ended).
 void main_ended() noexcept;
 
+/// After a failure, with no runtime in the process (progress thread): the
+/// survivors agree, exchange and install the newest complete in-memory
+/// checkpoint (src/sched/recovery.cpp). False (reported) when the job
+/// cannot go on.
+class membership_transport;
+bool recover_job(membership_transport& net);
+
 /// +deterministic: runs every PE of `rt` on this thread until the program
 /// exits; returns its exit code.
 int run_pes_deterministic(runtime_state& rt, unique_function<void(const roam::args&)>& main, roam::args& program_args);

@@ -8,10 +8,12 @@ namespace tcp = roam::detail::tcp;
 
 namespace {
 std::vector<std::pair<std::string, std::string>> contract(const job_info& job, std::uint32_t node) {
-  return {{"ROAM_TRANSPORT", "tcp"},
-          {tcp::env_node, std::to_string(node)},
-          {tcp::env_nodes, std::to_string(job.nodes)},
-          {tcp::env_launcher, job.launcher_address}};
+  std::vector<std::pair<std::string, std::string>> env{{"ROAM_TRANSPORT", "tcp"},
+                                                       {tcp::env_node, std::to_string(node)},
+                                                       {tcp::env_nodes, std::to_string(job.nodes)},
+                                                       {tcp::env_launcher, job.launcher_address}};
+  if (job.spares) env.emplace_back("ROAM_SPARES", std::to_string(job.spares));
+  return env;
 }
 }  // namespace
 

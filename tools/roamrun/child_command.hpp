@@ -17,7 +17,8 @@
 namespace roam::detail::roamrun {
 
 struct job_info {
-  std::uint32_t nodes = 0;
+  std::uint32_t nodes = 0;        ///< processes started, spares included
+  std::uint32_t spares = 0;       ///< of them, started idle (ROAM_SPARES)
   std::string launcher_address;  ///< host:port processes dial back
   std::string secret_hex;
   std::string cwd;               ///< remote nodes cd here first (a shared file system is assumed)

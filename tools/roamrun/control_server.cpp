@@ -125,6 +125,8 @@ bool control_server::handle_frames(connection& c) {
       table_[node] = *hp;
       if (verbose_) say("node " + std::to_string(node) + " listens on " + hp->str());
       maybe_send_table();
+    } else if (f.kind == tcp::frame_kind::launcher_note) {
+      if (on_note) on_note(node, std::string(reinterpret_cast<const char*>(f.payload.data()), f.payload.size()));
     } else if (f.kind == tcp::frame_kind::allgather) {
       rounds_[node].emplace_back(f.payload.begin(), f.payload.end());
       maybe_finish_round();

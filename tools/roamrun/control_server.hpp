@@ -7,6 +7,7 @@
 // are refused and logged with their remote address.
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +27,9 @@ class control_server {
   std::vector<int> poll_fds() const;
   /// `fd` (one of poll_fds()) is readable or hung up.
   void on_ready(int fd);
+  /// A node's note (a failure it declared, a recovery): `on_note(node, line)`.
+  std::function<void(std::uint32_t, const std::string&)> on_note;
+
   /// Refuses connections that have not said hello in time; returns the next
   /// time this needs calling (or time_point::max()).
   roam::detail::tcp::clock::time_point check_timeouts(roam::detail::tcp::clock::time_point now);

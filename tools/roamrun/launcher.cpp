@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -79,6 +80,8 @@ struct node_slot {
   std::unique_ptr<line_forwarder> out;
   std::unique_ptr<line_forwarder> err;
   bool stopped_by_us = false;
+  bool declared_failed = false;  // --ft: the job gave up on it (its exit status is not the job's)
+  clock::time_point died{};      // when roamrun reaped it
 };
 
 class job {
@@ -94,6 +97,8 @@ class job {
   void on_exit(node_slot& n, int status);
   void begin_stop(const std::string& why);
   void read_stream(node_slot& n, bool is_err);
+  void on_note(std::uint32_t from, const std::string& line);
+  int ft_exit_status() const;
   bool any_running() const {
     return std::any_of(nodes_.begin(), nodes_.end(), [](const node_slot& n) { return n.proc.running; });
   }
@@ -122,7 +127,65 @@ int job::run() {
     return failed;
   }
   loop();
+  if (o_.ft && !interrupted_) return ft_exit_status();
   return exit_status_.value_or(0);
+}
+
+// --ft: the program's result is what the processes that finished it say;
+// those the job declared failed (and any that died meanwhile) do not count.
+int job::ft_exit_status() const {
+  int status = 0;
+  bool any = false;
+  for (const auto& n : nodes_) {
+    if (n.declared_failed) continue;
+    const int s = n.proc.wait_status;
+    const int code = WIFEXITED(s) ? WEXITSTATUS(s) : 128 + WTERMSIG(s);
+    if (!any || (status == 0 && code != 0)) status = code;
+    any = true;
+  }
+  return any ? status : 1;
+}
+
+void job::on_note(std::uint32_t from, const std::string& line) {
+  auto words = split_words(line);
+  if (words.size() == 2 && words[0] == "failed") {
+    std::uint32_t p = 0;
+    try {
+      p = static_cast<std::uint32_t>(std::stoul(words[1]));
+    } catch (...) {
+      return;
+    }
+    if (p >= nodes_.size() || nodes_[p].declared_failed) return;
+    node_slot& n = nodes_[p];
+    n.declared_failed = true;
+    // Fenced: a declared process must not come back and split the job.
+    if (n.proc.running) {
+      say("node " + std::to_string(p) + " (pid " + std::to_string(n.proc.pid) + ") declared failed by node " +
+          std::to_string(from) + "; killing it");
+      n.stopped_by_us = true;
+      signal_child(n.proc, SIGKILL);
+    } else {
+      const auto after = std::chrono::duration<double, std::milli>(clock::now() - n.died).count();
+      char ms[32];
+      std::snprintf(ms, sizeof ms, "%.1f", after);
+      say("node " + std::to_string(p) + " declared failed by node " + std::to_string(from) + ", " + ms +
+          " ms after it died");
+    }
+    return;
+  }
+  if (words.size() == 7 && words[0] == "recovered") {
+    try {
+      const double detected = std::stod(words[2]), resumed = std::stod(words[3]);
+      char text[200];
+      std::snprintf(text, sizeof text, "the job recovered (epoch %s): running again %.1f ms after the failure was "
+                                       "detected, from in-memory checkpoint %s, %s -> %s processes",
+                    words[1].c_str(), (resumed - detected) / 1e6, words[4].c_str(), words[5].c_str(), words[6].c_str());
+      say(text);
+    } catch (...) {
+    }
+    return;
+  }
+  if (o_.verbose) say("node " + std::to_string(from) + " says: " + line);
 }
 
 int job::start(std::string& error) {
@@ -149,7 +212,8 @@ int job::start(std::string& error) {
     return 1;
   }
   job_info info;
-  info.nodes = o_.nodes;
+  info.nodes = o_.nodes + o_.spares;
+  info.spares = o_.spares;
   info.secret_hex = tcp::to_hex(*secret);
   if (remote) {
     std::string host;
@@ -170,7 +234,8 @@ int job::start(std::string& error) {
   } else {
     info.launcher_address = bound->str();
   }
-  control_ = std::make_unique<control_server>(std::move(listener), *secret, o_.nodes, o_.verbose);
+  control_ = std::make_unique<control_server>(std::move(listener), *secret, info.nodes, o_.verbose);
+  control_->on_note = [this](std::uint32_t from, const std::string& line) { on_note(from, line); };
 
   sigset_t set;
   sigemptyset(&set);
@@ -182,7 +247,7 @@ int job::start(std::string& error) {
   std::vector<std::string> ssh = split_words(std::getenv("ROAMRUN_SSH") ? std::getenv("ROAMRUN_SSH") : "ssh");
   if (ssh.empty()) ssh.push_back("ssh");
   const auto forwarded = forwarded_environment();
-  for (std::uint32_t k = 0; k < o_.nodes; ++k) {
+  for (std::uint32_t k = 0; k < info.nodes; ++k) {
     const child_command cmd = remote ? ssh_command(o_, info, k, hosts[k % hosts.size()], ssh, forwarded)
                                      : local_command(o_, info, k);
     if (o_.verbose) {
@@ -222,6 +287,7 @@ void job::begin_stop(const std::string& why) {
 void job::on_exit(node_slot& n, int status) {
   n.proc.running = false;
   n.proc.wait_status = status;
+  n.died = clock::now();
   const std::string who = "node " + std::to_string(n.proc.node) + " (pid " + std::to_string(n.proc.pid) + ")";
   int code = 0;
   std::string what;
@@ -235,6 +301,11 @@ void job::on_exit(node_slot& n, int status) {
   if (code == 0) return;
   if (n.stopped_by_us) {
     if (o_.verbose) say(what + " (stopped by roamrun)");
+    return;
+  }
+  if (o_.ft) {
+    // The survivors decide: they recover, or end the job themselves.
+    say(what + (n.declared_failed ? "" : "; the others recover (--ft)"));
     return;
   }
   say(what);

@@ -27,6 +27,9 @@ std::string usage_text() {
          "  --no-prefix         forward output lines unchanged\n"
          "  --prefix-all        prefix node 0's lines too (by default only nodes 1.. get \"[node N] \")\n"
          "  --grace SECONDS     after a node fails, time the others get before being stopped (default 3)\n"
+         "  --ft                a failed node does not end the job: the others recover from their in-memory\n"
+         "                      checkpoint (roam::checkpoint_in_memory); the exit status is the program's\n"
+         "  --spares N          also start N idle processes that take failed nodes' places (implies --ft)\n"
          "  -v, --verbose       say what is started and when\n"
          "  -h, --help          this text\n"
          "\n"
@@ -104,6 +107,21 @@ parsed_options parse_options(int argc, const char* const* argv) {
         return r;
       }
       o.grace = std::chrono::seconds(s);
+    } else if (a == "--ft") {
+      o.ft = true;
+    } else if (a == "--spares" || a.starts_with("--spares=")) {
+      if (a == "--spares") {
+        if (!value(a, v)) return r;
+      } else {
+        v = std::string(a.substr(9));
+      }
+      std::uint64_t n = 0;
+      if (!parse_uint(v, n) || n > 1024) {
+        r.error = "--spares needs a count from 0 to 1024, not '" + v + "'";
+        return r;
+      }
+      o.spares = static_cast<std::uint32_t>(n);
+      o.ft = true;
     } else if (a == "-v" || a == "--verbose") {
       o.verbose = true;
     } else if (a.starts_with("-") && a.size() > 1) {

@@ -16,6 +16,10 @@ struct options {
   bool prefix_node0 = false;                ///< also before node 0's lines
   std::chrono::milliseconds grace{3000};    ///< after a node fails, how long the others get to notice and exit
   bool verbose = false;
+  /// --ft: a failed node does not end the job; the survivors recover
+  /// (roam::checkpoint_in_memory) and the exit status is the program's.
+  bool ft = false;
+  std::uint32_t spares = 0;                 ///< --spares N: processes started idle to replace failed ones (implies --ft)
   std::string program;
   std::vector<std::string> program_args;    ///< +ppn (if given) first, then the program's own arguments
 };

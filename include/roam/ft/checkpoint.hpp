@@ -28,6 +28,8 @@ namespace roam {
 struct checkpoint_result {
   bool ok = false;            ///< written (or restored) completely
   bool restarted = false;     ///< delivered in a program restarted from this checkpoint
+  bool recovered = false;     ///< ... restarted by a recovery after a process failed (in memory)
+  bool in_memory = false;     ///< an in-memory checkpoint (roam::checkpoint_in_memory)
   std::string error;          ///< why not (ok == false): the file or object, and the reason
   std::string path;           ///< the checkpoint's directory: dir/ckpt-NNNNNNNN
   std::uint64_t number = 0;   ///< its sequence number in dir (1, 2, ...)
@@ -36,7 +38,9 @@ struct checkpoint_result {
   double seconds = 0;         ///< from the request to the callback (the whole restart, after one)
   std::uint32_t pes = 0;      ///< PEs of the run that wrote it
   std::uint32_t processes = 0;
-  void pup(pup_er& p) { p | ok | restarted | error | path | number | bytes | objects | seconds | pes | processes; }
+  void pup(pup_er& p) {
+    p | ok | restarted | recovered | in_memory | error | path | number | bytes | objects | seconds | pes | processes;
+  }
 };
 
 struct checkpoint_options {

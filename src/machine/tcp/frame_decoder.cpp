@@ -29,6 +29,7 @@ std::string_view kind_name(frame_kind k) noexcept {
     case frame_kind::peer_table: return "peer table";
     case frame_kind::allgather: return "allgather";
     case frame_kind::allgather_result: return "allgather result";
+    case frame_kind::launcher_note: return "launcher note";
   }
   return "unknown";
 }

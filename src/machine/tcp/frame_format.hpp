@@ -45,12 +45,13 @@ enum class frame_kind : std::uint8_t {
   register_node = 16,   ///< process -> roamrun: the host:port its peers should connect to
   peer_table = 17,      ///< roamrun -> process: every node's host:port
   allgather = 18,       ///< process -> roamrun: this node's blob for one allgather round
-  allgather_result = 19 ///< roamrun -> process: every node's blob for that round
+  allgather_result = 19, ///< roamrun -> process: every node's blob for that round
+  launcher_note = 20     ///< process -> roamrun: one line about a failure or a recovery (fault tolerance)
 };
 
 /// True for the kinds this version understands.
 constexpr bool is_known_kind(std::uint8_t k) noexcept {
-  return (k >= 1 && k <= 5) || (k >= 16 && k <= 19);
+  return (k >= 1 && k <= 5) || (k >= 16 && k <= 20);
 }
 
 /// The exact payload size a kind requires, or -1 when it is variable.

@@ -479,6 +479,23 @@ std::vector<std::vector<std::byte>> tcp_transport::allgather(std::span<const std
   return std::move(*blobs);
 }
 
+void tcp_transport::drop_peer(std::uint32_t node) {
+  if (node >= cfg_.nodes || !peers_[node]) return;
+  peer_state& st = state_[node];
+  st.finish_received = true;  // never reported, never waited for
+  st.gone = true;
+  peers_[node]->close();
+}
+
+void tcp_transport::tell_launcher(std::string_view line) {
+  if (!launcher_) return;
+  std::string err;
+  // Bounded: a launcher that does not read is not worth stalling the job for.
+  if (!write_all(launcher_.get(), make_frame(frame_kind::launcher_note, std::as_bytes(std::span(line))),
+                 after(std::chrono::seconds(2)), err))
+    log_line(cfg_.node, "could not tell roamrun: " + err);
+}
+
 void tcp_transport::finish() {
   if (finished_) return;
   finishing_ = true;

@@ -49,6 +49,8 @@ class tcp_transport final : public transport {
   void wake() noexcept override;
   std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> mine) override;
   void finish() override;
+  void drop_peer(std::uint32_t node) override;
+  void tell_launcher(std::string_view line) override;
 
   /// Where this node accepts peer connections (tests dial it as a stranger).
   const host_port& listen_address() const noexcept { return listen_address_; }

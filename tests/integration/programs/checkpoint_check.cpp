@@ -13,8 +13,18 @@
 //   checkpoint_check +restart DIR          go on from the newest checkpoint in DIR
 //                                          (or from DIR itself, a checkpoint directory)
 //
+// DIR "memory": in-memory checkpoints (roam::checkpoint_in_memory) for the
+// fault-tolerance tests: every node prints "node N pid P" at the start, the
+// driver prints "step S" as each step begins, and a recovery after a failed
+// process is reported like a restart. WORK (6th argument) is mixing rounds
+// each block does per step, so that a run lasts long enough to be hit;
+// DIE (7th, "NODE:STEP") makes the process first started as node NODE go
+// silent (roam::die_now) when step STEP begins.
+//
 // The checkpoint is requested right after the step's broadcast, so that
 // broadcasts, halo messages and a reduction are in flight when it is asked for.
+#include <unistd.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -32,11 +42,14 @@ struct settings {
   int at = -1;
   int every = 0;
   int stop_after = 0;
+  int work = 0;
+  int die_node = -1, die_step = -1;
   std::int32_t w = 4, h = 3;
+  bool in_memory() const { return dir == "memory"; }
   bool checkpoint_at(int step) const {
     return at >= 0 && step >= at && (step == at || (every > 0 && (step - at) % every == 0));
   }
-  void pup(roam::pup_er& p) { p | dir | steps | at | every | stop_after | w | h; }
+  void pup(roam::pup_er& p) { p | dir | steps | at | every | stop_after | work | die_node | die_step | w | h; }
 };
 roam::readonly<settings> cfg;
 roam::readonly<std::uint64_t> salt;
@@ -53,9 +66,15 @@ struct tag_key {
   friend bool operator==(const tag_key&, const tag_key&) = default;
 };
 
+// The node this process was started as (-1: it joined later, as a spare).
+int g_original_node = -1;
+
 struct history_group : roam::group_member<history_group> {
   history_group() = default;
   explicit history_group(roam::migrating) {}
+  void die() {
+    if (g_original_node == static_cast<int>(roam::my_node().value())) roam::die_now();
+  }
   std::map<int, std::vector<std::uint64_t>> sums;
   void record(int step, std::uint64_t s) { sums[step].push_back(s); }
   void report(roam::callback<std::uint64_t> cb) {
@@ -68,7 +87,13 @@ struct history_group : roam::group_member<history_group> {
 };
 
 struct history_node : roam::nodegroup_member<history_node> {
-  history_node() = default;
+  history_node() {
+    g_original_node = static_cast<int>(roam::my_node().value());
+    if (cfg->in_memory()) {
+      std::printf("checkpoint_check: node %u pid %ld\n", roam::my_node().value(), static_cast<long>(::getpid()));
+      std::fflush(stdout);
+    }
+  }
   explicit history_node(roam::migrating) {}
   std::vector<std::pair<int, std::uint64_t>> seen;
   void record(int step, std::uint64_t s) {
@@ -175,6 +200,7 @@ roam::task<> block::run() {
     const auto [s, left] = co_await halo.receive(step);
     history[step % 3].push_back(left % 997);
     value = mix(value ^ left ^ static_cast<std::uint64_t>(s));
+    for (int k = 0; k < cfg->work; ++k) value = mix(value);
     contribute(value, roam::sum, roam::callback<std::uint64_t>::to<&driver::sums>(drv, step));
   }
 }
@@ -183,11 +209,25 @@ roam::task<> driver::run() {
   for (; step < cfg->steps; ++step) {
     if (announced < step) {
       announced = step;
+      if (cfg->in_memory()) {
+        std::printf("checkpoint_check: step %d\n", step);
+        std::fflush(stdout);
+      }
       blocks.send<&block::go>(step);
+      if (step == cfg->die_step)
+        groups[roam::pe_id{static_cast<std::uint32_t>(cfg->die_node) * (roam::num_pes() / roam::num_nodes())}]
+            .send<&history_group::die>();
       // Asked while the step's broadcast, halos and reduction are in flight.
       if (cfg->checkpoint_at(step) && asked < step) {
         asked = step;
-        roam::checkpoint(cfg->dir, roam::callback<roam::checkpoint_result>::to<&driver::saved>(this_proxy(), step));
+        auto done = roam::callback<roam::checkpoint_result>::to<&driver::saved>(this_proxy(), step);
+        if (cfg->in_memory()) {
+          std::printf("checkpoint_check: in-memory checkpoint asked at step %d\n", step);
+          std::fflush(stdout);
+          roam::checkpoint_in_memory(done);
+        } else {
+          roam::checkpoint(cfg->dir, done);
+        }
       }
     }
     if (cfg->checkpoint_at(step)) {
@@ -197,7 +237,8 @@ roam::task<> driver::run() {
       } else {
         if (!r.restarted) ++written;
         std::printf("checkpoint_check: %s %s (%llu objects, %llu bytes, %u pes, %u processes) in %.3f ms\n",
-                    r.restarted ? "restarted from" : "checkpoint written to", r.path.c_str(),
+                    r.recovered ? "recovered from" : r.restarted ? "restarted from" : "checkpoint written to",
+                    r.path.c_str(),
                     static_cast<unsigned long long>(r.objects), static_cast<unsigned long long>(r.bytes), r.pes,
                     r.processes, r.seconds * 1e3);
       }
@@ -243,7 +284,8 @@ roam::task<> driver::run() {
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) {
     if (a.size() < 4) {
-      std::fprintf(stderr, "usage: checkpoint_check DIR STEPS AT [EVERY [STOP]]  |  checkpoint_check +restart DIR\n");
+      std::fprintf(stderr,
+                   "usage: checkpoint_check DIR|memory STEPS AT [EVERY [STOP [WORK]]]  |  checkpoint_check +restart DIR\n");
       roam::exit(2);
       return;
     }
@@ -253,6 +295,12 @@ int main(int argc, char** argv) {
     s.at = static_cast<int>(a.int_or(3, -1));
     s.every = static_cast<int>(a.int_or(4, 0));
     s.stop_after = static_cast<int>(a.int_or(5, 0));
+    s.work = static_cast<int>(a.int_or(6, 0));
+    if (a.size() > 7 && std::sscanf(a[7].c_str(), "%d:%d", &s.die_node, &s.die_step) != 2) {
+      std::fprintf(stderr, "checkpoint_check: DIE must be NODE:STEP, not '%s'\n", a[7].c_str());
+      roam::exit(2);
+      return;
+    }
     cfg = s;
     salt = 0x1234567u;
     auto tags = roam::create_sparse_array<tag>();

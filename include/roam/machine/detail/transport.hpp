@@ -20,6 +20,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <roam/machine/detail/frame.hpp>
@@ -47,6 +48,10 @@ struct transport_handlers {
   /// nullptr (the transport then uses its own buffer). Only for frames without
   /// segments (the runtime needs room beside a segmented frame's bytes).
   std::byte* (*frame_memory)(void* ctx, std::size_t bytes) = nullptr;
+  /// Optional (membership_transport only): processes were declared failed;
+  /// the runtime must stop its PEs so that the job can recover
+  /// (docs/design/fault-tolerance.md). Progress thread.
+  void (*on_membership_change)(void* ctx) = nullptr;
 };
 
 class transport {
@@ -90,6 +95,16 @@ class transport {
   /// as failed), waits (bounded) for theirs, and releases everything (for
   /// MPI: MPI_Finalize). Frames arriving meanwhile still reach on_frame.
   virtual void finish() = 0;
+
+  /// Forget node `node` for good: its connection is closed, its frames are
+  /// no longer read, sends to it are dropped, it is never reported and
+  /// finish() does not wait for it (a process the survivors declared failed).
+  /// Progress thread. Default: nothing (a transport that cannot).
+  virtual void drop_peer(std::uint32_t /*node*/) {}
+
+  /// One line for the launcher (roamrun prints it and learns from it: a
+  /// failure or a recovery). Default: nothing (no launcher to tell).
+  virtual void tell_launcher(std::string_view /*line*/) {}
 };
 
 /// Which transport this process was started under, from its environment:

@@ -55,6 +55,12 @@ struct runtime_options {
   std::uint32_t lb_group_fanout = 0;     ///< +LBGroupFanout F: groups per super-group beyond F groups (0: 64)
   // Read by the checkpoint layer (src/ft/):
   std::string restart_dir;               ///< +restart DIR: start from the checkpoint in DIR instead of main
+  // Fault tolerance (docs/design/fault-tolerance.md):
+  std::uint32_t ft_heartbeat_ms = 0;     ///< +ftheartbeat MS: heartbeat period between processes (0: transport's)
+  std::uint32_t ft_timeout_ms = 0;       ///< +fttimeout MS: a process silent this long is failed (0: transport's)
+  /// Not an option: this runtime starts a job again after a failure, from
+  /// the in-memory checkpoint the recovery installed (instead of main).
+  bool recovered = false;
 };
 
 /// Where this process sits among the nodes of the program.
@@ -86,6 +92,10 @@ struct runtime_state {
   void request_exit(int code, bool from_peer = false) noexcept;
   bool stopping() const noexcept { return stopping_.load(std::memory_order_relaxed); }
   int exit_code() const noexcept { return exit_code_.load(); }
+  /// A process of the job failed: stops this process's PEs (telling no one)
+  /// so that the job can recover. False if the program was ending anyway.
+  bool request_recovery_stop() noexcept;
+  bool stopped_for_recovery() const noexcept { return recovery_stop_.load(); }
 
   runtime_options opts;
   std::uint32_t my_node = 0;
@@ -102,11 +112,15 @@ struct runtime_state {
   /// The program's command line as started, runtime options included (for trace and summary headers).
   std::vector<std::string> command_line;
   std::string transport_name;  ///< "tcp", "mpi", or empty for a single process
+  /// Unique per runtime in this process: a runtime started after a recovery
+  /// may sit at the address of the one before it.
+  std::uint64_t generation = 0;
 
  private:
   std::atomic<bool> stopping_{false};
   std::atomic<bool> exit_requested_{false};
   std::atomic<int> exit_code_{0};
+  std::atomic<bool> recovery_stop_{false};
   std::mutex node_mutex_;
   local_queue node_queue_;
   std::atomic<std::uint32_t> node_pending_{0};

@@ -1,6 +1,8 @@
 #pragma once
 // Hooks that higher layers register at static-initialisation time, so that the
 // scheduler can run their checks and per-PE setup without depending on them.
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -38,5 +40,38 @@ bool readonly_window_open() noexcept;
 /// layer, src/ft/): it restores the readonlies in main's window, then the
 /// objects. Null when that layer is not linked.
 inline void (*g_restart_main)(const std::vector<std::string>& args) = nullptr;
+
+/// What a recovery after a failed process asks of the checkpoint layer
+/// (src/ft/recovery.cpp fills it; docs/design/fault-tolerance.md). The run
+/// loop calls these on the progress thread while no runtime exists; every
+/// live process calls them with the same inputs, so each decides the same.
+struct recovery_hooks {
+  /// What this process holds of in-memory checkpoints (opaque).
+  std::vector<std::byte> (*inventory)() = nullptr;
+  /// From every live process's inventory (index `me` is this one's): the
+  /// bytes this process contributes to the checkpoint chosen. False and
+  /// `error` when no complete checkpoint survives.
+  bool (*plan)(const std::vector<std::vector<std::byte>>& inventories, std::uint32_t me,
+               std::vector<std::byte>& contribution, std::string& error) = nullptr;
+  /// Every live process's contribution: the checkpoint is whole here now;
+  /// the next runtime (options.recovered) restores from it. False and `error`
+  /// when it does not check.
+  bool (*install)(const std::vector<std::vector<std::byte>>& contributions, std::string& error) = nullptr;
+  /// The number of the checkpoint installed, and what it held (for the report).
+  std::string (*describe_installed)() = nullptr;
+};
+inline recovery_hooks g_recovery;
+
+/// The newest recovery of this process's job, for the report the restarted
+/// program makes once it runs again (steady_clock nanoseconds).
+struct recovery_record {
+  std::uint64_t epoch = 0;               ///< 0: this run never recovered
+  std::int64_t detected_ns = 0;          ///< when this process first learned of the failure
+  std::int64_t installed_ns = 0;         ///< when the checkpoint was whole here again
+  std::string failed;                    ///< "process 1 (node 1, PEs 1-1): why", one per failure
+  std::uint32_t processes_before = 0;    ///< logical processes before and after
+  std::uint32_t processes_after = 0;
+};
+inline recovery_record g_last_recovery;
 
 }  // namespace roam::detail

@@ -1,0 +1,33 @@
+// The checkpoint layer's part of a recovery (include/roam/sched/detail/startup.hpp,
+// recovery_hooks): what this process holds, which checkpoint the survivors
+// restore and who gives which part of it, and installing it whole.
+#include <roam/msg/detail/stable_registry.hpp>
+#include <roam/sched/detail/startup.hpp>
+
+#include "memory_store.hpp"
+
+namespace roam::detail::ckpt {
+
+namespace {
+
+std::vector<std::byte> inventory() { return store().inventory(); }
+
+bool plan(const std::vector<std::vector<std::byte>>& inventories, std::uint32_t me, std::vector<std::byte>& contribution,
+          std::string& error) {
+  return store().plan(inventories, me, contribution, error);
+}
+
+bool install(const std::vector<std::vector<std::byte>>& contributions, std::string& error) {
+  return store().install(contributions, program_registry_hash(), error);
+}
+
+const bool installed = [] {
+  g_recovery.inventory = &inventory;
+  g_recovery.plan = &plan;
+  g_recovery.install = &install;
+  return true;
+}();
+
+}  // namespace
+
+}  // namespace roam::detail::ckpt

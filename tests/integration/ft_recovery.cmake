@@ -1,0 +1,103 @@
+# Fault tolerance through real processes (roam::checkpoint_in_memory, issue #17):
+# runs programs/checkpoint_check in memory mode under roamrun --ft, has
+# ft_kill_driver kill (or stop) one of its processes at a moment drawn from a
+# seed, and checks that the job ends with the checksum line of a run that
+# never failed (the line is the same for any number of processes).
+#   cmake -DSCENARIO=<name> -DPROG=<checkpoint_check> -DDRIVER=<ft_kill_driver>
+#         -DROAMRUN=<roamrun> [-DSEEDS=<first>:<last>] [-DPPN=<k>] -P ft_recovery.cmake
+# Scenarios:
+#   kill_random        SIGKILL to a random process at a random step, once per seed (3 -> 2 processes)
+#   kill_node0         the process hosting PE 0
+#   two_failures       a second SIGKILL after the first recovery (3 -> 2 -> 1)
+#   spare              roamrun --spares 1: the spare takes the failed process's place (3 -> 3)
+#   during_checkpoint  SIGKILL right after a checkpoint was asked for: the previous one is used
+#   die_now            a process goes silent (roam::die_now); found by the heartbeat timeout
+#   slow               SIGSTOP for 1 s with +fttimeout 4000: not declared failed, no recovery
+#   no_checkpoint      a failure before any checkpoint: the job ends with status 1 and says why
+cmake_minimum_required(VERSION 3.25)
+
+foreach(var SCENARIO PROG DRIVER ROAMRUN)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "ft_recovery.cmake: -D${var}=... is required")
+  endif()
+endforeach()
+if(NOT DEFINED SEEDS)
+  set(SEEDS 1:1)
+endif()
+if(NOT DEFINED PPN)
+  set(PPN 1)
+endif()
+set(SCRIPT_TIMEOUT 90)
+include(${CMAKE_CURRENT_LIST_DIR}/script_checks.cmake)
+
+# 40 steps, an in-memory checkpoint at step 1 and every 4 steps after it;
+# WORK mixing rounds per block per step make a step last a few milliseconds.
+set(STEPS 40)
+set(WORK 20000)
+set(ARGS memory ${STEPS} 1 4 0 ${WORK})
+set(JOB ${ROAMRUN} -n 3 --ft +ppn ${PPN} ${PROG} ${ARGS})
+
+run_logged(reference ${ROAMRUN} -n 3 +ppn ${PPN} ${PROG} ${ARGS})
+string(REGEX MATCH "checkpoint_check: checksum [0-9a-f]+ tags [0-9a-f]+ cubes [0-9a-f]+ groups [0-9a-f]+ nodes [0-9a-f]+"
+       expected "${reference_out}")
+if(NOT reference_rc EQUAL 0 OR expected STREQUAL "")
+  problem("the reference run failed (exit status ${reference_rc})")
+  finish_checks(${SCENARIO})
+endif()
+
+# fault(ID SEED DRIVER-OPTIONS... -- COMMAND...): the driver checks exit status and the line.
+macro(fault id seed)
+  run_logged(${id} ${DRIVER} --seed ${seed} ${ARGN})
+  if(NOT ${id}_rc EQUAL 0)
+    problem("${id} (seed ${seed}): the driver reports a failure (exit status ${${id}_rc}); replay with --seed ${seed}")
+  endif()
+endmacro()
+
+string(REPLACE ":" ";" seed_range "${SEEDS}")
+list(GET seed_range 0 first_seed)
+list(GET seed_range 1 last_seed)
+
+if(SCENARIO STREQUAL "kill_random")
+  foreach(seed RANGE ${first_seed} ${last_seed})
+    fault(run_${seed} ${seed} --node random --nth 2:36 --expect "${expected}" -- ${JOB})
+    if(NOT run_${seed}_out MATCHES "roam: recovered .*3 -> 2 processes")
+      problem("seed ${seed}: no recovery from 3 to 2 processes was reported")
+    endif()
+  endforeach()
+elseif(SCENARIO STREQUAL "kill_node0")
+  fault(run ${first_seed} --node 0 --nth 10:20 --expect "${expected}" -- ${JOB})
+  if(NOT run_out MATCHES "roamrun: the job recovered")
+    problem("roamrun did not report the recovery")
+  endif()
+elseif(SCENARIO STREQUAL "two_failures")
+  fault(run ${first_seed} --node random --nth 4:12 --failures 2 --expect "${expected}" -- ${JOB})
+  if(NOT run_out MATCHES "3 -> 2 processes.*2 -> 1 processes")
+    problem("two recoveries (3 -> 2 -> 1 processes) were not reported")
+  endif()
+elseif(SCENARIO STREQUAL "spare")
+  fault(run ${first_seed} --node 1 --nth 10:20 --expect "${expected}" --
+        ${ROAMRUN} -n 3 --spares 1 +ppn ${PPN} ${PROG} ${ARGS})
+  if(NOT run_out MATCHES "roam: recovered .*3 -> 3 processes")
+    problem("the spare did not take the failed process's place (3 -> 3 processes)")
+  endif()
+elseif(SCENARIO STREQUAL "during_checkpoint")
+  fault(run ${first_seed} --node random --on "in-memory checkpoint asked" --nth 3:5 --expect "${expected}" -- ${JOB})
+elseif(SCENARIO STREQUAL "die_now")
+  fault(run ${first_seed} --nth 1000000:1000000 --failures 0 --expect "${expected}" --
+        ${ROAMRUN} -n 3 --ft +ppn ${PPN} ${PROG} ${ARGS} 1:13 +ftheartbeat 100 +fttimeout 1000)
+  if(NOT run_out MATCHES "goes silent \\(roam::die_now\\).*roam: recovered.*sent nothing")
+    problem("the silent process was not found by the heartbeat timeout and recovered from")
+  endif()
+elseif(SCENARIO STREQUAL "slow")
+  fault(run ${first_seed} --node 1 --nth 15:15 --stop-ms 1000 --expect "${expected}" --
+        ${ROAMRUN} -n 3 --ft +ppn ${PPN} ${PROG} ${ARGS} +fttimeout 4000)
+  if(run_out MATCHES "declared failed|roam: recovered")
+    problem("a process stopped for 1 s (timeout 4 s) was declared failed")
+  endif()
+elseif(SCENARIO STREQUAL "no_checkpoint")
+  fault(run ${first_seed} --node 2 --nth 5:5 --expect-status 1 --expect "no in-memory checkpoint was completed" --
+        ${ROAMRUN} -n 3 --ft +ppn ${PPN} ${PROG} memory ${STEPS} -1 0 0 ${WORK})
+else()
+  message(FATAL_ERROR "ft_recovery.cmake: unknown SCENARIO '${SCENARIO}'")
+endif()
+finish_checks(${SCENARIO})
