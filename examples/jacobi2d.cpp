@@ -132,9 +132,12 @@ struct block : roam::element<block, roam::index<2>> {
   // when the runtime takes the checkpoint that one block asks for.
   void pause() {
     paused_ = true;
-    if (is_first())
-      roam::checkpoint(checkpointing->dir,
-                       roam::callback<roam::checkpoint_result>::broadcast<&block::resume>(this_array()));
+    if (!is_first()) return;
+    auto done = roam::callback<roam::checkpoint_result>::broadcast<&block::resume>(this_array());
+    if (checkpointing->dir == "memory")  // in memory, a copy at the buddy: survives a failed process
+      roam::checkpoint_in_memory(done);
+    else
+      roam::checkpoint(checkpointing->dir, done);
   }
 
   void print_checkpoint(const roam::checkpoint_result& r) {
@@ -142,7 +145,7 @@ struct block : roam::element<block, roam::index<2>> {
       std::printf("jacobi2d: %s after iteration %d FAILED: %s\n", r.restarted ? "restart" : "checkpoint", iter_,
                   r.error.c_str());
     else if (r.restarted)
-      std::printf("jacobi2d: restarted from %s after iteration %d\n", r.path.c_str(), iter_);
+      std::printf("jacobi2d: %s from %s after iteration %d\n", r.recovered ? "recovered" : "restarted", r.path.c_str(), iter_);
     else
       std::printf("jacobi2d: checkpoint after iteration %d: %s (%llu objects, %llu bytes, %.1f ms)\n", iter_,
                   r.path.c_str(), static_cast<unsigned long long>(r.objects), static_cast<unsigned long long>(r.bytes),

@@ -29,15 +29,17 @@ roam::task<> driver::run() {
       co_await paused.receive(s);
       pause_began_ = busy_clock::now();
       asked_ = true;
-      roam::checkpoint(cfg->checkpoint_dir,
-                       roam::callback<roam::checkpoint_result>::to<&driver::saved>(this_proxy(), s),
-                       {.keep = 2, .durable = cfg->checkpoint_durable});
+      auto done = roam::callback<roam::checkpoint_result>::to<&driver::saved>(this_proxy(), s);
+      if (cfg->checkpoint_dir == "memory")  // in memory, a copy at the buddy: survives a failed process
+        roam::checkpoint_in_memory(done);
+      else
+        roam::checkpoint(cfg->checkpoint_dir, done, {.keep = 2, .durable = cfg->checkpoint_durable});
     }
     const roam::checkpoint_result r = std::get<1>(co_await saved.receive(s));
     if (!r.ok)
       std::printf("step %5d checkpoint FAILED (the run goes on): %s\n", s, r.error.c_str());
     else
-      std::printf("step %5d %s %s: %llu objects, %.1f KiB, %.1f ms\n", s, r.restarted ? "restarted from" : "checkpoint",
+      std::printf("step %5d %s %s: %llu objects, %.1f KiB, %.1f ms\n", s, r.recovered ? "recovered from" : r.restarted ? "restarted from" : "checkpoint",
                   r.path.c_str(), static_cast<unsigned long long>(r.objects), static_cast<double>(r.bytes) / 1024,
                   r.seconds * 1e3);
     std::fflush(stdout);

@@ -23,7 +23,8 @@ constexpr const char* usage = R"(usage: leanmd [X Y Z [STEPS]] [options] [+p N a
   --print-every P       energies, time per step and load imbalance every P steps (default 10)
   --checkpoint-every C  disk checkpoint after every C steps into the checkpoint directory (the newest
                         two are kept)
-  --checkpoint-dir DIR  where checkpoints go (default leanmd-checkpoints)
+  --checkpoint-dir DIR  where checkpoints go (default leanmd-checkpoints); "memory": in memory, with a
+                        copy at another process, to survive a failed process (roamrun --ft)
   --checkpoint-not-durable  no fsync: a checkpoint survives the program's death, not the machine's
   --restart DIR         go on from the newest checkpoint in DIR (or a checkpoint directory itself), on
                         any number of PEs and processes: the same as the runtime option +restart DIR

@@ -2,6 +2,7 @@
 // recovery_hooks): what this process holds, which checkpoint the survivors
 // restore and who gives which part of it, and installing it whole.
 #include <roam/msg/detail/stable_registry.hpp>
+#include <roam/obj/detail/checkpoint_support.hpp>
 #include <roam/sched/detail/startup.hpp>
 
 #include "memory_store.hpp"
@@ -18,7 +19,10 @@ bool plan(const std::vector<std::vector<std::byte>>& inventories, std::uint32_t 
 }
 
 bool install(const std::vector<std::vector<std::byte>>& contributions, std::string& error) {
-  return store().install(contributions, program_registry_hash(), error);
+  if (!store().install(contributions, program_registry_hash(), error)) return false;
+  // Descriptors of the failed epoch were built for its layout; the restore rebuilds them.
+  forget_process_objects();
+  return true;
 }
 
 const bool installed = [] {

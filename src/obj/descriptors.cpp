@@ -82,6 +82,20 @@ void restore_id_floor(std::uint32_t highest) noexcept {
   }
 }
 
+void forget_process_objects() noexcept {
+  {
+    auto& t = descriptors();
+    std::lock_guard lock(t.mutex);
+    for (auto& chunk : t.chunks)
+      if (std::atomic<collection_desc*>* slots = chunk.load())
+        for (std::size_t i = 0; i < chunk_size; ++i) slots[i].store(nullptr);
+    t.owned.clear();
+  }
+  forget_sections();
+  forget_bindings();
+  discard_waiting_node_messages();
+}
+
 std::vector<collection_wire> known_collections() {
   auto& t = descriptors();
   std::lock_guard lock(t.mutex);

@@ -151,6 +151,12 @@ void register_binding(const collection_desc* d) {
   if (std::find(g.begin(), g.end(), d) == g.end()) g.push_back(d);
 }
 
+void forget_bindings() noexcept {
+  auto& r = bindings();
+  std::lock_guard lock(r.mutex);
+  r.groups.clear();
+}
+
 std::vector<const collection_desc*> bound_group(const collection_desc* d) {
   std::uint32_t root = d->bound_to ? d->bound_to : d->id;
   std::vector<const collection_desc*> out;

@@ -192,6 +192,11 @@ void deliver_to_node_member(message* m) noexcept;
 /// Frees the nodegroup messages still waiting for their member (shutdown).
 void discard_waiting_node_messages() noexcept;
 
+// A recovery forgets the process's descriptors: every section (sections.cpp)
+// and every binding between arrays (element_moves.cpp) goes with them.
+void forget_sections() noexcept;
+void forget_bindings() noexcept;
+
 // descriptors.cpp
 /// This process's nodegroups (made here or rebuilt from the wire), in creation order.
 std::vector<const collection_desc*> nodegroup_descriptors();

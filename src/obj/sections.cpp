@@ -97,6 +97,17 @@ void register_remote_section(std::uint32_t id, collection_wire array, std::vecto
   adopt_section(id, ensure_collection(array), std::move(keys), maker_pe);
 }
 
+// Tells every other process of the job about section `d` (made here, or
+// rebuilt here from a proxy), so that multicasts reaching them find it.
+void announce_section(const section_desc* d, std::uint32_t maker) {
+  runtime_state& rt = *g_runtime.load();
+  if (rt.num_nodes <= 1) return;
+  std::vector<index_storage> all = section_keys(d);
+  for (std::uint32_t node = 0; node < rt.num_nodes; ++node)
+    if (node != rt.my_node)
+      post_control_uncounted<&register_remote_section>(rt.first_pe_of(node), d->id, to_wire(d->array), all, maker);
+}
+
 }  // namespace
 
 const section_desc* new_section(const collection_desc* array, std::vector<index_storage> keys) {
@@ -108,12 +119,7 @@ const section_desc* new_section(const collection_desc* array, std::vector<index_
   }
   const std::uint32_t maker = tls_pe->id();
   const section_desc* d = adopt_section(id, array, std::move(keys), maker);
-  runtime_state& rt = tls_pe->runtime();
-  if (rt.num_nodes > 1) {
-    std::vector<index_storage> all = section_keys(d);
-    for (std::uint32_t node = 0; node < rt.num_nodes; ++node)
-      if (node != rt.my_node) post_control_uncounted<&register_remote_section>(rt.first_pe_of(node), id, to_wire(array), all, maker);
-  }
+  announce_section(d, maker);
   return d;
 }
 
@@ -142,7 +148,13 @@ void pup_section(pup_er& p, const section_desc*& d) {
   p | array | keys | root_pe;
   if (p.is_unpacking()) {
     d = find_section(id);
-    if (!d) d = adopt_section(id, ensure_collection(array), std::move(keys), root_pe);
+    if (!d) {
+      // Unknown here: its announcement is on the way, or this is a restart
+      // (or a recovery), where sections come back only from the proxies that
+      // name them. Processes without such a proxy learn of it from this one.
+      d = adopt_section(id, ensure_collection(array), std::move(keys), root_pe);
+      if (tls_pe) announce_section(d, root_pe);
+    }
   }
 }
 
@@ -211,6 +223,13 @@ void deliver_section(pe_objects& objs, message* m) noexcept {
     deliver_to_element(*lc, one);
   }
   discard_message(m);
+}
+
+void forget_sections() noexcept {
+  auto& sec = sections();
+  std::lock_guard slock(sec.mutex);
+  discard_waiting(sec.waiting);
+  sec.by_id.clear();
 }
 
 void discard_waiting_multicasts() noexcept {

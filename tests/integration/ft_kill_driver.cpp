@@ -6,8 +6,8 @@
 //                  [--stop-ms MS] [--failures K] [--expect TEXT] [--expect-status N]
 //                  -- COMMAND...
 //
-// The job's processes print "node N pid P" (checkpoint_check in memory
-// mode). Each line of the job's output (stdout and stderr, merged) is
+// The job's processes are found as roamrun's children (their ROAM_TCP_NODE
+// says which node each is). Each line of the job's output (stdout and stderr, merged) is
 // echoed; the k-th line containing TEXT (k drawn from [LO, HI]) triggers the
 // fault: SIGKILL to node N's process, or with --stop-ms SIGSTOP and SIGCONT
 // MS milliseconds later (a slow process, not a dead one). --failures K
@@ -24,7 +24,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <dirent.h>
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <random>
 #include <string>
 #include <vector>
@@ -81,6 +84,33 @@ settings parse(int argc, char** argv) {
   return s;
 }
 
+// node -> pid of the processes whose parent is `parent` (roamrun), from /proc.
+std::map<long, long> children_by_node(pid_t parent) {
+  std::map<long, long> out;
+  DIR* d = ::opendir("/proc");
+  if (!d) return out;
+  while (dirent* e = ::readdir(d)) {
+    const long pid = std::atol(e->d_name);
+    if (pid <= 0) continue;
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 2));
+    char state = 0;
+    long ppid = 0;
+    rest >> state >> ppid;
+    if (ppid != parent || state == 'Z') continue;
+    std::ifstream env("/proc/" + std::to_string(pid) + "/environ", std::ios::binary);
+    std::string var;
+    while (std::getline(env, var, '\0'))
+      if (var.starts_with("ROAM_TCP_NODE=")) out[std::atol(var.c_str() + 14)] = pid;
+  }
+  ::closedir(d);
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -117,6 +147,8 @@ int main(int argc, char** argv) {
   bool expect_seen = s.expect.empty();
 
   auto fault = [&] {
+    for (const auto& [node, pid] : children_by_node(child))
+      if (!pids.count(node)) pids[node] = pid;
     std::vector<long> candidates;
     for (const auto& [node, pid] : pids)
       if (std::find(killed.begin(), killed.end(), node) == killed.end()) candidates.push_back(node);

@@ -14,6 +14,9 @@
 #   die_now            a process goes silent (roam::die_now); found by the heartbeat timeout
 #   slow               SIGSTOP for 1 s with +fttimeout 4000: not declared failed, no recovery
 #   no_checkpoint      a failure before any checkpoint: the job ends with status 1 and says why
+#   app                PROG is an application (LeanMD, jacobi2d) run with APP_ARGS ("|"-separated)
+#                      and in-memory checkpoints; SIGKILL to a random process at the NTH line
+#                      containing ON; the line matching RESULT must be the reference run's
 cmake_minimum_required(VERSION 3.25)
 
 foreach(var SCENARIO PROG DRIVER ROAMRUN)
@@ -37,9 +40,13 @@ set(WORK 20000)
 set(ARGS memory ${STEPS} 1 4 0 ${WORK})
 set(JOB ${ROAMRUN} -n 3 --ft +ppn ${PPN} ${PROG} ${ARGS})
 
+set(RESULT_REGEX "checkpoint_check: checksum [0-9a-f]+ tags [0-9a-f]+ cubes [0-9a-f]+ groups [0-9a-f]+ nodes [0-9a-f]+")
+if(SCENARIO STREQUAL "app")
+  string(REPLACE "|" ";" ARGS "${APP_ARGS}")
+  set(RESULT_REGEX "${RESULT}")
+endif()
 run_logged(reference ${ROAMRUN} -n 3 +ppn ${PPN} ${PROG} ${ARGS})
-string(REGEX MATCH "checkpoint_check: checksum [0-9a-f]+ tags [0-9a-f]+ cubes [0-9a-f]+ groups [0-9a-f]+ nodes [0-9a-f]+"
-       expected "${reference_out}")
+string(REGEX MATCH "${RESULT_REGEX}" expected "${reference_out}")
 if(NOT reference_rc EQUAL 0 OR expected STREQUAL "")
   problem("the reference run failed (exit status ${reference_rc})")
   finish_checks(${SCENARIO})
@@ -97,6 +104,14 @@ elseif(SCENARIO STREQUAL "slow")
 elseif(SCENARIO STREQUAL "no_checkpoint")
   fault(run ${first_seed} --node 2 --nth 5:5 --expect-status 1 --expect "no in-memory checkpoint was completed" --
         ${ROAMRUN} -n 3 --ft +ppn ${PPN} ${PROG} memory ${STEPS} -1 0 0 ${WORK})
+elseif(SCENARIO STREQUAL "app")
+  foreach(seed RANGE ${first_seed} ${last_seed})
+    fault(run_${seed} ${seed} --node random --on "${ON}" --nth ${NTH} --expect "${expected}" --
+          ${ROAMRUN} -n 3 --ft +ppn ${PPN} ${PROG} ${ARGS})
+    if(NOT run_${seed}_out MATCHES "roam: recovered .*3 -> 2 processes")
+      problem("seed ${seed}: no recovery from 3 to 2 processes was reported")
+    endif()
+  endforeach()
 else()
   message(FATAL_ERROR "ft_recovery.cmake: unknown SCENARIO '${SCENARIO}'")
 endif()

@@ -85,4 +85,9 @@ void reserve_chare_ids(std::uint64_t highest_seq) noexcept;
 /// Starts the restart entries of the objects this PE rebuilt, as after a packed move.
 void restart_restored_tasks();
 
+/// Between the runtimes of a recovery (none running): forgets every
+/// collection and section descriptor of the process, so that the restored
+/// ones are rebuilt for the new layout (a section's PEs, a nodegroup's member).
+void forget_process_objects() noexcept;
+
 }  // namespace roam::detail
