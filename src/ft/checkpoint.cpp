@@ -56,6 +56,16 @@ void finish(checkpoint_result r) {
 
 void abandon_here(std::uint64_t number) { store().abandon(number); }
 
+// A received buffer kept as it is (its block), not copied again.
+class buffer_region final : public byte_region {
+ public:
+  explicit buffer_region(buffer<std::byte> b) : b_(std::move(b)) {}
+  std::span<const std::byte> bytes() const noexcept override { return b_.span(); }
+
+ private:
+  buffer<std::byte> b_;
+};
+
 void fail(std::string why) {
   coordinator& c = state().coord;
   if (!c.partial.empty()) abandon_checkpoint(c.partial);
@@ -104,7 +114,7 @@ void maybe_commit_in_memory() {
 }
 
 void commit_here(std::uint64_t number, buffer<std::byte> manifest) {
-  store().commit(number, region_copy_of(manifest.span()));
+  store().commit(number, std::make_shared<buffer_region>(std::move(manifest)));
   post_control_uncounted<&committed>(0, tls_pe->runtime().my_node);
 }
 
@@ -131,7 +141,7 @@ void copy_kept(std::uint32_t) {
 
 void keep_buddy_copy(std::uint64_t number, std::uint32_t processes, std::uint32_t pes, std::uint32_t from,
                      buffer<std::byte> file) {
-  store().add_file(number, processes, pes, from, region_copy_of(file.span()));
+  store().add_file(number, processes, pes, from, std::make_shared<buffer_region>(std::move(file)));
   post_control_uncounted<&copy_kept>(0, from);
 }
 

@@ -56,6 +56,18 @@ class reader {
   std::size_t at_ = 0;
 };
 
+// A part of a received contribution, which stays alive as long as a part of it does.
+class slice_region final : public byte_region {
+ public:
+  slice_region(std::shared_ptr<const std::vector<std::byte>> whole, std::span<const std::byte> part)
+      : whole_(std::move(whole)), part_(part) {}
+  std::span<const std::byte> bytes() const noexcept override { return part_; }
+
+ private:
+  std::shared_ptr<const std::vector<std::byte>> whole_;
+  std::span<const std::byte> part_;
+};
+
 // One process's inventory, decoded.
 struct holding {
   std::uint64_t number;
@@ -208,20 +220,21 @@ bool memory_store::plan(const std::vector<std::vector<std::byte>>& inventories, 
   return false;
 }
 
-bool memory_store::install(const std::vector<std::vector<std::byte>>& contributions, std::uint64_t program_hash,
+bool memory_store::install(std::vector<std::vector<std::byte>> contributions, std::uint64_t program_hash,
                            std::string& error) {
   held_checkpoint whole;
   std::vector<std::shared_ptr<const byte_region>> files;
   try {
-    for (const auto& blob : contributions) {
-      reader r(blob);
+    for (auto& contribution : contributions) {
+      const auto blob = std::make_shared<const std::vector<std::byte>>(std::move(contribution));
+      reader r(*blob);
       const std::uint64_t number = r.u64();
       if (whole.number != 0 && whole.number != number) throw checkpoint_error("processes chose different checkpoints");
       whole.number = number;
       const std::uint32_t items = r.u32();
       for (std::uint32_t i = 0; i < items; ++i) {
         const std::uint32_t what = r.u32();
-        auto region = region_copy_of(r.bytes());
+        std::shared_ptr<const byte_region> region = std::make_shared<slice_region>(blob, r.bytes());
         if (what == manifest_item) {
           whole.manifest = std::move(region);
         } else {

@@ -43,9 +43,9 @@ class memory_store {
   /// hold completely; `contribution`: what process `me` gives of it.
   bool plan(const std::vector<std::vector<std::byte>>& inventories, std::uint32_t me,
             std::vector<std::byte>& contribution, std::string& error) const;
-  /// Every contribution: keeps that checkpoint whole (and nothing else) and
-  /// loads it for the restore.
-  bool install(const std::vector<std::vector<std::byte>>& contributions, std::uint64_t program_hash,
+  /// Every contribution (kept, not copied: the parts point into them): keeps
+  /// that checkpoint whole (and nothing else) and loads it for the restore.
+  bool install(std::vector<std::vector<std::byte>> contributions, std::uint64_t program_hash,
                std::string& error);
   /// The checkpoint the last install() loaded (null if none).
   std::shared_ptr<loaded_checkpoint> installed() const;

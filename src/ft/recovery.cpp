@@ -18,8 +18,8 @@ bool plan(const std::vector<std::vector<std::byte>>& inventories, std::uint32_t 
   return store().plan(inventories, me, contribution, error);
 }
 
-bool install(const std::vector<std::vector<std::byte>>& contributions, std::string& error) {
-  if (!store().install(contributions, program_registry_hash(), error)) return false;
+bool install(std::vector<std::vector<std::byte>> contributions, std::string& error) {
+  if (!store().install(std::move(contributions), program_registry_hash(), error)) return false;
   // Descriptors of the failed epoch were built for its layout; the restore rebuilds them.
   forget_process_objects();
   return true;

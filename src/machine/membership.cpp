@@ -236,8 +236,6 @@ void membership_transport::adopt(std::uint64_t epoch, const std::vector<std::uin
   const std::uint64_t next = std::max(epoch, epoch_) + (knew_more ? 1 : 0);
   if (fresh.empty() && next <= epoch_) return;
   for (std::uint32_t p : fresh) {
-    // Told first, so that a process declared failed but alive fences itself
-    // when it reads this (before it sees its connections close).
     dead_[p] = 1;
     failed_order_.push_back(p);
   }
@@ -246,6 +244,8 @@ void membership_transport::adopt(std::uint64_t epoch, const std::vector<std::uin
     for (std::uint32_t p : fresh) physical_->tell_launcher("failed " + std::to_string(p));
   const auto all = node_list(failed_order_);
   for (std::uint32_t p : fresh) {
+    // The declared process is told before its connection closes: if it is
+    // alive after all (stopped, cut off), it reads this first and fences itself.
     send_control(p, declare_kind, all);
     physical_->drop_peer(p);
     suspected_[p] = 0;

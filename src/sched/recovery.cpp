@@ -49,7 +49,7 @@ bool recover_job(membership_transport& net) {
     }
     auto contributions = net.exchange(1, std::move(contribution));
     if (!contributions) continue;
-    if (!g_recovery.install(*contributions, error)) {
+    if (!g_recovery.install(std::move(*contributions), error)) {
       say("roam: recovery failed on process " + std::to_string(net.physical_node()) + ": " + error + "\n");
       return false;
     }

@@ -144,7 +144,6 @@ void runtime_state::request_exit(int code, bool from_peer) noexcept {
 
 bool runtime_state::request_recovery_stop() noexcept {
   if (exit_requested_.exchange(true)) return false;
-  recovery_stop_.store(true);
   stopping_.store(true, std::memory_order_seq_cst);
   for (auto& pe : pes) pe->wake();
   if (net) net->wake();
@@ -500,7 +499,7 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
     std::string e = finish_bootstrap();
     if (!e.empty()) {
       if (net) net->finish();
-      tell([&] { h.boot_error = e.empty() ? "bootstrap failed" : e; h.booted = true; h.ended = true; });
+      tell([&] { h.boot_error = e; h.booted = true; h.ended = true; });
       return;
     }
     for (;;) {

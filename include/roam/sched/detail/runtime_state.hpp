@@ -95,7 +95,6 @@ struct runtime_state {
   /// A process of the job failed: stops this process's PEs (telling no one)
   /// so that the job can recover. False if the program was ending anyway.
   bool request_recovery_stop() noexcept;
-  bool stopped_for_recovery() const noexcept { return recovery_stop_.load(); }
 
   runtime_options opts;
   std::uint32_t my_node = 0;
@@ -120,7 +119,6 @@ struct runtime_state {
   std::atomic<bool> stopping_{false};
   std::atomic<bool> exit_requested_{false};
   std::atomic<int> exit_code_{0};
-  std::atomic<bool> recovery_stop_{false};
   std::mutex node_mutex_;
   local_queue node_queue_;
   std::atomic<std::uint32_t> node_pending_{0};

@@ -56,9 +56,7 @@ struct recovery_hooks {
   /// Every live process's contribution: the checkpoint is whole here now;
   /// the next runtime (options.recovered) restores from it. False and `error`
   /// when it does not check.
-  bool (*install)(const std::vector<std::vector<std::byte>>& contributions, std::string& error) = nullptr;
-  /// The number of the checkpoint installed, and what it held (for the report).
-  std::string (*describe_installed)() = nullptr;
+  bool (*install)(std::vector<std::vector<std::byte>> contributions, std::string& error) = nullptr;
 };
 inline recovery_hooks g_recovery;
 
