@@ -115,6 +115,9 @@ void rebuild_here() {
     }
   }
   reserve_chare_ids(highest_chare_seq);
+  // Proxies saved by a run with more PEs name homes beyond this run's PEs:
+  // senders then look every chare up (chare_location maps such a home).
+  if (saved.pes > rt.num_pes) g_chares_moved.store(true, std::memory_order_relaxed);
   finish_restored_collections(r.record.collections);
   if (me == 0) {
     // Reductions count restored elements from number 0: the root learns how many there are.

@@ -116,6 +116,7 @@ void chare_arrives(std::uint64_t id, std::uint64_t cls_id, std::uint32_t home, s
 bool register_chare_ops(const chare_ops* ops) { return chare_types().add(ops->cls_id, ops, ops->cls->name); }
 
 std::uint32_t chare_location(std::uint64_t id, std::uint32_t home) noexcept {
+  home = restored_chare_home(home);
   if (!tls_pe) return home;
   pe_objects& objs = objects();
   if (objs.chares.count(id)) return me();

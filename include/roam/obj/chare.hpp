@@ -108,17 +108,19 @@ class chare_proxy : public detail::entry_sender<chare_proxy<T>, T> {
   void destroy() const { detail::destroy_chare(detail::chare_location(id_, pe_), id_); }
 
   /// The PE the chare was created on (it may have moved since).
-  pe_id pe() const noexcept { return pe_id{pe_}; }
+  pe_id pe() const noexcept { return pe_id{detail::restored_chare_home(pe_)}; }
   std::uint64_t id() const noexcept { return id_; }
   bool valid() const noexcept { return id_ != 0; }
 
+  // A proxy restored from a checkpoint into fewer PEs keeps the PE it was
+  // saved with: its uses map it (restored_chare_home), so unpacking a proxy
+  // stays a plain copy that inlines into the callbacks built from it.
   template <class P>
   void pup(P& p) {
     p | pe_ | id_;
-    // A proxy restored from a checkpoint into fewer PEs names its chare's new home.
-    if (p.is_unpacking()) pe_ = detail::restored_chare_home(pe_);
   }
-  friend bool operator==(const chare_proxy&, const chare_proxy&) = default;
+  /// The same chare: ids are unique in a program and outlive restarts (homes do not).
+  friend bool operator==(const chare_proxy& a, const chare_proxy& b) noexcept { return a.id_ == b.id_; }
 
  private:
   friend class detail::entry_sender<chare_proxy<T>, T>;
