@@ -3,8 +3,10 @@
 // (the same bytes written 1 MiB at a time and fsynced, as `dd bs=1M
 // conv=fsync` does), and the checkpoint of a small program (8 elements, a
 // chare, a group and a nodegroup: Charm++'s anchor). Not part of `all`: it
-// writes gigabytes.
-//   roam-bench checkpoint [--dir DIR] [--case small|state_16M|...] [--reps R] [+p N]
+// writes gigabytes. Under several processes, the memory_* cases time
+// in-memory checkpoints against memcpy plus the transport's bandwidth.
+//   roam-bench checkpoint [--dir DIR] [--case small|state_16M|memory|...] [--reps R] [+p N]
+//   roamrun -n 2 roam-bench checkpoint --case memory
 // Each state case leaves its last checkpoint in DIR/<case>; restarting from it
 // (`roam-bench +restart DIR/state_64M`) prints the restart's time as one more
 // result line (bench/checkpoint_restart.sh runs both).
@@ -76,6 +78,52 @@ void checkpoint_done(roam::checkpoint_result r) {
     return;
   }
   if (g_waiting) std::exchange(g_waiting, std::nullopt)->set_value(std::move(r));
+}
+
+roam::future<roam::checkpoint_result> take_checkpoint_in_memory() {
+  auto [f, p] = roam::make_future<roam::checkpoint_result>();
+  g_waiting = p;
+  roam::checkpoint_in_memory(roam::callback<roam::checkpoint_result>::function<&checkpoint_done>(roam::pe_id{0}));
+  return std::move(f);
+}
+
+// The transport's bandwidth from process 0 to its buddy (process 1), as an
+// in-memory checkpoint's copy goes: `size` bytes in messages of at most
+// 64 MiB sent back to back, one word back once all are in.
+struct carrier : roam::group_member<carrier> {
+  carrier() = default;
+  explicit carrier(roam::migrating) {}
+  void start(std::uint64_t size, std::uint32_t to, roam::promise<double> done) {
+    done_ = done;
+    const std::uint64_t chunk = std::min<std::uint64_t>(size, std::uint64_t{64} << 20);
+    const roam::bytes payload(static_cast<std::size_t>(chunk), std::byte{'c'});
+    t0_ = bench_clock::now();
+    for (std::uint64_t sent = 0; sent < size; sent += chunk)
+      this_group()[roam::pe_id{to}].send<&carrier::take>(payload, size);
+  }
+  void take(roam::bytes data, std::uint64_t size) {
+    received_ += data.size();
+    if (received_ < size) return;
+    received_ = 0;
+    this_group()[roam::pe_id{0}].send<&carrier::all_in>();
+  }
+  void all_in() { done_.set_value(seconds_since(t0_)); }
+  void pup(roam::pup_er&) {}  // between measurements it holds nothing worth keeping
+  roam::promise<double> done_;
+  bench_clock::time_point t0_;
+  std::uint64_t received_ = 0;
+};
+
+// Seconds to copy `bytes` from one warm buffer to another (the best a
+// process can do to keep its own copy).
+double memcpy_seconds(std::uint64_t bytes) {
+  std::vector<std::byte> from(static_cast<std::size_t>(bytes), std::byte{1}), to(static_cast<std::size_t>(bytes));
+  std::memcpy(to.data(), from.data(), from.size());  // warm both
+  const auto t0 = bench_clock::now();
+  std::memcpy(to.data(), from.data(), from.size());
+  const double s = seconds_since(t0);
+  if (to[to.size() / 2] != std::byte{1}) std::abort();  // the copy happened
+  return s;
 }
 
 roam::future<roam::checkpoint_result> take_checkpoint(const std::string& dir, std::uint32_t keep,
@@ -184,6 +232,56 @@ roam::task<> bench_checkpoint() {
     print(raw, g_config.json);
     print(ratio, g_config.json);
     // The next case's state replaces this one's (and its checkpoint stays for a restart).
+  }
+
+  // In memory (#17): every process packs its share and sends a copy to its
+  // buddy. Against the bound of a memcpy of the process's state plus moving
+  // it over the transport at the bandwidth measured in the same minutes.
+  // Needs several processes (roamrun -n 2 roam-bench checkpoint --case memory).
+  const std::uint32_t nodes = roam::num_nodes();
+  std::optional<roam::group_proxy<carrier>> carriers;
+  for (std::uint64_t size : {1 * mib, 16 * mib, 64 * mib, 256 * mib, 512 * mib}) {
+    const std::string name = "memory_" + std::to_string(size / mib) + "M_per_process";
+    if (!wanted(name)) continue;
+    if (nodes < 2) {
+      std::fprintf(stderr, "roam-bench checkpoint: %s needs several processes (roamrun -n 2 ...)\n", name.c_str());
+      continue;
+    }
+    if (!carriers) carriers = roam::create_group<carrier>();
+    const std::int32_t elements = static_cast<std::int32_t>(8 * pes);
+    if (!blobs) blobs = roam::create_array<blob>(roam::index<1>{elements});
+    auto [resized, resized_p] = roam::make_future<void>();
+    blobs->send<&blob::resize>(size * nodes / static_cast<std::uint64_t>(elements),
+                               roam::callback<void>::to_future(resized_p));
+    co_await std::move(resized);
+    const int reps = size >= 256 * mib ? std::min(g_config.reps, 3) : g_config.reps;
+    result ck{"checkpoint", name, pes, static_cast<std::int64_t>(size), "ms", {}};
+    result bound{"checkpoint", name + "_memcpy_plus_transfer", pes, static_cast<std::int64_t>(size), "ms", {}};
+    result link{"checkpoint", name + "_transport", pes, static_cast<std::int64_t>(size), "MB/s", {}};
+    result ratio{"checkpoint", name + "_over_bound", pes, static_cast<std::int64_t>(size), "ratio", {}};
+    for (int rep = 0; rep <= reps; ++rep) {
+      auto [moved, moved_p] = roam::make_future<double>();
+      (*carriers)[roam::pe_id{0}].send<&carrier::start>(size, pes / nodes, moved_p);
+      const double transfer_s = co_await std::move(moved);
+      const double copy_s = memcpy_seconds(size);
+      const auto t0 = bench_clock::now();
+      const roam::checkpoint_result cr = co_await take_checkpoint_in_memory();
+      const double s = seconds_since(t0);
+      if (!cr.ok) {
+        std::fprintf(stderr, "roam-bench checkpoint: %s\n", cr.error.c_str());
+        roam::exit(1);
+        co_return;
+      }
+      if (rep == 0) continue;  // the first one maps the memory files' pages
+      ck.samples.push_back(s * 1e3);
+      bound.samples.push_back((copy_s + transfer_s) * 1e3);
+      link.samples.push_back(static_cast<double>(size) / transfer_s / 1e6);
+      ratio.samples.push_back(s / (copy_s + transfer_s));
+    }
+    print(ck, g_config.json);
+    print(bound, g_config.json);
+    print(link, g_config.json);
+    print(ratio, g_config.json);
   }
 }
 
