@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 
 #include <roam/coll/detail/checkpoint_support.hpp>
 #include <roam/coll/quiescence.hpp>
@@ -12,6 +13,7 @@
 #include <roam/ft/memory_checkpoint.hpp>
 #include <roam/msg/buffer.hpp>
 #include <roam/msg/detail/control.hpp>
+#include <roam/msg/detail/crc32c.hpp>
 #include <roam/msg/detail/remote.hpp>
 #include <roam/msg/detail/stable_registry.hpp>
 #include <roam/sched/detail/startup.hpp>
@@ -200,9 +202,8 @@ struct batch {
   std::vector<std::span<const std::byte>> states;
 };
 
-// The process's data file: in `partial` on disk, or in memory when it is empty.
+// The process's data file in `partial`.
 std::unique_ptr<data_file_stream> new_stream(const std::string& partial, const file_identity& id, std::uint32_t node) {
-  if (partial.empty()) return std::make_unique<data_file_stream>(data_file_stream::in_memory, id, node);
   return std::make_unique<data_file_stream>(partial, id, node);
 }
 
@@ -263,14 +264,138 @@ void pack_into_batch(batch& b, saved_object&& who, const detail::class_ops& cls,
   b.states.push_back(out);
 }
 
-// In memory: this process keeps its file and sends a copy to its buddy, the next process.
-void keep_in_memory(const runtime_state& rt, const file_identity& id, std::shared_ptr<const byte_region> file) {
+// In memory: this process keeps its file and sends its buddy, the next
+// process, the same bytes (shared, not copied: the transport sends from them).
+void keep_in_memory(const runtime_state& rt, const file_identity& id, buffer<std::byte> file) {
   if (id.processes > 1) {
     const std::uint32_t buddy = (rt.my_node + 1) % id.processes;
-    post_control_uncounted<&keep_buddy_copy>(rt.first_pe_of(buddy), id.number, id.processes, id.pes, rt.my_node,
-                                             buffer<std::byte>(file->bytes()));
+    post_control_uncounted<&keep_buddy_copy>(rt.first_pe_of(buddy), id.number, id.processes, id.pes, rt.my_node, file);
   }
-  store().add_file(id.number, id.processes, id.pes, rt.my_node, std::move(file));
+  store().add_file(id.number, id.processes, id.pes, rt.my_node, std::make_shared<buffer_region>(std::move(file)));
+}
+
+void report_file(const runtime_state& rt, const file_entry& entry, const std::string& error) {
+  post_control_uncounted<&file_written>(0, rt.my_node, entry.name, entry.size, entry.crc, entry.records, error,
+                                        known_collections(), highest_program_wide_id());
+}
+
+std::uint32_t local_pe(const runtime_state& rt) { return tls_pe->id() - rt.first_pe; }
+
+// In memory, second step on every PE of a process: packs its objects straight
+// into its stretch of the process's file; the last one seals the file.
+void pack_stretch(std::uint64_t program_hash, std::uint64_t number, std::uint32_t processes, std::uint32_t pes) {
+  runtime_state& rt = tls_pe->runtime();
+  const file_identity id{program_hash, number, processes, pes};
+  const std::uint32_t me = local_pe(rt);
+  ft_state& s = state();
+  std::vector<sized_object> objects;
+  std::span<std::byte> stretch;
+  {
+    std::lock_guard lock(s.mutex);
+    memory_round& m = s.memory;
+    std::uint64_t offset = first_record_offset();
+    for (std::uint32_t k = 0; k < me; ++k) offset += m.lengths[k];
+    stretch = {m.bytes + offset, static_cast<std::size_t>(m.lengths[me])};
+    objects = std::move(m.objects[me]);
+  }
+  record_writer out(stretch);
+  std::string error;
+  for (const sized_object& o : objects) {
+    try {
+      const std::span<std::byte> state_at = out.begin_record(o.meta, o.state);
+      o.cls->pack_to(o.obj, state_at);
+      out.end_record();
+    } catch (const std::exception& e) {
+      error = "PE " + std::to_string(tls_pe->id()) + ": " + o.name + ": packing its state: " + e.what();
+      break;
+    }
+  }
+  if (error.empty() && out.length() != stretch.size())
+    error = "PE " + std::to_string(tls_pe->id()) + ": packed " + std::to_string(out.length()) + " of the " +
+            std::to_string(stretch.size()) + " bytes sized (a state changed size between sizing and packing)";
+  objects.clear();
+  memory_round done;
+  {
+    std::lock_guard lock(s.mutex);
+    memory_round& m = s.memory;
+    m.crcs[me] = out.crc();
+    m.records[me] = out.records();
+    if (!error.empty() && m.error.empty()) m.error = std::move(error);
+    if (++m.packed < rt.ppn) return;
+    done = std::exchange(m, memory_round{});
+  }
+  // The process's last PE: the records' CRC from the stretches', in file order; header and footer.
+  file_entry entry;
+  if (done.error.empty()) {
+    std::uint32_t crc = 0;
+    std::uint64_t records = 0;
+    for (std::uint32_t k = 0; k < rt.ppn; ++k) {
+      crc = crc32c_combine(crc, done.crcs[k], done.lengths[k]);
+      records += done.records[k];
+    }
+    try {
+      if (records > std::numeric_limits<std::uint32_t>::max())
+        throw checkpoint_error(std::to_string(records) + " objects in one process, more than a data file holds");
+      entry = seal_data_file({done.bytes, done.file.size()}, id, rt.my_node, static_cast<std::uint32_t>(records), crc);
+      keep_in_memory(rt, id, std::move(done.file));
+    } catch (const std::exception& e) {
+      done.error = e.what();
+    }
+  }
+  report_file(rt, entry, done.error);
+}
+
+// In memory, first step on every PE: sizes its objects (their metas packed
+// now); the process's last PE allocates the whole file and starts the second step.
+void size_here(const file_identity& id, std::string refused) {
+  runtime_state& rt = tls_pe->runtime();
+  std::vector<sized_object> objects;
+  std::uint64_t length = 0;
+  if (refused.empty()) {
+    refused = pack_objects_for_checkpoint([&](saved_object&& who, const detail::class_ops& cls, void* obj) {
+      sized_object o{pack(who), std::move(who.name), &cls, obj, cls.state_size(obj)};
+      length += record_length(o.meta.size(), o.state);
+      objects.push_back(std::move(o));
+    });
+  }
+  ft_state& s = state();
+  std::string error;
+  {
+    std::lock_guard lock(s.mutex);
+    memory_round& m = s.memory;
+    if (m.objects.empty()) {
+      m.objects.resize(rt.ppn);
+      m.lengths.assign(rt.ppn, 0);
+      m.crcs.assign(rt.ppn, 0);
+      m.records.assign(rt.ppn, 0);
+    }
+    if (!refused.empty() && m.error.empty()) m.error = std::move(refused);
+    m.objects[local_pe(rt)] = std::move(objects);
+    m.lengths[local_pe(rt)] = length;
+    if (++m.sized < rt.ppn) return;
+    // The process's last PE: one allocation for the whole file.
+    std::uint64_t records_length = 0;
+    for (std::uint64_t l : m.lengths) records_length += l;
+    if (m.error.empty()) {
+      const std::uint64_t file_length = data_file_length(records_length);
+      try {
+        m.file = buffer<std::byte>::uninitialized(static_cast<std::size_t>(file_length));
+        m.bytes = m.file.mutable_data();  // the only reference: no copy
+      } catch (const std::bad_alloc&) {
+        m.error = "process " + std::to_string(rt.my_node) + ": cannot allocate " + std::to_string(file_length) +
+                  " bytes for its in-memory checkpoint";
+      }
+    }
+    if (!m.error.empty()) {
+      error = std::move(m.error);
+      m = memory_round{};
+    }
+  }
+  if (!error.empty()) return report_file(rt, file_entry{}, error);
+  for (std::uint32_t k = 0; k < rt.ppn; ++k)
+    if (rt.first_pe + k != tls_pe->id())
+      post_control_uncounted<&pack_stretch>(rt.first_pe + k, id.program_hash, id.number, id.processes, id.pes);
+  pack_stretch(id.program_hash, id.number, id.processes, id.pes);
 }
 
 // Every PE, at the cut: packs its objects into its process's file.
@@ -284,6 +409,7 @@ void pack_here(std::string partial, std::uint64_t program_hash, std::uint64_t nu
     refused = "a checkpoint cannot be taken while a reduction is partly contributed: " + why;
   if (auto why = lb::detail::balancing_in_progress_here(); refused.empty() && !why.empty())
     refused = "a checkpoint cannot be taken during load balancing: " + why;
+  if (partial.empty()) return size_here(id, std::move(refused));
   if (refused.empty()) {
     batch b;
     refused = pack_objects_for_checkpoint([&](saved_object&& o, const detail::class_ops& cls, void* obj) {
@@ -309,14 +435,12 @@ void pack_here(std::string partial, std::uint64_t program_hash, std::uint64_t nu
     try {
       if (!stream) stream = new_stream(partial, id, rt.my_node);
       entry = stream->finish(durable);
-      if (partial.empty()) keep_in_memory(rt, id, stream->memory());
     } catch (const std::exception& e) {
       error = e.what();
     }
   }
   stream.reset();  // an unfinished file is removed
-  post_control_uncounted<&file_written>(0, rt.my_node, entry.name, entry.size, entry.crc, entry.records, error,
-                                        known_collections(), highest_program_wide_id());
+  report_file(rt, entry, error);
 }
 
 // PE 0: nothing runs and nothing is in flight anywhere.
@@ -372,6 +496,7 @@ std::string reset_at_start(runtime_state& rt) {
   std::lock_guard lock(s.mutex);
   s.coord = coordinator{};
   s.round = writer_round{};
+  s.memory = memory_round{};
   s.restart = restart_state{};
   return {};
 }

@@ -12,6 +12,7 @@
 #include <charconv>
 #include <climits>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <string_view>
@@ -706,29 +707,6 @@ class vector_region final : public byte_region {
   std::vector<std::byte> v_;
 };
 
-class mapped_region final : public byte_region {
- public:
-  mapped_region(const std::byte* data, std::size_t size) : data_(data), size_(size) {}
-  ~mapped_region() override {
-    if (data_) ::munmap(const_cast<std::byte*>(data_), size_);
-  }
-  mapped_region(const mapped_region&) = delete;
-  mapped_region& operator=(const mapped_region&) = delete;
-  std::span<const std::byte> bytes() const noexcept override { return {data_, size_}; }
-
- private:
-  const std::byte* data_;
-  std::size_t size_;
-};
-
-// The finished in-memory file, mapped (the mapping keeps the memfd's pages).
-std::shared_ptr<const byte_region> map_memory_file(int fd, std::uint64_t length, const fs::path& path) {
-  if (length == 0) return std::make_shared<vector_region>(std::vector<std::byte>{});
-  void* at = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, 0);
-  if (at == MAP_FAILED) fail_errno(path, "cannot map");
-  return std::make_shared<mapped_region>(static_cast<const std::byte*>(at), length);
-}
-
 }  // namespace
 
 std::shared_ptr<const byte_region> region_of(std::vector<std::byte> bytes) {
@@ -750,16 +728,10 @@ struct data_file_stream::impl {
     fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) fail_errno(path, "cannot create");
   }
-  // In memory: a memfd (its pages are this process's; they go with it).
-  impl(const file_identity& identity, std::uint32_t proc)
-      : name(data_file_name(proc)), path("memory/" + name), id(identity), process(proc), in_memory(true) {
-    fd = ::memfd_create(name.c_str(), MFD_CLOEXEC);
-    if (fd < 0) fail_errno(path, "cannot create an in-memory file (memfd_create)");
-  }
   ~impl() {
     if (finished) return;
     if (fd >= 0) ::close(fd);
-    if (!in_memory) ::unlink(path.c_str());
+    ::unlink(path.c_str());
   }
   impl(const impl&) = delete;
   impl& operator=(const impl&) = delete;
@@ -773,8 +745,6 @@ struct data_file_stream::impl {
   std::uint32_t crc = 0;               // of everything after the header reserved so far
   std::uint64_t records = 0;
   bool finished = false;
-  bool in_memory = false;
-  std::shared_ptr<const byte_region> memory;  // an in-memory file's bytes, once finished
 
   void write_pieces(std::vector<iovec>& iov, std::uint64_t offset) {
     std::size_t first = 0;
@@ -831,11 +801,6 @@ class batch_layout {
 data_file_stream::data_file_stream(const fs::path& dir, const file_identity& id, std::uint32_t process)
     : impl_(std::make_unique<impl>(dir, id, process)) {}
 
-data_file_stream::data_file_stream(in_memory_t, const file_identity& id, std::uint32_t process)
-    : impl_(std::make_unique<impl>(id, process)) {}
-
-std::shared_ptr<const byte_region> data_file_stream::memory() const { return impl_->memory; }
-
 data_file_stream::~data_file_stream() = default;
 
 data_file_stream::record_crcs data_file_stream::crcs_of(const record_out& record) {
@@ -889,7 +854,7 @@ void data_file_stream::write(const batch& b, std::uint64_t offset) {
   d.write_pieces(iov, offset);
 #ifdef SYNC_FILE_RANGE_WRITE
   // The disk starts on this batch now, not at fsync: it works while the PEs pack the next.
-  if (b.length && !d.in_memory)
+  if (b.length)
     ::sync_file_range(d.fd, static_cast<off_t>(offset), static_cast<off_t>(b.length), SYNC_FILE_RANGE_WRITE);
 #endif
 }
@@ -920,15 +885,82 @@ file_entry data_file_stream::finish(bool sync) {
   d.write_pieces(tail, d.end);
   std::vector<iovec> head{{header.data(), header.size()}};
   d.write_pieces(head, 0);
-  if (d.in_memory) {
-    d.memory = map_memory_file(d.fd, length, d.path);
-    ::close(std::exchange(d.fd, -1));
-  } else {
-    if (sync && ::fsync(d.fd) != 0) fail_errno(d.path, "fsync");
-    if (::close(std::exchange(d.fd, -1)) != 0) fail_errno(d.path, "close");
-  }
+  if (sync && ::fsync(d.fd) != 0) fail_errno(d.path, "fsync");
+  if (::close(std::exchange(d.fd, -1)) != 0) fail_errno(d.path, "close");
   d.finished = true;
   return file_entry{d.name, length, file_crc, count};
+}
+
+std::uint64_t record_length(std::size_t meta, std::size_t state) {
+  const std::uint64_t before_state = record_at::end + meta;
+  const std::uint64_t with_state = before_state + padding_after(before_state) + state;
+  return with_state + padding_after(with_state);
+}
+
+std::size_t first_record_offset() { return header_at::end; }
+
+std::uint64_t data_file_length(std::uint64_t records_length) {
+  return header_at::end + records_length + footer_at::end;
+}
+
+std::span<std::byte> record_writer::begin_record(std::span<const std::byte> meta, std::size_t state) {
+  if (meta.size() > std::numeric_limits<std::uint32_t>::max())
+    throw checkpoint_error("a record's meta of " + n_bytes(meta.size()) + " is more than a record holds");
+  const std::uint64_t length = record_length(meta.size(), state);
+  if (length > stretch_.size() - at_)
+    throw checkpoint_error("in-memory data file, record " + std::to_string(records_) + ": " + n_bytes(length) +
+                           " do not fit in the " + n_bytes(stretch_.size() - at_) +
+                           " left of its stretch (a state changed size between sizing and packing)");
+  record_ = at_;
+  std::byte* record = stretch_.data() + record_;
+  put_u64(record + record_at::state_length, state);
+  put_u32(record + record_at::meta_length, static_cast<std::uint32_t>(meta.size()));
+  std::byte* meta_at = record + record_at::end;
+  if (!meta.empty()) std::memcpy(meta_at, meta.data(), meta.size());
+  meta_crc_ = crc_of(meta);
+  const std::size_t before_state = record_at::end + meta.size();
+  std::memset(meta_at + meta.size(), 0, padding_after(before_state));
+  at_ = record_ + length;
+  return {record + before_state + padding_after(before_state), state};
+}
+
+void record_writer::end_record() {
+  std::byte* record = stretch_.data() + record_;
+  const std::uint64_t state_length = get_u64(record + record_at::state_length);
+  const std::uint32_t meta_length = get_u32(record + record_at::meta_length);
+  const std::size_t before_state = record_at::end + meta_length;
+  const std::size_t meta_padding = padding_after(before_state);
+  const bytes_view state(record + before_state + meta_padding, static_cast<std::size_t>(state_length));
+  const std::uint64_t with_state = before_state + meta_padding + state_length;
+  std::memset(record + with_state, 0, padding_after(with_state));
+  const std::uint32_t state_crc = crc_of(state);
+  put_u32(record + record_at::meta_crc, meta_crc_);
+  put_u32(record + record_at::state_crc, state_crc);
+  put_u32(record + record_at::crc, crc32c(record, record_at::crc));
+  crc_ = crc_of(bytes_view(record, before_state + meta_padding), crc_);
+  crc_ = extend_crc(crc_, state, state_crc);
+  crc_ = crc_of(bytes_view(record + with_state, padding_after(with_state)), crc_);
+  ++records_;
+}
+
+file_entry seal_data_file(std::span<std::byte> file, const file_identity& id, std::uint32_t process,
+                          std::uint32_t records, std::uint32_t records_crc) {
+  if (file.size() < header_at::end + footer_at::end)
+    throw checkpoint_error("memory/" + data_file_name(process) + ": " + n_bytes(file.size()) +
+                           " is too short for a data file");
+  header_bytes header = common_header(data_kind, id);
+  put_u32(header.data() + header_at::process, process);
+  put_u32(header.data() + header_at::records, records);
+  seal_header(header);
+  std::byte* footer = file.data() + file.size() - footer_at::end;
+  put_u64(footer + footer_at::file_length, file.size());
+  put_u32(footer + footer_at::records, records);
+  const std::uint64_t records_length = file.size() - header_at::end - footer_at::end;
+  const std::uint32_t rest_crc = crc32c(footer, footer_at::file_crc, records_crc);
+  const std::uint32_t file_crc = crc32c_combine(crc_of(header), rest_crc, records_length + footer_at::file_crc);
+  put_u32(footer + footer_at::file_crc, file_crc);
+  std::memcpy(file.data(), header.data(), header.size());
+  return file_entry{data_file_name(process), file.size(), file_crc, records};
 }
 
 fs::path begin_checkpoint(const fs::path& root, std::uint64_t number) {

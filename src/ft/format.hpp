@@ -88,11 +88,6 @@ file_entry write_data_file(const std::filesystem::path& dir, const file_identity
 class data_file_stream {
  public:
   data_file_stream(const std::filesystem::path& dir, const file_identity& id, std::uint32_t process);
-  /// The same file in this process's memory (an anonymous memfd), for
-  /// in-memory checkpoints: after finish(), memory() holds its bytes.
-  struct in_memory_t {};
-  static constexpr in_memory_t in_memory{};
-  data_file_stream(in_memory_t, const file_identity& id, std::uint32_t process);
   ~data_file_stream();
   data_file_stream(const data_file_stream&) = delete;
   data_file_stream& operator=(const data_file_stream&) = delete;
@@ -126,13 +121,55 @@ class data_file_stream {
   void append(std::span<const record_out> records, std::span<const record_crcs> crcs);
   /// Footer, header, fsync (unless !sync), close: the file is complete (serialise with reserve).
   file_entry finish(bool sync = true);
-  /// An in-memory stream's bytes, once finished.
-  std::shared_ptr<const byte_region> memory() const;
 
  private:
   struct impl;
   std::unique_ptr<impl> impl_;
 };
+
+/// An in-memory data file built in place (checkpoint_in_memory): every
+/// record's length is known before any state is packed (state_size), so the
+/// process allocates the whole file once and each PE lays its records into
+/// its own stretch of it in parallel, packing each state straight to where
+/// it stays. Nothing is copied after packing: the same bytes are the
+/// process's copy and, shared, the message to its buddy. The bytes are those
+/// data_file_stream writes (one reader for both).
+///
+///   file: [header][stretch of PE 0][stretch of PE 1]...[footer]
+std::uint64_t record_length(std::size_t meta, std::size_t state);
+/// Where the first record starts (the header's length).
+std::size_t first_record_offset();
+/// A data file's length for records of `records_length` bytes in all.
+std::uint64_t data_file_length(std::uint64_t records_length);
+
+/// Lays records out in one stretch of an in-memory data file (the stretch
+/// starts at first_record_offset() plus whole records, so alignment holds).
+class record_writer {
+ public:
+  explicit record_writer(std::span<std::byte> stretch) : stretch_(stretch) {}
+  /// Copies the record's meta in and returns where its state goes (exactly
+  /// `state` bytes); the caller packs it there, then calls end_record.
+  std::span<std::byte> begin_record(std::span<const std::byte> meta, std::size_t state);
+  /// Completes the record begun last: the state's CRC, the record header.
+  void end_record();
+  std::uint64_t length() const noexcept { return at_; }
+  std::uint32_t crc() const noexcept { return crc_; }  ///< of the bytes laid out so far
+  std::uint32_t records() const noexcept { return records_; }
+
+ private:
+  std::span<std::byte> stretch_;
+  std::uint64_t at_ = 0;      // where the next record starts
+  std::uint64_t record_ = 0;  // where the one begun last starts
+  std::uint32_t meta_crc_ = 0;
+  std::uint32_t crc_ = 0;
+  std::uint32_t records_ = 0;
+};
+
+/// Writes the header and footer of an in-memory data file whose records
+/// (every byte between first_record_offset() and the footer; `records_crc`
+/// their CRC) are in place. Returns the manifest's entry for it.
+file_entry seal_data_file(std::span<std::byte> file, const file_identity& id, std::uint32_t process,
+                          std::uint32_t records, std::uint32_t records_crc);
 
 /// A manifest's bytes (what publish_checkpoint writes), for an in-memory checkpoint.
 std::vector<std::byte> manifest_bytes(const file_identity& id, std::span<const std::byte> program_blob,

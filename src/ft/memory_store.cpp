@@ -2,6 +2,8 @@
 // the recovery's choice among what the survivors hold.
 #include "memory_store.hpp"
 
+#include <roam/machine/detail/byte_block.hpp>
+
 #include <algorithm>
 #include <cstring>
 #include <optional>
@@ -132,6 +134,16 @@ void memory_store::commit(std::uint64_t number, std::shared_ptr<const byte_regio
   }
   it->manifest = std::move(manifest);
   // The previous checkpoint goes only now that this one is complete everywhere.
+  // The next one needs as much memory again (this process's file and its
+  // buddy's copy): the block cache keeps the freed blocks, whose pages are
+  // mapped already, instead of returning them. Twice their size: a block's
+  // capacity is up to a quarter above its size (the cache's classes: the
+  // tail is never touched, so it costs no memory), and the cache's other
+  // blocks (messages) count against the same bound.
+  std::uint64_t dropped = 0;
+  for (auto h = held_.begin(); h != it; ++h)
+    for (const auto& [p, f] : h->files) dropped += f->bytes().size();
+  if (dropped != 0) block_cache_hold(static_cast<std::size_t>(2 * dropped));
   held_.erase(held_.begin(), it);
 }
 
@@ -271,6 +283,7 @@ void memory_store::clear() {
   held_.clear();
   last_number_ = 0;
   installed_.reset();
+  block_cache_hold(0);
 }
 
 }  // namespace roam::detail::ckpt

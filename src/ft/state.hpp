@@ -13,6 +13,7 @@
 
 #include <roam/coll/callback.hpp>
 #include <roam/ft/checkpoint.hpp>
+#include <roam/msg/buffer.hpp>
 #include <roam/obj/detail/checkpoint_support.hpp>
 
 #include "format.hpp"
@@ -62,6 +63,29 @@ struct writer_round {
   std::uint32_t finished = 0;                ///< PEs done packing
 };
 
+/// An object of an in-memory checkpoint, sized in the first step and packed
+/// in the second (both at the same cut: nothing runs in between).
+struct sized_object {
+  std::vector<std::byte> meta;  ///< its saved_object, packed
+  std::string name;             ///< "array cell[1,2,3]", for errors
+  const class_ops* cls = nullptr;
+  void* obj = nullptr;
+  std::size_t state = 0;  ///< state_size when sized
+};
+
+/// A process's in-memory data file, built in place by its PEs (under
+/// ft_state::mutex): each sizes its objects, the last allocates the file,
+/// each packs its stretch, the last seals the file.
+struct memory_round {
+  std::vector<std::vector<sized_object>> objects;  ///< by local PE
+  std::vector<std::uint64_t> lengths;              ///< by local PE: its stretch's bytes
+  std::vector<std::uint32_t> crcs, records;        ///< by local PE, once packed
+  buffer<std::byte> file;
+  std::byte* bytes = nullptr;  ///< file's, writable (the PEs write disjoint stretches)
+  std::string error;           ///< the first failure or refusal
+  std::uint32_t sized = 0, packed = 0;
+};
+
 /// A restart in progress in this process.
 struct restart_state {
   std::shared_ptr<loaded_checkpoint> loaded;
@@ -77,6 +101,7 @@ struct ft_state {
   std::mutex mutex;
   coordinator coord;
   writer_round round;
+  memory_round memory;
   restart_state restart;
 };
 

@@ -11,6 +11,8 @@
 // system. docs/design/zero-copy.md discusses the alternative (mallopt).
 #include <roam/machine/detail/byte_block.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <bit>
 #include <mutex>
 #include <new>
@@ -21,10 +23,15 @@ namespace roam::detail {
 namespace {
 
 constexpr std::size_t cache_min = std::size_t{32} << 10;    // smaller blocks: malloc is fast and warm already
-constexpr std::size_t cache_max = std::size_t{256} << 20;   // larger: rare, and too big to keep
+constexpr std::size_t cache_max = std::size_t{256} << 20;   // larger: rare, and too big to keep (unless held)
 constexpr std::size_t per_class_limit = 4;                  // a ping-pong needs two or three
-constexpr std::size_t total_limit = std::size_t{128} << 20; // bytes kept, over all classes
-constexpr std::uint32_t class_count = 56;                   // (32 KiB, 256 MiB] in quarter powers of two
+constexpr std::size_t total_limit = std::size_t{128} << 20; // bytes kept, over all classes (unless held)
+constexpr std::size_t class_max = std::size_t{1} << 36;     // the largest class (64 GiB), for held blocks
+constexpr std::uint32_t class_count = 88;                   // (32 KiB, 64 GiB] in quarter powers of two
+
+// block_cache_hold's request: raises both bounds while it stands.
+std::atomic<std::size_t> g_held{0};
+std::size_t largest_cached() noexcept { return std::min(std::max(cache_max, g_held.load(std::memory_order_relaxed)), class_max); }
 
 struct size_class {
   std::uint32_t index;
@@ -72,7 +79,7 @@ void delete_block(shared_block* b) noexcept {
 }  // namespace
 
 shared_block* allocate_block(std::size_t bytes) {
-  if (bytes < cache_min || bytes > cache_max) return new_block(bytes, block_uncached);
+  if (bytes < cache_min || bytes > largest_cached()) return new_block(bytes, block_uncached);
   const size_class c = class_of(bytes);
   auto& k = cache();
   {
@@ -97,7 +104,8 @@ void free_block(shared_block* b) noexcept {
     auto& k = cache();
     std::lock_guard lock(k.mutex);
     auto& list = k.free[b->size_class];
-    if (list.size() < per_class_limit && k.cached_bytes + b->capacity <= total_limit) {
+    const std::size_t limit = total_limit + g_held.load(std::memory_order_relaxed);
+    if (list.size() < per_class_limit && k.cached_bytes + b->capacity <= limit) {
       try {
         list.push_back(b);
         k.cached_bytes += b->capacity;
@@ -136,6 +144,32 @@ void block_cache_clear() noexcept {
     k.cached_blocks = 0;
   }
   for (shared_block* b : all) delete_block(b);
+}
+
+void block_cache_hold(std::size_t bytes) noexcept {
+  if (g_held.exchange(bytes, std::memory_order_relaxed) <= bytes) return;
+  // A smaller request: the blocks kept for the old one beyond the new bounds go, largest first.
+  std::vector<shared_block*> excess;
+  {
+    auto& k = cache();
+    std::lock_guard lock(k.mutex);
+    const std::size_t limit = total_limit + bytes;
+    for (std::uint32_t c = class_count; c-- > 0;) {
+      auto& list = k.free[c];
+      while (!list.empty() && (k.cached_bytes > limit || list.back()->capacity > largest_cached())) {
+        shared_block* b = list.back();
+        list.pop_back();
+        k.cached_bytes -= b->capacity;
+        --k.cached_blocks;
+        try {
+          excess.push_back(b);
+        } catch (...) {
+          delete_block(b);
+        }
+      }
+    }
+  }
+  for (shared_block* b : excess) delete_block(b);
 }
 
 }  // namespace roam::detail

@@ -13,6 +13,9 @@
 // MS milliseconds later (a slow process, not a dead one). --failures K
 // repeats it after each recovery ("roam: recovered" in the output), on a
 // node still alive. The seed is printed first, so a failure can be replayed.
+// When the job reports the process failed (roamrun's "declared failed"),
+// the driver prints how long after the fault that was: the detection
+// latency, from outside the job (bench/ft_detection.sh).
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -146,6 +149,7 @@ int main(int argc, char** argv) {
   std::string all, partial;
   bool expect_seen = s.expect.empty();
 
+  auto fault_at = std::chrono::steady_clock::time_point::max();  // of the last fault, until it is declared
   auto fault = [&] {
     for (const auto& [node, pid] : children_by_node(child))
       if (!pids.count(node)) pids[node] = pid;
@@ -168,6 +172,7 @@ int main(int argc, char** argv) {
       killed.push_back(node);
     }
     std::fflush(stdout);
+    fault_at = std::chrono::steady_clock::now();
     ++faults_done;
   };
 
@@ -201,6 +206,13 @@ int main(int argc, char** argv) {
           std::sscanf(line.c_str() + at, "checkpoint_check: node %ld pid %ld", &node, &pid) == 2)
         pids[node] = pid;
       if (!s.expect.empty() && line.find(s.expect) != std::string::npos) expect_seen = true;
+      if (fault_at != std::chrono::steady_clock::time_point::max() && line.find("declared failed") != std::string::npos) {
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - fault_at).count();
+        std::printf("ft_kill_driver: declared failed %.1f ms after the fault\n", ms);
+        std::fflush(stdout);
+        fault_at = std::chrono::steady_clock::time_point::max();
+      }
       if (!armed && line.find("roam: recovered") != std::string::npos && faults_done < s.failures) {
         armed = true;
         seen = 0;

@@ -518,3 +518,72 @@ TEST(checkpoint_format, names_the_record_and_its_object) {
   error = load_error(dir, this_program, describe_cell);
   EXPECT_TRUE(contains(error, data.string() + ": record 2: meta CRC-32C mismatch")) << error;
 }
+
+namespace {
+
+/// `content` laid out in place as an in-memory checkpoint does: sized first,
+/// the records split into `stretches` consecutive stretches (one per PE),
+/// each written by its own record_writer, the CRCs combined in file order.
+bytes in_place_file(const ckpt::file_identity& id, std::uint32_t process, const file_content& content,
+                    std::size_t stretches) {
+  std::vector<std::uint64_t> lengths(stretches, 0);
+  const auto stretch_of = [&](std::size_t i) { return i * stretches / std::max<std::size_t>(content.size(), 1); };
+  for (std::size_t i = 0; i < content.size(); ++i)
+    lengths[stretch_of(i)] += ckpt::record_length(content[i].meta.size(), content[i].state.size());
+  std::uint64_t total = 0;
+  for (std::uint64_t l : lengths) total += l;
+  bytes file(ckpt::data_file_length(total), std::byte{0xEE});  // every byte must be written over
+  std::uint64_t offset = ckpt::first_record_offset();
+  std::uint32_t crc = 0, records = 0;
+  std::size_t next = 0;
+  for (std::size_t k = 0; k < stretches; ++k) {
+    ckpt::record_writer out{std::span(file).subspan(offset, lengths[k])};
+    for (; next < content.size() && stretch_of(next) == k; ++next) {
+      const std::span<std::byte> state = out.begin_record(content[next].meta, content[next].state.size());
+      std::ranges::copy(content[next].state, state.begin());
+      out.end_record();
+    }
+    EXPECT_EQ(out.length(), lengths[k]);
+    crc = roam::detail::crc32c_combine(crc, out.crc(), out.length());
+    records += out.records();
+    offset += lengths[k];
+  }
+  ckpt::seal_data_file(file, id, process, records, crc);
+  return file;
+}
+
+}  // namespace
+
+TEST(checkpoint_format, an_in_place_data_file_is_byte_for_byte_the_streamed_one) {
+  temp_dir tmp;
+  file_content content = small_content()[1];
+  content.push_back({text("big"), pattern(3 * mib + 5, 7)});  // long enough for CRC combination
+  content.push_back({bytes{}, bytes{}});
+  const auto id = identity(4, 2);
+  const ckpt::file_entry streamed = ckpt::write_data_file(tmp.path(), id, 1, record_outs(content));
+  const bytes on_disk = read_file(tmp.path() / streamed.name);
+  for (std::size_t stretches : {1, 2, 3, 8}) {
+    const bytes in_place = in_place_file(id, 1, content, stretches);
+    EXPECT_TRUE(equal(in_place, on_disk)) << stretches << " stretches";
+  }
+  // An empty one too.
+  const ckpt::file_entry empty = ckpt::write_data_file(tmp.path(), identity(5, 2), 0, {});
+  EXPECT_TRUE(equal(in_place_file(identity(5, 2), 0, {}, 1), read_file(tmp.path() / empty.name)));
+}
+
+TEST(checkpoint_format, an_in_place_record_that_outgrows_its_stretch_is_refused) {
+  bytes stretch(ckpt::record_length(4, 16));
+  ckpt::record_writer out(stretch);
+  try {
+    (void)out.begin_record(text("meta"), 17);
+    FAIL() << "a record longer than its stretch was accepted";
+  } catch (const ckpt::checkpoint_error& e) {
+    EXPECT_TRUE(contains(e.what(), "record 0")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "changed size between sizing and packing")) << e.what();
+  }
+  const std::span<std::byte> state = out.begin_record(text("meta"), 16);
+  EXPECT_EQ(state.size(), 16u);
+  out.end_record();
+  EXPECT_EQ(out.length(), stretch.size());
+  EXPECT_EQ(out.records(), 1u);
+}

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -16,17 +17,20 @@ using bytes = std::vector<std::byte>;
 constexpr std::uint64_t this_program = 0x5EEDF00Dull;
 constexpr std::uint32_t processes = 3;
 
-// A real in-memory data file of process `p` of checkpoint `number` (one record).
+// A real in-memory data file of process `p` of checkpoint `number` (one
+// record), laid out in place as checkpoint_in_memory does.
 std::shared_ptr<const ckpt::byte_region> data_file(std::uint64_t number, std::uint32_t p, ckpt::file_entry& entry) {
   const ckpt::file_identity id{this_program, number, processes, processes};
-  ckpt::data_file_stream s(ckpt::data_file_stream::in_memory, id, p);
   const std::string meta = "object of process " + std::to_string(p);
   const std::string state = "state " + std::to_string(number * 10 + p);
-  const ckpt::record_out r{std::as_bytes(std::span(meta)), std::as_bytes(std::span(state))};
-  const auto crcs = ckpt::data_file_stream::crcs_of(r);
-  s.append(std::span(&r, 1), std::span(&crcs, 1));
-  entry = s.finish(false);
-  return s.memory();
+  const std::uint64_t length = ckpt::record_length(meta.size(), state.size());
+  bytes file(ckpt::data_file_length(length));
+  ckpt::record_writer out{std::span(file).subspan(ckpt::first_record_offset(), length)};
+  const std::span<std::byte> at = out.begin_record(std::as_bytes(std::span(meta)), state.size());
+  std::memcpy(at.data(), state.data(), state.size());
+  out.end_record();
+  entry = ckpt::seal_data_file(file, id, p, out.records(), out.crc());
+  return ckpt::region_of(std::move(file));
 }
 
 // Process `me` of a 3-process job after checkpoint `number`: its own file and

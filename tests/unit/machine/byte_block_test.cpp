@@ -68,6 +68,28 @@ TEST(byte_block, the_cache_is_bounded_per_class) {
   EXPECT_EQ(block_cache_snapshot().cached_bytes, 0u);
 }
 
+TEST(byte_block, a_hold_keeps_blocks_beyond_the_usual_bounds_until_withdrawn) {
+  block_cache_clear();
+  constexpr std::size_t big = std::size_t{300} << 20;  // above the largest block cached without a hold
+  { block_ref b = block_ref::allocate(big); }          // never touched: no memory used
+  EXPECT_EQ(block_cache_snapshot().cached_blocks, 0u) << "not kept without a hold";
+  block_cache_hold(2 * big);
+  std::byte* first = nullptr;
+  std::byte* second = nullptr;
+  {
+    block_ref a = block_ref::allocate(big), b = block_ref::allocate(big);
+    first = a.data();
+    second = b.data();
+  }
+  EXPECT_EQ(block_cache_snapshot().cached_blocks, 2u) << "both kept: more than the usual 128 MiB in all";
+  block_ref again = block_ref::allocate(big);
+  EXPECT_TRUE(again.data() == first || again.data() == second) << "reused, its pages already mapped";
+  again.reset();
+  block_cache_hold(0);
+  EXPECT_EQ(block_cache_snapshot().cached_blocks, 0u) << "withdrawn: the blocks beyond the usual bounds go";
+  block_cache_clear();
+}
+
 TEST(byte_block, threads_share_and_release_blocks_concurrently) {
   block_ref shared = block_ref::allocate(std::size_t{128} << 10);
   std::vector<std::thread> threads;

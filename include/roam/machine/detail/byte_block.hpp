@@ -50,6 +50,12 @@ struct block_cache_stats {
 block_cache_stats block_cache_snapshot() noexcept;
 /// Frees every cached block (tests; memory pressure).
 void block_cache_clear() noexcept;
+/// Asks the cache to keep up to `bytes` of freed blocks, of any size, on
+/// top of its usual bound (0 withdraws the request). For a user that frees
+/// that much and allocates it again soon: in-memory checkpoints drop the
+/// previous checkpoint's files and the next one needs as much again, and
+/// reusing mapped pages saves a page fault and a zeroed page per 4 KiB. Any thread.
+void block_cache_hold(std::size_t bytes) noexcept;
 
 /// An owning reference to a block (like a shared_ptr without the control block).
 class block_ref {
