@@ -12,6 +12,7 @@
 #include <roam/machine/detail/byte_block.hpp>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <mutex>
@@ -38,7 +39,7 @@ struct size_class {
   std::size_t bytes;
 };
 
-// The class of a request of `bytes` (cache_min <= bytes <= cache_max): 2^e < bytes <= 2^(e+1) is split into
+// The class of a request of `bytes` (cache_min <= bytes <= class_max): 2^e < bytes <= 2^(e+1) is split into
 // four steps of 2^(e-2).
 size_class class_of(std::size_t bytes) noexcept {
   const auto e = static_cast<std::uint32_t>(std::bit_width(bytes - 1) - 1);  // 2^e <= bytes-1 < 2^(e+1)
@@ -79,7 +80,10 @@ void delete_block(shared_block* b) noexcept {
 }  // namespace
 
 shared_block* allocate_block(std::size_t bytes) {
-  if (bytes < cache_min || bytes > largest_cached()) return new_block(bytes, block_uncached);
+  // Every large block gets its class (its capacity rounded up: address
+  // space only, the tail is never touched), so that one allocated before a
+  // hold can still be kept when it is freed under it.
+  if (bytes < cache_min || bytes > class_max) return new_block(bytes, block_uncached);
   const size_class c = class_of(bytes);
   auto& k = cache();
   {
@@ -100,23 +104,44 @@ shared_block* allocate_block(std::size_t bytes) {
 }
 
 void free_block(shared_block* b) noexcept {
+  // Blocks of other classes evicted to make room for this one, freed after the lock.
+  std::array<shared_block*, 8> evicted{};
+  std::size_t n_evicted = 0;
+  bool kept = false;
   if (b->size_class != block_uncached) {
     auto& k = cache();
     std::lock_guard lock(k.mutex);
     auto& list = k.free[b->size_class];
     const std::size_t limit = total_limit + g_held.load(std::memory_order_relaxed);
-    if (list.size() < per_class_limit && k.cached_bytes + b->capacity <= limit) {
-      try {
-        list.push_back(b);
-        k.cached_bytes += b->capacity;
-        ++k.cached_blocks;
-        return;
-      } catch (...) {
-        // No memory for the list entry: free the block instead.
+    if (list.size() < per_class_limit && b->capacity <= limit && b->capacity <= largest_cached()) {
+      // The newly freed block is the likelier to be asked for again (the
+      // sizes a program uses now): room is made by evicting blocks of other
+      // classes, the largest first.
+      for (std::uint32_t c = class_count; c-- > 0 && k.cached_bytes + b->capacity > limit &&
+                                           n_evicted < evicted.size();) {
+        auto& other = k.free[c];
+        while (c != b->size_class && !other.empty() && k.cached_bytes + b->capacity > limit &&
+               n_evicted < evicted.size()) {
+          evicted[n_evicted++] = other.back();
+          k.cached_bytes -= other.back()->capacity;
+          --k.cached_blocks;
+          other.pop_back();
+        }
+      }
+      if (k.cached_bytes + b->capacity <= limit) {
+        try {
+          list.push_back(b);
+          k.cached_bytes += b->capacity;
+          ++k.cached_blocks;
+          kept = true;
+        } catch (...) {
+          // No memory for the list entry: free the block instead.
+        }
       }
     }
   }
-  delete_block(b);
+  for (std::size_t i = 0; i < n_evicted; ++i) delete_block(evicted[i]);
+  if (!kept) delete_block(b);
 }
 
 block_cache_stats block_cache_snapshot() noexcept {
