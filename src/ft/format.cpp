@@ -722,6 +722,48 @@ std::vector<std::byte> manifest_bytes(const file_identity& id, std::span<const s
   return build_manifest(id, program_blob, files);
 }
 
+namespace {
+
+// A record's header: its lengths and CRCs, and its own CRC over them.
+std::array<std::byte, record_at::end> record_header(std::uint64_t state_length, std::uint32_t meta_length,
+                                                    std::uint32_t meta_crc, std::uint32_t state_crc) {
+  std::array<std::byte, record_at::end> header{};
+  put_u64(header.data() + record_at::state_length, state_length);
+  put_u32(header.data() + record_at::meta_length, meta_length);
+  put_u32(header.data() + record_at::meta_crc, meta_crc);
+  put_u32(header.data() + record_at::state_crc, state_crc);
+  put_u32(header.data() + record_at::crc, crc32c(header.data(), record_at::crc));
+  return header;
+}
+
+// A data file's header and footer once its records are known (on disk or
+// in memory): `length` the whole file's, `records_crc` the CRC of every byte
+// between the two. The footer's CRC covers the header too: crc(header, then
+// the rest) from both parts' CRCs.
+struct header_and_footer {
+  header_bytes header{};
+  std::array<std::byte, footer_at::end> footer{};
+  std::uint32_t file_crc = 0;
+};
+
+header_and_footer seal_of(const file_identity& id, std::uint32_t process, std::uint32_t records,
+                          std::uint32_t records_crc, std::uint64_t length) {
+  header_and_footer h;
+  h.header = common_header(data_kind, id);
+  put_u32(h.header.data() + header_at::process, process);
+  put_u32(h.header.data() + header_at::records, records);
+  seal_header(h.header);
+  put_u64(h.footer.data() + footer_at::file_length, length);
+  put_u32(h.footer.data() + footer_at::records, records);
+  const std::uint64_t records_length = length - header_at::end - footer_at::end;
+  const std::uint32_t rest_crc = crc32c(h.footer.data(), footer_at::file_crc, records_crc);
+  h.file_crc = crc32c_combine(crc_of(h.header), rest_crc, records_length + footer_at::file_crc);
+  put_u32(h.footer.data() + footer_at::file_crc, h.file_crc);
+  return h;
+}
+
+}  // namespace
+
 struct data_file_stream::impl {
   impl(const fs::path& dir, const file_identity& identity, std::uint32_t proc)
       : name(data_file_name(proc)), path(dir / name), id(identity), process(proc) {
@@ -815,12 +857,8 @@ data_file_stream::batch data_file_stream::prepare(std::span<const record_out> re
     const record_out& record = records[i];
     if (record.meta.size() > std::numeric_limits<std::uint32_t>::max())
       throw checkpoint_error("a record's meta of " + n_bytes(record.meta.size()) + " is more than a record holds");
-    std::array<std::byte, record_at::end> header{};
-    put_u64(header.data() + record_at::state_length, record.state.size());
-    put_u32(header.data() + record_at::meta_length, static_cast<std::uint32_t>(record.meta.size()));
-    put_u32(header.data() + record_at::meta_crc, crcs[i].meta);
-    put_u32(header.data() + record_at::state_crc, crcs[i].state);
-    put_u32(header.data() + record_at::crc, crc32c(header.data(), record_at::crc));
+    const auto header = record_header(record.state.size(), static_cast<std::uint32_t>(record.meta.size()),
+                                      crcs[i].meta, crcs[i].state);
     out.add(header);
     out.add(record.meta, crcs[i].meta);
     out.pad();
@@ -868,22 +906,12 @@ file_entry data_file_stream::finish(bool sync) {
   impl& d = *impl_;
   if (d.finished) fail(d.path, "finished twice");
   const auto count = static_cast<std::uint32_t>(d.records);
-  header_bytes header = common_header(data_kind, d.id);
-  put_u32(header.data() + header_at::process, d.process);
-  put_u32(header.data() + header_at::records, count);
-  seal_header(header);
-  // The footer's CRC covers the header too: crc(header, then the rest) from both parts' CRCs.
-  std::array<std::byte, footer_at::end> footer{};
   const std::uint64_t length = d.end + footer_at::end;
-  put_u64(footer.data() + footer_at::file_length, length);
-  put_u32(footer.data() + footer_at::records, count);
-  const bytes_view before_crc = std::span(footer).first(footer_at::file_crc);
-  const std::uint32_t rest_crc = crc_of(before_crc, d.crc);
-  const std::uint32_t file_crc = crc32c_combine(crc_of(header), rest_crc, d.end - header_at::end + before_crc.size());
-  put_u32(footer.data() + footer_at::file_crc, file_crc);
-  std::vector<iovec> tail{{footer.data(), footer.size()}};
+  header_and_footer h = seal_of(d.id, d.process, count, d.crc, length);
+  const std::uint32_t file_crc = h.file_crc;
+  std::vector<iovec> tail{{h.footer.data(), h.footer.size()}};
   d.write_pieces(tail, d.end);
-  std::vector<iovec> head{{header.data(), header.size()}};
+  std::vector<iovec> head{{h.header.data(), h.header.size()}};
   d.write_pieces(head, 0);
   if (sync && ::fsync(d.fd) != 0) fail_errno(d.path, "fsync");
   if (::close(std::exchange(d.fd, -1)) != 0) fail_errno(d.path, "close");
@@ -913,7 +941,7 @@ std::span<std::byte> record_writer::begin_record(std::span<const std::byte> meta
                            " left of its stretch (a state changed size between sizing and packing)");
   record_ = at_;
   std::byte* record = stretch_.data() + record_;
-  put_u64(record + record_at::state_length, state);
+  put_u64(record + record_at::state_length, state);  // end_record reads the lengths back
   put_u32(record + record_at::meta_length, static_cast<std::uint32_t>(meta.size()));
   std::byte* meta_at = record + record_at::end;
   if (!meta.empty()) std::memcpy(meta_at, meta.data(), meta.size());
@@ -934,9 +962,8 @@ void record_writer::end_record() {
   const std::uint64_t with_state = before_state + meta_padding + state_length;
   std::memset(record + with_state, 0, padding_after(with_state));
   const std::uint32_t state_crc = crc_of(state);
-  put_u32(record + record_at::meta_crc, meta_crc_);
-  put_u32(record + record_at::state_crc, state_crc);
-  put_u32(record + record_at::crc, crc32c(record, record_at::crc));
+  const auto header = record_header(state_length, meta_length, meta_crc_, state_crc);
+  std::memcpy(record, header.data(), header.size());
   crc_ = crc_of(bytes_view(record, before_state + meta_padding), crc_);
   crc_ = extend_crc(crc_, state, state_crc);
   crc_ = crc_of(bytes_view(record + with_state, padding_after(with_state)), crc_);
@@ -948,19 +975,10 @@ file_entry seal_data_file(std::span<std::byte> file, const file_identity& id, st
   if (file.size() < header_at::end + footer_at::end)
     throw checkpoint_error("memory/" + data_file_name(process) + ": " + n_bytes(file.size()) +
                            " is too short for a data file");
-  header_bytes header = common_header(data_kind, id);
-  put_u32(header.data() + header_at::process, process);
-  put_u32(header.data() + header_at::records, records);
-  seal_header(header);
-  std::byte* footer = file.data() + file.size() - footer_at::end;
-  put_u64(footer + footer_at::file_length, file.size());
-  put_u32(footer + footer_at::records, records);
-  const std::uint64_t records_length = file.size() - header_at::end - footer_at::end;
-  const std::uint32_t rest_crc = crc32c(footer, footer_at::file_crc, records_crc);
-  const std::uint32_t file_crc = crc32c_combine(crc_of(header), rest_crc, records_length + footer_at::file_crc);
-  put_u32(footer + footer_at::file_crc, file_crc);
-  std::memcpy(file.data(), header.data(), header.size());
-  return file_entry{data_file_name(process), file.size(), file_crc, records};
+  const header_and_footer h = seal_of(id, process, records, records_crc, file.size());
+  std::memcpy(file.data(), h.header.data(), h.header.size());
+  std::memcpy(file.data() + file.size() - footer_at::end, h.footer.data(), h.footer.size());
+  return file_entry{data_file_name(process), file.size(), h.file_crc, records};
 }
 
 fs::path begin_checkpoint(const fs::path& root, std::uint64_t number) {

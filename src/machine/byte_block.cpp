@@ -117,11 +117,11 @@ void free_block(shared_block* b) noexcept {
       // The newly freed block is the likelier to be asked for again (the
       // sizes a program uses now): room is made by evicting blocks of other
       // classes, the largest first.
-      for (std::uint32_t c = class_count; c-- > 0 && k.cached_bytes + b->capacity > limit &&
-                                           n_evicted < evicted.size();) {
+      const auto needs_room = [&] { return k.cached_bytes + b->capacity > limit && n_evicted < evicted.size(); };
+      for (std::uint32_t c = class_count; c-- > 0 && needs_room();) {
+        if (c == b->size_class) continue;
         auto& other = k.free[c];
-        while (c != b->size_class && !other.empty() && k.cached_bytes + b->capacity > limit &&
-               n_evicted < evicted.size()) {
+        while (!other.empty() && needs_room()) {
           evicted[n_evicted++] = other.back();
           k.cached_bytes -= other.back()->capacity;
           --k.cached_blocks;
