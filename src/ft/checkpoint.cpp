@@ -10,6 +10,7 @@
 #include <roam/coll/detail/checkpoint_support.hpp>
 #include <roam/coll/quiescence.hpp>
 #include <roam/lb/detail/checkpoint_support.hpp>
+#include <roam/machine/detail/hosts.hpp>
 #include <roam/ft/memory_checkpoint.hpp>
 #include <roam/msg/buffer.hpp>
 #include <roam/msg/detail/control.hpp>
@@ -264,11 +265,19 @@ void pack_into_batch(batch& b, saved_object&& who, const detail::class_ops& cls,
   b.states.push_back(out);
 }
 
-// In memory: this process keeps its file and sends its buddy, the next
-// process, the same bytes (shared, not copied: the transport sends from them).
+// The process that keeps the copy of this one's file: the next one on
+// another host when hosts are known (buddy_ring), else simply the next.
+std::uint32_t buddy_of(const runtime_state& rt, std::uint32_t processes) {
+  const auto& hosts = node_hosts();
+  if (hosts.size() == processes) return buddy_ring(hosts)[rt.my_node];
+  return (rt.my_node + 1) % processes;
+}
+
+// In memory: this process keeps its file and sends its buddy the same bytes
+// (shared, not copied: the transport sends from them).
 void keep_in_memory(const runtime_state& rt, const file_identity& id, buffer<std::byte> file) {
   if (id.processes > 1) {
-    const std::uint32_t buddy = (rt.my_node + 1) % id.processes;
+    const std::uint32_t buddy = buddy_of(rt, id.processes);
     post_control_uncounted<&keep_buddy_copy>(rt.first_pe_of(buddy), id.number, id.processes, id.pes, rt.my_node, file);
   }
   store().add_file(id.number, id.processes, id.pes, rt.my_node, std::make_shared<buffer_region>(std::move(file)));

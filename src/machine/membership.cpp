@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 namespace roam::detail {
 
@@ -145,6 +146,10 @@ void membership_transport::deliver_held() {
 void membership_transport::on_frame_cb(void* ctx, std::uint32_t src, std::span<const std::byte> frame,
                                        std::span<frame_segment> segments) {
   auto& m = *static_cast<membership_transport*>(ctx);
+  // Nothing from a process declared failed counts, a declaration least of all
+  // (a fenced process that woke up must not fence the survivors). Over TCP
+  // its connection is closed; over MPI its frames still arrive.
+  if (m.dead_[src]) return;
   if (frame.size() >= header_size && get_u32(frame.data()) == control_magic) {
     m.on_control(src, frame);
     return;
@@ -152,7 +157,7 @@ void membership_transport::on_frame_cb(void* ctx, std::uint32_t src, std::span<c
   // A runtime frame: of the abandoned epoch (before its sender's marker), of
   // this one (deliver, or hold until the runtime is there), or from a process
   // declared failed (gone).
-  if (m.dead_[src] || m.marker_[src] < m.epoch_) return;
+  if (m.marker_[src] < m.epoch_) return;
   if (m.runtime_set_ && !m.recovering_ && m.held_.empty()) {
     const std::uint32_t logical = m.logical_of_[src];
     if (logical != no_node) m.runtime_.on_frame(m.runtime_.ctx, logical, frame, segments);
@@ -222,9 +227,16 @@ void membership_transport::send_suspicions() {
 void membership_transport::adopt(std::uint64_t epoch, const std::vector<std::uint32_t>& dead) {
   if (std::find(dead.begin(), dead.end(), me_) != dead.end()) {
     // The others gave up on this process (it was silent too long, or cut
-    // off): going on would split the job in two. Fenced.
+    // off): going on would split the job in two. Fenced: over MPI, which
+    // cannot lose a rank, it stays a silent rank until the job ends;
+    // elsewhere it exits.
+    if (silenced_) return;
+    silenced_ = true;
     log(me_, "the other processes declared this one failed (epoch " + std::to_string(epoch) +
-                 "); exiting so that the job does not split");
+                 "); fenced so that the job does not split: " +
+                 (std::string_view(physical_->name()) == "mpi" ? "silent until the job ends (MPI keeps every rank)"
+                                                               : "exiting"));
+    if (physical_->go_silent()) return;  // inside a handler: the transport ends it after this frame
     std::_Exit(1);
   }
   std::vector<std::uint32_t> fresh;

@@ -193,11 +193,11 @@ const std::vector<option_spec>& specs() {
        }},
       {"ftheartbeat", "ROAM_FTHEARTBEAT", "MS",
        "processes of a job send each other a heartbeat every MS milliseconds when otherwise silent (default: the "
-       "transport's, 1000 over TCP)",
+       "transport's, 1000 over TCP and MPI)",
        [](runtime_options& o, std::string_view v) { return parse_count(v, 1, 3600000, o.ft_heartbeat_ms); }},
       {"fttimeout", "ROAM_FTTIMEOUT", "MS",
        "a process of the job silent for MS milliseconds is declared failed (default: the transport's, 60000 over "
-       "TCP; must exceed +ftheartbeat)",
+       "TCP and MPI; must exceed +ftheartbeat)",
        [](runtime_options& o, std::string_view v) { return parse_count(v, 2, 36000000, o.ft_timeout_ms); }},
       {"LBDump", "ROAM_LBDUMP", "FILE", "append the load database of each balancing step to FILE (roam-lb replays it)",
        [](runtime_options& o, std::string_view v) {

@@ -15,6 +15,7 @@
 #include <roam/sched/observe.hpp>
 #include <roam/sched/runtime.hpp>
 #include <roam/machine/detail/topology.hpp>
+#include <roam/machine/detail/hosts.hpp>
 #include <roam/machine/detail/membership.hpp>
 #include <roam/machine/detail/transport.hpp>
 
@@ -332,15 +333,17 @@ int run_pes(runtime_state& rt, unique_function<void(const roam::args&)>& main, r
 struct bootstrap_record {
   std::uint32_t magic;
   std::uint32_t ppn;
+  std::uint64_t host;  // this_host_id(): buddies of in-memory checkpoints on other hosts
 };
 constexpr std::uint32_t bootstrap_magic = 0x52414f4d;
 
-std::string check_peers(transport& net, std::uint32_t ppn) {
-  bootstrap_record mine{bootstrap_magic, ppn};
+std::string check_peers(membership_transport& net, std::uint32_t ppn) {
+  bootstrap_record mine{bootstrap_magic, ppn, this_host_id()};
   std::vector<std::byte> blob(sizeof(mine));
   std::memcpy(blob.data(), &mine, sizeof(mine));
   auto all = net.allgather(blob);
   if (all.size() != net.num_nodes()) return "bootstrap exchange returned " + std::to_string(all.size()) + " records";
+  std::vector<std::uint64_t> hosts;
   for (std::uint32_t n = 0; n < all.size(); ++n) {
     bootstrap_record r{};
     if (all[n].size() != sizeof(r)) return "node " + std::to_string(n) + " sent a malformed bootstrap record";
@@ -349,7 +352,9 @@ std::string check_peers(transport& net, std::uint32_t ppn) {
     if (r.ppn != ppn)
       return "+ppn differs between nodes: node " + std::to_string(n) + " has " + std::to_string(r.ppn) + ", node " +
              std::to_string(net.my_node()) + " has " + std::to_string(ppn);
+    hosts.push_back(r.host);
   }
+  net.set_hosts(std::move(hosts));
   return {};
 }
 
@@ -383,10 +388,19 @@ std::uint32_t spares_from_environment(std::uint32_t processes, std::string& erro
   return static_cast<std::uint32_t>(n);
 }
 
-// +ftheartbeat / +fttimeout configure the transport's failure detection.
+// +ftheartbeat / +fttimeout configure the transport's failure detection
+// (TCP and MPI alike).
 void apply_ft_options(const runtime_options& opts) {
-  if (opts.ft_heartbeat_ms) ::setenv("ROAM_TCP_HEARTBEAT_INTERVAL_MS", std::to_string(opts.ft_heartbeat_ms).c_str(), 1);
-  if (opts.ft_timeout_ms) ::setenv("ROAM_TCP_HEARTBEAT_TIMEOUT_MS", std::to_string(opts.ft_timeout_ms).c_str(), 1);
+  if (opts.ft_heartbeat_ms) {
+    const std::string ms = std::to_string(opts.ft_heartbeat_ms);
+    ::setenv("ROAM_TCP_HEARTBEAT_INTERVAL_MS", ms.c_str(), 1);
+    ::setenv("ROAM_MPI_HEARTBEAT_INTERVAL_MS", ms.c_str(), 1);
+  }
+  if (opts.ft_timeout_ms) {
+    const std::string ms = std::to_string(opts.ft_timeout_ms);
+    ::setenv("ROAM_TCP_HEARTBEAT_TIMEOUT_MS", ms.c_str(), 1);
+    ::setenv("ROAM_MPI_HEARTBEAT_TIMEOUT_MS", ms.c_str(), 1);
+  }
 }
 
 // The physical transport, bootstrapped, seen through the membership.
@@ -407,6 +421,7 @@ int run_epoch_here(runtime_options opts, membership_transport& net, std::uint32_
                    unique_function<void(const roam::args&)>& main, roam::args& program_args, const std::string& kind) {
   opts.recovered = net.epoch() > 0;
   node_layout layout{net.my_node(), net.num_nodes(), ppn};
+  set_node_hosts(net.logical_hosts());
   runtime_state rt(opts, layout, &net);
   rt.transport_name = kind;
   if (!install_runtime(rt)) return 1;
@@ -569,6 +584,7 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
     runtime_options o = opts;
     o.recovered = net->epoch() > 0;
     node_layout layout{net->my_node(), net->num_nodes(), ppn};
+    set_node_hosts(net->logical_hosts());
     {
       runtime_state rt(o, layout, net.get());
       rt.transport_name = kind;

@@ -2,14 +2,15 @@
 // from a seed, then checks that the job still ends well: exit status 0 and
 // the expected result line. The fault-tolerance tests (ft.cmake) use it.
 //
-//   ft_kill_driver [--seed S] [--node N|random] [--on TEXT] [--nth LO:HI]
+//   ft_kill_driver [--seed S] [--node N|N,M,...|random] [--on TEXT] [--nth LO:HI]
 //                  [--stop-ms MS] [--failures K] [--expect TEXT] [--expect-status N]
 //                  -- COMMAND...
 //
-// The job's processes are found as roamrun's children (their ROAM_TCP_NODE
-// says which node each is). Each line of the job's output (stdout and stderr, merged) is
+// The job's processes are found as roamrun's (or OpenMPI mpirun's) children
+// (their ROAM_TCP_NODE, or OMPI_COMM_WORLD_RANK, says which node each is). Each line of the job's output (stdout and stderr, merged) is
 // echoed; the k-th line containing TEXT (k drawn from [LO, HI]) triggers the
-// fault: SIGKILL to node N's process, or with --stop-ms SIGSTOP and SIGCONT
+// fault: SIGKILL to node N's process (to every listed node at once: a host
+// that dies), or with --stop-ms SIGSTOP and SIGCONT
 // MS milliseconds later (a slow process, not a dead one). --failures K
 // repeats it after each recovery ("roam: recovered" in the output), on a
 // node still alive. The seed is printed first, so a failure can be replayed.
@@ -40,6 +41,7 @@ namespace {
 struct settings {
   std::uint64_t seed = 1;
   long node = -1;  // -1: random
+  std::vector<long> together;  // --node A,B,...: these all at once (a host that dies)
   std::string on = "checkpoint_check: step ";
   int nth_lo = 1, nth_hi = 1;
   long stop_ms = 0;
@@ -70,7 +72,14 @@ settings parse(int argc, char** argv) {
     if (a == "--seed") s.seed = std::stoull(value("--seed"));
     else if (a == "--node") {
       const std::string v = value("--node");
-      s.node = v == "random" ? -1 : std::stol(v);
+      if (v == "random") {
+        s.node = -1;
+      } else {
+        std::istringstream list(v);
+        for (std::string item; std::getline(list, item, ',');) s.together.push_back(std::stol(item));
+        s.node = s.together.front();
+        if (s.together.size() == 1) s.together.clear();
+      }
     } else if (a == "--on") s.on = value("--on");
     else if (a == "--nth") {
       const std::string v = value("--nth");
@@ -109,6 +118,7 @@ std::map<long, long> children_by_node(pid_t parent) {
     std::string var;
     while (std::getline(env, var, '\0'))
       if (var.starts_with("ROAM_TCP_NODE=")) out[std::atol(var.c_str() + 14)] = pid;
+      else if (var.starts_with("OMPI_COMM_WORLD_RANK=")) out[std::atol(var.c_str() + 21)] = pid;
   }
   ::closedir(d);
   return out;
@@ -157,6 +167,19 @@ int main(int argc, char** argv) {
     for (const auto& [node, pid] : pids)
       if (std::find(killed.begin(), killed.end(), node) == killed.end()) candidates.push_back(node);
     if (candidates.empty()) return;
+    if (!s.together.empty() && s.stop_ms == 0) {
+      // A whole host at once: every listed node in the same instant.
+      for (long n : s.together) {
+        if (!pids.count(n)) continue;
+        std::printf("ft_kill_driver: SIGKILL to node %ld (pid %ld)\n", n, pids[n]);
+        ::kill(static_cast<pid_t>(pids[n]), SIGKILL);
+        killed.push_back(n);
+      }
+      std::fflush(stdout);
+      fault_at = std::chrono::steady_clock::now();
+      ++faults_done;
+      return;
+    }
     long node = s.node;
     if (node < 0 || std::find(candidates.begin(), candidates.end(), node) == candidates.end())
       node = candidates[std::uniform_int_distribution<std::size_t>(0, candidates.size() - 1)(rng)];

@@ -14,6 +14,16 @@
 #   die_now            a process goes silent (roam::die_now); found by the heartbeat timeout
 #   slow               SIGSTOP for 1 s with +fttimeout 4000: not declared failed, no recovery
 #   no_checkpoint      a failure before any checkpoint: the job ends with status 1 and says why
+#   host_dies          4 processes on two hosts (fake ssh; nodes 0, 1 on alpha, 2, 3 on beta): both
+#                      of alpha's processes SIGKILLed at once; recovers (4 -> 2) only because each
+#                      checkpoint's copy is kept on the other host
+#   mpi_die_now        over MPI (-DMPIEXEC, -DMPIEXEC_FLAGS): a rank goes silent (roam::die_now) and stays
+#                      a silent rank; the others find it by heartbeat timeout, recover on the survivors
+#                      (3 -> 2 ranks) and the job ends with status 0 and the reference answer
+#   mpi_fenced         over MPI: a rank stopped (SIGSTOP) past the timeout is declared failed; when it
+#                      wakes it reads the declaration and fences itself by going silent, never
+#                      disturbing the survivors
+#   mpi_slow           over MPI: SIGSTOP for 1 s with +fttimeout 4000: not declared failed
 #   app                PROG is an application (LeanMD, jacobi2d) run with APP_ARGS ("|"-separated)
 #                      and in-memory checkpoints; SIGKILL to a random process at the NTH line
 #                      containing ON; the line matching RESULT must be the reference run's
@@ -39,6 +49,12 @@ set(STEPS 40)
 set(WORK 20000)
 set(ARGS memory ${STEPS} 1 4 0 ${WORK})
 set(JOB ${ROAMRUN} -n 3 --ft +ppn ${PPN} ${PROG} ${ARGS})
+if(SCENARIO MATCHES "^mpi_")
+  if(NOT DEFINED MPIEXEC OR "${MPIEXEC}" STREQUAL "")
+    message(FATAL_ERROR "ft_recovery.cmake: scenario ${SCENARIO} needs -DMPIEXEC=...")
+  endif()
+  set(MPI_JOB ${MPIEXEC} ${MPIEXEC_FLAGS} -n 3 ${PROG} +ppn ${PPN} ${ARGS})
+endif()
 
 set(RESULT_REGEX "checkpoint_check: checksum [0-9a-f]+ tags [0-9a-f]+ cubes [0-9a-f]+ groups [0-9a-f]+ nodes [0-9a-f]+")
 if(SCENARIO STREQUAL "app")
@@ -104,6 +120,35 @@ elseif(SCENARIO STREQUAL "slow")
 elseif(SCENARIO STREQUAL "no_checkpoint")
   fault(run ${first_seed} --node 2 --nth 5:5 --expect-status 1 --expect "no in-memory checkpoint was completed" --
         ${ROAMRUN} -n 3 --ft +ppn ${PPN} ${PROG} memory ${STEPS} -1 0 0 ${WORK})
+elseif(SCENARIO STREQUAL "host_dies")
+  set(ENV{ROAMRUN_SSH} ${CMAKE_CURRENT_LIST_DIR}/../transport/tcp/fake_ssh.sh)
+  set(ENV{ROAMRUN_HOST} 127.0.0.1)
+  fault(run ${first_seed} --node 0,1 --nth 10:20 --expect "${expected}" --
+        ${ROAMRUN} -n 4 --ft --hosts ${CMAKE_CURRENT_LIST_DIR}/hosts_in_blocks.txt +ppn ${PPN} ${PROG} ${ARGS})
+  if(NOT run_out MATCHES "roam: recovered .*4 -> 2 processes")
+    problem("the job did not recover from losing host alpha (4 -> 2 processes)")
+  endif()
+elseif(SCENARIO STREQUAL "mpi_die_now")
+  fault(run ${first_seed} --nth 1000000:1000000 --failures 0 --expect "${expected}" --
+        ${MPI_JOB} 1:13 +ftheartbeat 100 +fttimeout 1000)
+  if(NOT run_out MATCHES "goes silent \\(roam::die_now\\).*roam: recovered.*3 -> 2 processes")
+    problem("the silent rank was not found by the heartbeat timeout and recovered from (3 -> 2)")
+  endif()
+elseif(SCENARIO STREQUAL "mpi_fenced")
+  fault(run ${first_seed} --node 1 --nth 12:12 --stop-ms 2500 --expect "${expected}" --
+        ${MPI_JOB} +ftheartbeat 100 +fttimeout 1000)
+  if(NOT run_out MATCHES "roam: recovered.*3 -> 2 processes")
+    problem("the stopped rank was not declared failed and recovered from (3 -> 2)")
+  endif()
+  if(NOT run_out MATCHES "declared this one failed.*silent until the job ends")
+    problem("the stopped rank did not fence itself when it woke up")
+  endif()
+elseif(SCENARIO STREQUAL "mpi_slow")
+  fault(run ${first_seed} --node 1 --nth 15:15 --stop-ms 1000 --expect "${expected}" --
+        ${MPI_JOB} +fttimeout 4000)
+  if(run_out MATCHES "sent nothing|roam: recovered|declared this one failed")
+    problem("a rank stopped for 1 s (timeout 4 s) was declared failed")
+  endif()
 elseif(SCENARIO STREQUAL "app")
   foreach(seed RANGE ${first_seed} ${last_seed})
     fault(run_${seed} ${seed} --node random --on "${ON}" --nth ${NTH} --expect "${expected}" --

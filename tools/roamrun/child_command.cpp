@@ -45,6 +45,10 @@ child_command ssh_command(const options& o, const job_info& job, std::uint32_t n
                        tcp::env_secret + " && exec env";
   for (const auto& [k, v] : forwarded) remote += " " + shell_quote(k + "=" + v);
   for (const auto& [k, v] : contract(job, node)) remote += " " + shell_quote(k + "=" + v);
+  // The node's host as named in --hosts: the runtime keeps in-memory
+  // checkpoint copies on other hosts (a name, not a lookup: aliases of one
+  // machine would count as several hosts).
+  remote += " " + shell_quote("ROAM_HOST=" + host);
   remote += " " + shell_quote(o.program);
   for (const auto& a : o.program_args) remote += " " + shell_quote(a);
 

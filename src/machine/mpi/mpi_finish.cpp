@@ -20,6 +20,7 @@ using finish_clock = std::chrono::steady_clock;
 
 void mpi_transport::finish() {
   if (finished_) return;
+  finishing_ = true;
   auto deadline = finish_clock::now() + limits_.finish_timeout;
   // Handlers may still send while this drains (a reply to a last frame).
   if (!drain_sends_until(deadline)) finish_timed_out("this node's own frames to complete");
@@ -51,6 +52,7 @@ void mpi_transport::idle_pause(std::chrono::microseconds& backoff) noexcept {
 bool mpi_transport::drain_sends_until(finish_clock::time_point deadline) noexcept {
   std::chrono::microseconds backoff{0};
   while (sends_pending()) {
+    check_timers(false);  // peers still running must go on hearing from us
     if (progress()) backoff = 0us;
     else idle_pause(backoff);
     if (finish_clock::now() > deadline) return false;
@@ -68,6 +70,7 @@ bool mpi_transport::exchange_counts_until(finish_clock::time_point deadline, std
     rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS) mpi_fatal(my_node_, "the frame-count exchange in finish()", rc);
     if (done) return true;
+    check_timers(false);
     // Keep receiving: a peer still draining may need us to take its frames.
     if (receive_frames(limits_.max_recvs) != 0) backoff = 0us;
     else idle_pause(backoff);

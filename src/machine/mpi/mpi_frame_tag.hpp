@@ -22,6 +22,9 @@ inline constexpr int mpi_frame_tag = 1;
 inline constexpr int mpi_header_tag = 2;
 inline constexpr int mpi_payload_tag = 3;
 inline constexpr int mpi_segmented_tag = 4;
+/// An empty message on frames that says only "this node is alive"; not a
+/// frame (never counted, never delivered).
+inline constexpr int mpi_heartbeat_tag = 5;
 using mpi_frame_header = std::uint64_t;  // the payload's size in bytes
 
 /// The fixed part of a segmented header; `segments` u64 lengths follow it,

@@ -1,5 +1,6 @@
 // Creating the mpi transport: MPI initialisation on the progress thread, the
 // thread-level check, and the transport's private communicators.
+#include <algorithm>
 #include <cstdlib>
 
 #include "mpi/mpi_error.hpp"
@@ -99,6 +100,16 @@ mpi_transport::mpi_transport(mpi_comms comms, bool owns_mpi, mpi_limits limits, 
   sent_to_.assign(num_nodes_, 0);
   received_from_.assign(num_nodes_, 0);
   failed_.assign(num_nodes_, false);
+  dropped_.assign(num_nodes_, false);
+  heard_.assign(num_nodes_, 0);
+  sent_recently_.assign(num_nodes_, 0);
+  const auto now = clock::now();
+  last_heard_.assign(num_nodes_, now);
+  last_sent_.assign(num_nodes_, now);
+  last_timer_check_ = now;
+  // A quarter interval: heartbeats leave within 1.25 intervals of the last
+  // frame, a silent peer is found within timeout + a quarter interval.
+  timer_tick_ = std::clamp(limits_.heartbeat_interval / 4, std::chrono::milliseconds(1), std::chrono::milliseconds(250));
   recv_buffer(recv_buffer_initial);
   if (int rc = ring_.open(comms_.frames, limits_.recv_slots, limits_.small_frame); rc != MPI_SUCCESS)
     error = "mpi transport: posting its receives failed: " + mpi_error_text(rc);

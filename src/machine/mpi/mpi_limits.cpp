@@ -36,6 +36,8 @@ bool read_mpi_limits(const char* (*lookup)(const char*), mpi_limits& out, std::s
   std::uint64_t spin_in_flight = static_cast<std::uint64_t>(l.spin_in_flight.count());
   std::uint64_t sleep = static_cast<std::uint64_t>(l.max_sleep.count());
   std::uint64_t finish = static_cast<std::uint64_t>(l.finish_timeout.count());
+  std::uint64_t beat = static_cast<std::uint64_t>(l.heartbeat_interval.count());
+  std::uint64_t beat_timeout = static_cast<std::uint64_t>(l.heartbeat_timeout.count());
   constexpr std::uint64_t big = 1u << 20;
   // A cap of 0 would stop that kind of work altogether, hence the lower bound 1.
   if (!read_one(lookup, "ROAM_MPI_MAX_SENDS", 1, big, sends, error) ||
@@ -47,8 +49,16 @@ bool read_mpi_limits(const char* (*lookup)(const char*), mpi_limits& out, std::s
       !read_one(lookup, "ROAM_MPI_SPIN_US", 0, 1'000'000, spin, error) ||
       !read_one(lookup, "ROAM_MPI_SPIN_INFLIGHT_US", 0, 1'000'000, spin_in_flight, error) ||
       !read_one(lookup, "ROAM_MPI_MAX_SLEEP_US", 1, 1'000'000, sleep, error) ||
-      !read_one(lookup, "ROAM_MPI_FINISH_TIMEOUT_S", 1, 86'400, finish, error))
+      !read_one(lookup, "ROAM_MPI_FINISH_TIMEOUT_S", 1, 86'400, finish, error) ||
+      !read_one(lookup, "ROAM_MPI_HEARTBEAT_INTERVAL_MS", 1, 3'600'000, beat, error) ||
+      !read_one(lookup, "ROAM_MPI_HEARTBEAT_TIMEOUT_MS", 2, 86'400'000, beat_timeout, error))
     return false;
+  if (beat_timeout <= beat) {
+    // A timeout within one interval would declare a healthy idle peer failed.
+    error = "mpi transport: ROAM_MPI_HEARTBEAT_TIMEOUT_MS (" + std::to_string(beat_timeout) +
+            " ms) must exceed ROAM_MPI_HEARTBEAT_INTERVAL_MS (" + std::to_string(beat) + " ms)";
+    return false;
+  }
   l.max_sends = sends;
   l.max_tests = tests;
   l.max_recvs = recvs;
@@ -59,6 +69,8 @@ bool read_mpi_limits(const char* (*lookup)(const char*), mpi_limits& out, std::s
   l.spin_in_flight = std::chrono::microseconds(spin_in_flight);
   l.max_sleep = std::chrono::microseconds(sleep);
   l.finish_timeout = std::chrono::seconds(finish);
+  l.heartbeat_interval = std::chrono::milliseconds(beat);
+  l.heartbeat_timeout = std::chrono::milliseconds(beat_timeout);
   out = l;
   return true;
 }

@@ -42,6 +42,13 @@ struct mpi_limits {
   /// finish(): how long to wait for the peers before giving up and aborting
   /// the job (ROAM_MPI_FINISH_TIMEOUT_S).
   std::chrono::seconds finish_timeout{30};
+  /// A peer sent nothing to for this long gets an empty heartbeat message
+  /// (ROAM_MPI_HEARTBEAT_INTERVAL_MS; +ftheartbeat sets it).
+  std::chrono::milliseconds heartbeat_interval{1000};
+  /// A peer heard nothing from (no frame, no heartbeat) for this long is
+  /// reported failed (ROAM_MPI_HEARTBEAT_TIMEOUT_MS; +fttimeout sets it).
+  /// Must exceed the interval.
+  std::chrono::milliseconds heartbeat_timeout{60000};
 };
 
 /// Reads the ROAM_MPI_* variables through `lookup` (std::getenv in production;

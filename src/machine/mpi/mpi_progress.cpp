@@ -15,19 +15,36 @@ constexpr std::chrono::microseconds first_sleep{8};
 // While our sends are in flight the peer may need us to call MPI (pipelined
 // rendezvous without single-copy), so the backoff stops here.
 constexpr std::chrono::microseconds max_sleep_with_sends_in_flight{64};
+
+// Timers are looked at once per this many progress() calls (a clock read
+// each call would cost the hot path) and after every idle wait().
+constexpr std::uint32_t calls_per_timer_check = 64;
 }  // namespace
 
 bool mpi_transport::progress() {
+  if (silenced_.load(std::memory_order_relaxed)) silent_end();
   // NAMD's three tasks, each capped so a burst of one kind cannot starve the
   // others (Mei et al., SC'11, §4.4.2).
   std::size_t work = start_queued_sends(limits_.max_sends);
   work += test_sends(limits_.max_tests);
   work += receive_frames(limits_.max_recvs);
+  if (++calls_since_timers_ >= calls_per_timer_check) {
+    calls_since_timers_ = 0;
+    check_timers(true);
+  }
+  // A handler may have fenced this process (go_silent inside on_frame).
+  if (silenced_.load(std::memory_order_relaxed)) silent_end();
   if (work != 0) idle_sleep_ = 0us;
   return work != 0;
 }
 
 void mpi_transport::wait(std::chrono::microseconds timeout) {
+  // Never sleep past a timer tick: heartbeats are sent from here when idle.
+  timeout = std::min<std::chrono::microseconds>(timeout, timer_tick_);
+  struct timers_after {
+    mpi_transport* t;
+    ~timers_after() { t->check_timers(true); }
+  } timers{this};
   if (wake_.consume() || timeout <= 0us || startable_sends()) return;
   auto now = std::chrono::steady_clock::now();
   auto deadline = now + timeout;

@@ -36,13 +36,16 @@ std::size_t mpi_transport::receive_frames(std::size_t cap) noexcept {
     if (!done) break;
     ++received;
     auto src = static_cast<std::uint32_t>(status.MPI_SOURCE);
+    heard_[src] = 1;
     if (rc != MPI_SUCCESS) {
       peer_failed(src, "receiving a frame from node " + std::to_string(src) + " failed: " + mpi_error_text(rc));
     } else {
       int count = 0;
       MPI_Get_count(&status, MPI_BYTE, &count);
       auto bytes = ring_.head_bytes(static_cast<std::size_t>(count));
-      if (status.MPI_TAG == mpi_header_tag) receive_big_frame(src, bytes);
+      if (status.MPI_TAG == mpi_heartbeat_tag) {
+        // Only "alive" (heard_ above): not a frame.
+      } else if (status.MPI_TAG == mpi_header_tag) receive_big_frame(src, bytes);
       else if (status.MPI_TAG == mpi_segmented_tag) receive_segmented_frame(src, bytes);
       else deliver(src, bytes);
     }
@@ -150,7 +153,12 @@ bool mpi_transport::receive_bulk(std::uint32_t src, std::byte* into, std::size_t
 void mpi_transport::deliver(std::uint32_t src, std::span<const std::byte> frame,
                             std::span<frame_segment> segments) noexcept {
   ++received_from_[src];
-  if (handlers_.on_frame != nullptr) handlers_.on_frame(handlers_.ctx, src, frame, segments);
+  // A silenced process drops what it receives (still counted: the finish
+  // handshake needs every frame sent here accounted for).
+  if (handlers_.on_frame == nullptr || silenced_.load(std::memory_order_relaxed)) return;
+  ++handler_depth_;
+  handlers_.on_frame(handlers_.ctx, src, frame, segments);
+  --handler_depth_;
 }
 
 bool mpi_transport::frame_waiting() noexcept {

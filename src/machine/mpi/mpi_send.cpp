@@ -32,6 +32,7 @@ void mpi_transport::send(std::uint32_t dst, out_frame frame) {
                  my_node_, dst, frame.segments().size(), max_frame_segments);
     std::abort();
   }
+  if (silenced_.load(std::memory_order_relaxed)) return;  // a silent process sends nothing
   if (closing_.load(std::memory_order_relaxed)) {
     // The finish handshake already told dst how many frames to expect.
     std::fprintf(stderr, "roam mpi transport (node %u): send() to node %u after finish() began; frame of %zu bytes "
@@ -53,7 +54,8 @@ void mpi_transport::send(std::uint32_t dst, out_frame frame) {
 }
 
 void mpi_transport::start_send(std::uint32_t dst, out_frame frame) noexcept {
-  if (failed_[dst]) return;  // already reported; nobody will receive it
+  if (dropped_[dst]) return;  // declared failed: nobody will read it
+  sent_recently_[dst] = 1;   // no heartbeat needed this interval
   if (frame.has_segments()) {
     start_segmented_send(dst, std::move(frame));
     return;

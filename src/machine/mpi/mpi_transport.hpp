@@ -15,6 +15,13 @@
 //   empty).
 // - sent_to_/received_from_ count frames per peer; finish() exchanges them so
 //   that no node finalizes while frames are still on their way to it.
+// - Heartbeats (mpi_heartbeat_tag, empty, never counted as frames) go to a
+//   peer sent nothing for heartbeat_interval; a peer heard nothing from for
+//   heartbeat_timeout, while this thread was watching, is reported failed.
+// - A silenced process (go_silent: roam::die_now, or fenced by the others)
+//   sends nothing new, receives and drops everything, and ends only with the
+//   job: MPI cannot lose a rank, so it finalizes with the survivors
+//   (docs/design/fault-tolerance.md §6).
 #include <mpi.h>
 
 #include <atomic>
@@ -60,8 +67,16 @@ class mpi_transport final : public transport {
   void wake() noexcept override { wake_.wake(); }
   std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> mine) override;
   void finish() override;
+  /// Forget `node`: no more sends to it, no report, finish() does not wait
+  /// for its frames. Its frames still arriving are received and dropped.
+  void drop_peer(std::uint32_t node) override;
+  /// On the progress thread outside a handler: ends as silent_end() does
+  /// (never returns). Elsewhere: from now on nothing is sent or delivered,
+  /// and the progress thread ends the same way at its next progress().
+  bool go_silent() override;
 
  private:
+  using clock = std::chrono::steady_clock;
   bool on_progress_thread() const noexcept;
   // Starts one send now (progress thread). Small frames usually complete at
   // once and are freed here; others join inflight_.
@@ -91,6 +106,15 @@ class mpi_transport final : public transport {
   // wait()'s sleep phase; `backoff` carries over between idle wait() calls.
   void sleep_until_activity(std::chrono::steady_clock::time_point deadline) noexcept;
   void peer_failed(std::uint32_t node, const std::string& why) noexcept;
+  // Heartbeats out and silence in, at most once per timer_tick_. `report`:
+  // false in finish(), where only the heartbeats go out.
+  void check_timers(bool report) noexcept;
+  void send_heartbeat(std::uint32_t dst) noexcept;
+  // A silenced process's end: completes the sends already started (their
+  // receivers wait for the bytes), drops everything it receives, takes part
+  // in the survivors' finish handshake when they reach it, finalizes MPI and
+  // exits with status 0 (the job's status is the survivors').
+  [[noreturn]] void silent_end() noexcept;
   // Makes room for a frame of `bytes` in recv_buf_.
   std::byte* recv_buffer(std::size_t bytes);
 
@@ -109,6 +133,7 @@ class mpi_transport final : public transport {
   std::uint32_t num_nodes_ = 1;
   transport_handlers handlers_{};
   bool finished_ = false;
+  bool finishing_ = false;  // finish() began: failures are no longer reported
   std::atomic<bool> closing_{false};  // finish() began: a later send() is a bug
 
   // Sending: other threads -> outbox_ -> staging_ (a batch taken from the
@@ -142,7 +167,24 @@ class mpi_transport final : public transport {
 
   std::vector<std::uint64_t> sent_to_;
   std::vector<std::uint64_t> received_from_;
-  std::vector<bool> failed_;  // peer_failed() was reported for the node
+  std::vector<bool> failed_;   // peer_failed() was reported for the node, or it was dropped
+  // drop_peer(): nothing more is sent to it. A peer reported failed but not
+  // (yet) dropped is still sent to: the membership's declaration must reach
+  // a rank that was only stopped, so that it fences itself when it wakes.
+  std::vector<bool> dropped_;
+
+  // Failure detection (progress thread; check_timers).
+  std::vector<char> heard_;          // something arrived from the peer since the last check
+  std::vector<char> sent_recently_;  // a frame went to the peer since the last check
+  std::vector<clock::time_point> last_heard_;
+  std::vector<clock::time_point> last_sent_;
+  clock::time_point next_timer_check_{};
+  clock::time_point last_timer_check_{};
+  std::chrono::milliseconds timer_tick_{1};
+  std::uint32_t calls_since_timers_ = 0;
+
+  std::atomic<bool> silenced_{false};
+  int handler_depth_ = 0;  // on_frame calls under way (go_silent cannot end the process inside one)
 };
 
 }  // namespace roam::detail

@@ -33,7 +33,8 @@ TEST(mpi_limits, every_variable_is_read) {
   g_env = {{"ROAM_MPI_MAX_SENDS", "3"},     {"ROAM_MPI_MAX_TESTS", "4"},    {"ROAM_MPI_MAX_RECVS", "5"},
            {"ROAM_MPI_MAX_INFLIGHT", "6"},  {"ROAM_MPI_SPIN_US", "0"},      {"ROAM_MPI_MAX_SLEEP_US", "250"},
            {"ROAM_MPI_FINISH_TIMEOUT_S", "9"}, {"ROAM_MPI_SMALL_FRAME", "128"}, {"ROAM_MPI_RECV_SLOTS", "2"},
-           {"ROAM_MPI_SPIN_INFLIGHT_US", "77"}};
+           {"ROAM_MPI_SPIN_INFLIGHT_US", "77"}, {"ROAM_MPI_HEARTBEAT_INTERVAL_MS", "20"},
+           {"ROAM_MPI_HEARTBEAT_TIMEOUT_MS", "300"}};
   mpi_limits l;
   std::string error;
   ASSERT_TRUE(read_mpi_limits(&fake_getenv, l, error)) << error;
@@ -47,6 +48,20 @@ TEST(mpi_limits, every_variable_is_read) {
   EXPECT_EQ(l.small_frame, 128u);
   EXPECT_EQ(l.recv_slots, 2u);
   EXPECT_EQ(l.spin_in_flight.count(), 77);
+  EXPECT_EQ(l.heartbeat_interval.count(), 20);
+  EXPECT_EQ(l.heartbeat_timeout.count(), 300);
+}
+
+TEST(mpi_limits, the_heartbeat_timeout_must_exceed_the_interval) {
+  // A timeout within one interval would declare an idle, healthy peer failed.
+  g_env = {{"ROAM_MPI_HEARTBEAT_INTERVAL_MS", "500"}, {"ROAM_MPI_HEARTBEAT_TIMEOUT_MS", "500"}};
+  mpi_limits l;
+  std::string error;
+  EXPECT_FALSE(read_mpi_limits(&fake_getenv, l, error));
+  EXPECT_NE(error.find("ROAM_MPI_HEARTBEAT_TIMEOUT_MS (500 ms) must exceed"), std::string::npos) << error;
+  EXPECT_EQ(l.heartbeat_timeout, mpi_limits{}.heartbeat_timeout) << "a failed read leaves the limits untouched";
+  g_env = {{"ROAM_MPI_HEARTBEAT_TIMEOUT_MS", "900"}};  // below the default interval of 1000 ms
+  EXPECT_FALSE(read_mpi_limits(&fake_getenv, l, error));
 }
 
 TEST(mpi_limits, the_small_frame_limit_must_hold_a_big_frame_header) {

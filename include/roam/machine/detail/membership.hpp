@@ -56,6 +56,7 @@ class membership_transport final : public transport {
   std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> mine) override;
   void finish() override;
   void tell_launcher(std::string_view line) override { physical_->tell_launcher(line); }
+  bool go_silent() override { return physical_->go_silent(); }
 
   // --- failures and recovery (progress thread) ---
 
@@ -86,6 +87,17 @@ class membership_transport final : public transport {
   /// A spare: drives progress until it is needed (recovery_requested) or
   /// the job ends (job_ended).
   void idle_as_spare();
+
+  /// The host of each physical process (this_host_id() of each, from the
+  /// bootstrap), so that the layout can say where each logical node runs.
+  void set_hosts(std::vector<std::uint64_t> by_physical) { hosts_ = std::move(by_physical); }
+  /// The host of each logical node in effect (empty if set_hosts was not called).
+  std::vector<std::uint64_t> logical_hosts() const {
+    std::vector<std::uint64_t> out;
+    if (hosts_.size() != total_) return out;
+    for (std::uint32_t p : phys_of_) out.push_back(hosts_[p]);
+    return out;
+  }
 
   /// Physical processes declared failed so far, in the order they were.
   const std::vector<std::uint32_t>& failed() const noexcept { return failed_order_; }
@@ -132,6 +144,7 @@ class membership_transport final : public transport {
   std::vector<std::uint32_t> phys_of_;     // [logical] -> physical
   std::vector<std::uint32_t> logical_of_;  // [physical] -> logical or no_node
   std::uint32_t my_logical_ = no_node;
+  std::vector<std::uint64_t> hosts_;  // [physical]
 
   // Membership (progress thread).
   std::uint64_t epoch_ = 0;
@@ -144,6 +157,7 @@ class membership_transport final : public transport {
   std::int64_t detected_ns_ = 0;
   bool recovering_ = false;
   bool announced_ = false;  // stopped() broadcast the current epoch
+  bool silenced_ = false;   // fenced: declared failed by the others
   std::optional<int> job_end_;
 
   // exchange(): [round] -> blobs by physical sender, for the current epoch.

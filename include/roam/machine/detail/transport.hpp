@@ -102,6 +102,16 @@ class transport {
   /// Progress thread. Default: nothing (a transport that cannot).
   virtual void drop_peer(std::uint32_t /*node*/) {}
 
+  /// This process goes silent for good, as a stopped machine would, yet
+  /// stays in the job: it sends nothing more (sends already started
+  /// complete), drops whatever arrives, and ends when the others finish.
+  /// For a transport whose job cannot lose a process (MPI): roam::die_now
+  /// and a fenced process use it instead of stopping or exiting. Called on
+  /// the progress thread outside a handler it does not return; elsewhere the
+  /// progress thread ends the process at its next progress(). Any thread.
+  /// False: the transport cannot (the caller stops or exits the process).
+  virtual bool go_silent() { return false; }
+
   /// One line for the launcher (roamrun prints it and learns from it: a
   /// failure or a recovery). Default: nothing (no launcher to tell).
   virtual void tell_launcher(std::string_view /*line*/) {}
