@@ -4,7 +4,9 @@
 // conv=fsync` does), and the checkpoint of a small program (8 elements, a
 // chare, a group and a nodegroup: Charm++'s anchor). Not part of `all`: it
 // writes gigabytes. Under several processes, the memory_* cases time
-// in-memory checkpoints against memcpy plus the transport's bandwidth.
+// in-memory checkpoints against memcpy plus the transport's bandwidth, one
+// way (one process sends, the other only receives) and in the checkpoint's
+// own pattern (every process sends to its buddy at once).
 //   roam-bench checkpoint [--dir DIR] [--case small|state_16M|memory|...] [--reps R] [+p N]
 //   roamrun -n 2 roam-bench checkpoint --case memory
 // Each state case leaves its last checkpoint in DIR/<case>; restarting from it
@@ -95,9 +97,24 @@ struct carrier : roam::group_member<carrier> {
   explicit carrier(roam::migrating) {}
   void start(std::uint64_t size, std::uint32_t to, roam::promise<double> done) {
     done_ = done;
+    t0_ = bench_clock::now();
+    send_leg(size, to);
+  }
+  // Every process at once sends `size` bytes to its buddy, as a checkpoint
+  // does: the seconds until every copy is in. On a host whose cores all
+  // take part, this is the bandwidth the checkpoint's transfers really
+  // share (both directions at once), unlike start()'s one-way figure with a
+  // free core at the receiver.
+  void exchange(std::uint64_t size, std::uint32_t pes_per_node, std::uint32_t nodes, roam::promise<double> done) {
+    done_ = done;
+    legs_ = nodes;
+    t0_ = bench_clock::now();
+    for (std::uint32_t n = 0; n < nodes; ++n)
+      this_group()[roam::pe_id{n * pes_per_node}].send<&carrier::send_leg>(size, ((n + 1) % nodes) * pes_per_node);
+  }
+  void send_leg(std::uint64_t size, std::uint32_t to) {
     const std::uint64_t chunk = std::min<std::uint64_t>(size, std::uint64_t{64} << 20);
     const roam::bytes payload(static_cast<std::size_t>(chunk), std::byte{'c'});
-    t0_ = bench_clock::now();
     for (std::uint64_t sent = 0; sent < size; sent += chunk)
       this_group()[roam::pe_id{to}].send<&carrier::take>(payload, size);
   }
@@ -107,11 +124,19 @@ struct carrier : roam::group_member<carrier> {
     received_ = 0;
     this_group()[roam::pe_id{0}].send<&carrier::all_in>();
   }
-  void all_in() { done_.set_value(seconds_since(t0_)); }
+  void all_in() {
+    if (legs_ > 1) {
+      --legs_;
+      return;
+    }
+    legs_ = 0;
+    done_.set_value(seconds_since(t0_));
+  }
   void pup(roam::pup_er&) {}  // between measurements it holds nothing worth keeping
   roam::promise<double> done_;
   bench_clock::time_point t0_;
   std::uint64_t received_ = 0;
+  std::uint32_t legs_ = 0;  // exchange(): copies still to arrive
 };
 
 // Seconds to copy `bytes` from one warm buffer to another (the best a
@@ -259,6 +284,8 @@ roam::task<> bench_checkpoint() {
     result bound{"checkpoint", name + "_memcpy_plus_transfer", pes, static_cast<std::int64_t>(size), "ms", {}};
     result link{"checkpoint", name + "_transport", pes, static_cast<std::int64_t>(size), "MB/s", {}};
     result ratio{"checkpoint", name + "_over_bound", pes, static_cast<std::int64_t>(size), "ratio", {}};
+    result xbound{"checkpoint", name + "_memcpy_plus_exchange", pes, static_cast<std::int64_t>(size), "ms", {}};
+    result xratio{"checkpoint", name + "_over_exchange_bound", pes, static_cast<std::int64_t>(size), "ratio", {}};
     // Two checkpoints first, not timed: the first allocates its files, the
     // second too (the first is still held); at the second's commit the
     // first's blocks go to the block cache, and from the third on every
@@ -269,6 +296,9 @@ roam::task<> bench_checkpoint() {
       auto [moved, moved_p] = roam::make_future<double>();
       (*carriers)[roam::pe_id{0}].send<&carrier::start>(size, pes / nodes, moved_p);
       const double transfer_s = co_await std::move(moved);
+      auto [swapped, swapped_p] = roam::make_future<double>();
+      (*carriers)[roam::pe_id{0}].send<&carrier::exchange>(size, pes / nodes, nodes, swapped_p);
+      const double exchange_s = co_await std::move(swapped);
       const double copy_s = memcpy_seconds(size);
       const auto t0 = bench_clock::now();
       const roam::checkpoint_result cr = co_await take_checkpoint_in_memory();
@@ -283,11 +313,15 @@ roam::task<> bench_checkpoint() {
       bound.samples.push_back((copy_s + transfer_s) * 1e3);
       link.samples.push_back(static_cast<double>(size) / transfer_s / 1e6);
       ratio.samples.push_back(s / (copy_s + transfer_s));
+      xbound.samples.push_back((copy_s + exchange_s) * 1e3);
+      xratio.samples.push_back(s / (copy_s + exchange_s));
     }
     print(ck, g_config.json);
     print(bound, g_config.json);
     print(link, g_config.json);
     print(ratio, g_config.json);
+    print(xbound, g_config.json);
+    print(xratio, g_config.json);
   }
 }
 

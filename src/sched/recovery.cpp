@@ -26,9 +26,21 @@ void say(const std::string& line) {
   std::fflush(stderr);
 }
 
+// "node 1 (PE 1)", "node 1 (PEs 2-3)", "spare process 3": who failed, with
+// the PEs the failed nodes hosted, for the report.
+std::string who_failed(const membership_transport& net, std::uint32_t ppn) {
+  std::string out;
+  for (std::uint32_t n : net.failed_nodes()) {
+    out += (out.empty() ? "" : ", ") + std::string("node ") + std::to_string(n);
+    out += ppn == 1 ? " (PE " + std::to_string(n) + ")"
+                    : " (PEs " + std::to_string(n * ppn) + "-" + std::to_string(n * ppn + ppn - 1) + ")";
+  }
+  return out.empty() ? net.failure_summary() : out;
+}
+
 }  // namespace
 
-bool recover_job(membership_transport& net) {
+bool recover_job(membership_transport& net, std::uint32_t ppn) {
   const std::uint32_t before = net.num_nodes();
   const std::int64_t detected = net.detected_ns() ? net.detected_ns() : now_steady_ns();
   for (;;) {
@@ -57,7 +69,8 @@ bool recover_job(membership_transport& net) {
     r.epoch = net.epoch();
     r.detected_ns = detected;
     r.installed_ns = now_steady_ns();
-    for (const auto& n : net.take_failure_notes()) r.failed += (r.failed.empty() ? "" : "; ") + n;
+    r.failed = who_failed(net, ppn) + " failed:";  // before resume() renumbers the nodes
+    for (const auto& n : net.take_failure_notes()) r.failed += (r.failed.back() == ':' ? " " : "; ") + n;
     r.processes_before = before;
     net.resume();
     r.processes_after = net.num_nodes();

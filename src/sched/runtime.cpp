@@ -479,7 +479,7 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
           return code;
         }
       }
-      if (!recover_job(*net)) {
+      if (!recover_job(*net, ppn)) {
         net->finish();
         return 1;
       }
@@ -557,7 +557,7 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
           return;
         }
       }
-      if (!recover_job(*net)) {
+      if (!recover_job(*net, ppn)) {
         net->finish();
         tell([&] { h.ended = true; h.end_code = 1; h.booted = true; });
         return;

@@ -29,7 +29,7 @@ void main_ended() noexcept;
 /// checkpoint (src/sched/recovery.cpp). False (reported) when the job
 /// cannot go on.
 class membership_transport;
-bool recover_job(membership_transport& net);
+bool recover_job(membership_transport& net, std::uint32_t ppn);
 
 /// +deterministic: runs every PE of `rt` on this thread until the program
 /// exits; returns its exit code.

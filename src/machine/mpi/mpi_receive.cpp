@@ -36,10 +36,10 @@ std::size_t mpi_transport::receive_frames(std::size_t cap) noexcept {
     if (!done) break;
     ++received;
     auto src = static_cast<std::uint32_t>(status.MPI_SOURCE);
-    heard_[src] = 1;
     if (rc != MPI_SUCCESS) {
       peer_failed(src, "receiving a frame from node " + std::to_string(src) + " failed: " + mpi_error_text(rc));
     } else {
+      heard_[src] = 1;
       int count = 0;
       MPI_Get_count(&status, MPI_BYTE, &count);
       auto bytes = ring_.head_bytes(static_cast<std::size_t>(count));

@@ -106,6 +106,14 @@ class membership_transport final : public transport {
   /// "node 2" or "nodes 1, 2" (logical numbers before the failure; spares
   /// as "spare process P"): what failed since the last resume().
   std::string failure_summary() const;
+  /// The logical nodes (numbers before the failure) of the workers that
+  /// failed since the last resume(); spares are not among them.
+  std::vector<std::uint32_t> failed_nodes() const {
+    std::vector<std::uint32_t> out;
+    for (std::size_t i = failed_since_resume_; i < failed_order_.size(); ++i)
+      if (logical_of_[failed_order_[i]] != no_node) out.push_back(logical_of_[failed_order_[i]]);
+    return out;
+  }
   /// steady_clock nanoseconds when this process first learned of a failure
   /// since the last resume() (0: none).
   std::int64_t detected_ns() const noexcept { return detected_ns_; }
