@@ -29,7 +29,10 @@ void mpi_transport::finish() {
   std::vector<std::uint64_t> expected(num_nodes_, 0);
   if (!exchange_counts_until(deadline, expected)) finish_timed_out("every node to reach finish()");
   if (!receive_expected_until(deadline, expected)) finish_timed_out("the frames still on their way here");
+  release_mpi();
+}
 
+void mpi_transport::release_mpi() noexcept {
   ring_.close();
   MPI_Comm_free(&comms_.frames);
   MPI_Comm_free(&comms_.bulk);

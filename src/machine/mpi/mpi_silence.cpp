@@ -77,12 +77,7 @@ void mpi_transport::silent_end() noexcept {
   };
   const auto deadline = clock::now() + limits_.finish_timeout;
   while (missing() && clock::now() < deadline) pause(receive_frames(limits_.max_recvs) != 0);
-  ring_.close();
-  MPI_Comm_free(&comms_.frames);
-  MPI_Comm_free(&comms_.bulk);
-  MPI_Comm_free(&comms_.control);
-  finished_ = true;
-  if (owns_mpi_) MPI_Finalize();
+  release_mpi();
   std::fflush(nullptr);
   // Status 0: the job's status is the survivors' (the program's result).
   std::_Exit(0);

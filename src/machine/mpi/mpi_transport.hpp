@@ -124,6 +124,9 @@ class mpi_transport final : public transport {
   bool receive_expected_until(std::chrono::steady_clock::time_point deadline,
                               const std::vector<std::uint64_t>& expected) noexcept;
   [[noreturn]] void finish_timed_out(const char* phase) noexcept;
+  // The last step of an end: the receives cancelled, the communicators
+  // freed, MPI finalized (if the transport initialised it).
+  void release_mpi() noexcept;
   void idle_pause(std::chrono::microseconds& backoff) noexcept;
 
   mpi_comms comms_;
