@@ -6,24 +6,15 @@
 // the survivors' sends complete), and finalizes with the survivors when they
 // finish. To the others it looks exactly like a stopped machine: nothing
 // arrives from it, not even a heartbeat.
-#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
-#include "mpi/mpi_error.hpp"
 #include "mpi/mpi_progress_owner.hpp"
 #include "mpi/mpi_transport.hpp"
 
 namespace roam::detail {
 
 using namespace std::chrono_literals;
-
-namespace {
-// A silent rank may wait for the rest of the job: it polls for the frames
-// still addressed to it at most this often (cheap, and the survivors' sends
-// to it were started before they dropped it, so nothing waits on it long).
-constexpr std::chrono::microseconds silent_poll_max{2000};
-}  // namespace
 
 bool mpi_transport::go_silent() {
   silenced_.store(true, std::memory_order_relaxed);
@@ -43,40 +34,19 @@ void mpi_transport::silent_end() noexcept {
   }
   staging_.clear();
   staging_next_ = 0;
-  std::chrono::microseconds backoff{0};
-  auto pause = [&](bool worked) {
-    if (worked) {
-      backoff = 0us;
-      return;
-    }
-    backoff = std::clamp(backoff * 2, std::chrono::microseconds(8), silent_poll_max);
-    wake_.sleep_for(backoff);
-  };
   // Sends already started complete: a receiver may be blocked on their bytes.
+  std::chrono::microseconds backoff{0};
   while (!inflight_.empty()) {
-    const std::size_t tested = test_sends(limits_.max_tests);
-    pause(tested + receive_frames(limits_.max_recvs) != 0);
+    if (test_sends(limits_.max_tests) + receive_frames(limits_.max_recvs) != 0) backoff = 0us;
+    else idle_pause(backoff);
   }
-  // The survivors' finish handshake, whenever they reach it: counts first
-  // (this rank's sent_to_ is final), then every frame they sent here, dropped.
+  // The survivors' finish handshake, whenever they reach it (no deadline:
+  // that is when the job ends), then every frame they counted to this rank,
+  // received and dropped. finish()'s own phases, which send no heartbeat
+  // from a silenced rank.
   std::vector<std::uint64_t> expected(num_nodes_, 0);
-  MPI_Request request = MPI_REQUEST_NULL;
-  int rc = MPI_Ialltoall(sent_to_.data(), 1, MPI_UINT64_T, expected.data(), 1, MPI_UINT64_T, comms_.control, &request);
-  if (rc != MPI_SUCCESS) mpi_fatal(my_node_, "MPI_Ialltoall of the frame counts (silent rank)", rc);
-  for (;;) {
-    int done = 0;
-    rc = MPI_Test(&request, &done, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS) mpi_fatal(my_node_, "the frame-count exchange (silent rank)", rc);
-    if (done) break;
-    pause(receive_frames(limits_.max_recvs) != 0);
-  }
-  auto missing = [&] {
-    for (std::uint32_t n = 0; n < num_nodes_; ++n)
-      if (n != my_node_ && received_from_[n] < expected[n]) return true;
-    return false;
-  };
-  const auto deadline = clock::now() + limits_.finish_timeout;
-  while (missing() && clock::now() < deadline) pause(receive_frames(limits_.max_recvs) != 0);
+  exchange_counts_until(clock::time_point::max(), expected);
+  receive_expected_until(clock::now() + limits_.finish_timeout, expected);
   release_mpi();
   std::fflush(nullptr);
   // Status 0: the job's status is the survivors' (the program's result).
