@@ -29,6 +29,7 @@
 # roam_use_layer_internals, which links the same way.
 include_guard(GLOBAL)
 include(${CMAKE_CURRENT_LIST_DIR}/layer_check.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/roam_pch.cmake)
 
 function(roam_add_layer)
   cmake_parse_arguments(PARSE_ARGV 0 L "" "NAME" "DEPENDS;SOURCE_DIRS")
@@ -57,6 +58,7 @@ function(roam_add_layer)
       PRIVATE ${_dir})
     target_link_libraries(roam_${name} PUBLIC Threads::Threads PRIVATE roam_warnings)
     target_compile_features(roam_${name} PUBLIC cxx_std_20)
+    roam_pch_layer(roam_${name})
     set(_scope PUBLIC)
     target_link_libraries(roam INTERFACE "$<LINK_LIBRARY:WHOLE_ARCHIVE,roam_${name}>")
   else()

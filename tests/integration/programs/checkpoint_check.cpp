@@ -25,6 +25,7 @@
 // broadcasts, halo messages and a reduction are in flight when it is asked for.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -101,8 +102,13 @@ struct history_node : roam::nodegroup_member<history_node> {
     seen.emplace_back(step, s);
   }
   void report(roam::callback<std::uint64_t> cb) {
+    // By step: a node's records may run on any of its PEs, two at once, so
+    // their order of arrival is not promised (ppn 2 under TSan once swapped
+    // two). A lost or repeated record still changes the hash.
+    auto by_step = seen;
+    std::sort(by_step.begin(), by_step.end());
     std::uint64_t h = 3;
-    for (auto& [k, v] : seen) h = mix(h ^ mix(static_cast<std::uint64_t>(k) + v));
+    for (auto& [k, v] : by_step) h = mix(h ^ mix(static_cast<std::uint64_t>(k) + v));
     cb.send(h);
   }
   std::mutex m;
