@@ -49,5 +49,6 @@ roam::task<> bench_lb();
 roam::task<> bench_thread();
 /// Disk checkpoints against state size and raw write bandwidth (checkpoint_bench.cpp; not part of `all`).
 roam::task<> bench_checkpoint();
+roam::task<> bench_aggregation();
 
 }  // namespace roam_bench

@@ -135,6 +135,11 @@ std::uint32_t locate_element(const collection_desc* d, const index_storage& idx)
   return home_of(d, idx);
 }
 
+void* local_element(const collection_desc* d, const index_storage& idx) noexcept {
+  local_collection* lc = objects().find(d->id);
+  return lc ? lc->elements.find(idx) : nullptr;
+}
+
 void teardown_locations(local_collection& lc) noexcept {
   for (message* m : lc.bcast_held) discard_message(m);
   lc.bcast_held.clear();

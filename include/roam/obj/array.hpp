@@ -122,6 +122,18 @@ class element_proxy : public detail::entry_sender<element_proxy<T>, T> {
   const index_type& index() const noexcept { return index_; }
   /// The element's home PE (where its location is always known).
   pe_id home_pe() const noexcept { return pe_id{detail::home_of(desc_, detail::to_storage(index_))}; }
+  /// The element itself if it lives on the calling PE now, else nullptr
+  /// (Charm++'s ckLocal). Valid until the calling entry returns: the element
+  /// may migrate or be destroyed afterwards. Calling a member through it runs
+  /// inside the caller's entry (its time is the caller's load).
+  T* local() const noexcept {
+    return desc_ ? static_cast<T*>(detail::local_element(desc_, detail::to_storage(index_))) : nullptr;
+  }
+  /// Where a message sent from the calling PE would go first: this PE if the
+  /// element is here, else where it was last known to be, else its home.
+  /// A hint for libraries that route or batch messages (a stale answer costs
+  /// one forwarding hop, never a lost message).
+  pe_id last_known_pe() const noexcept { return pe_id{detail::locate_element(desc_, detail::to_storage(index_))}; }
   template <class P>
   void pup(P& p) {
     detail::pup_collection(p, desc_);

@@ -365,6 +365,8 @@ std::uint32_t home_of(const collection_desc* desc, const index_storage& idx) noe
 /// Where the calling PE should send a message for an element: here if it is
 /// here, else the cached location, else its home.
 std::uint32_t locate_element(const collection_desc* desc, const index_storage& idx) noexcept;
+/// The element if it lives on the calling PE now, else nullptr.
+void* local_element(const collection_desc* desc, const index_storage& idx) noexcept;
 /// Moves the element, which must be on the calling PE, to `pe` (the load
 /// balancer's call). False, with nothing done, if it is not here.
 bool migrate_local_element(const collection_desc* desc, const index_storage& idx, std::uint32_t pe);
