@@ -51,59 +51,27 @@ struct report {
   }
 };
 
-// ---- group receivers --------------------------------------------------------
-struct sink : roam::group_member<sink> {
-  std::vector<std::uint64_t> got;
+// What one receiver (a group member or an element) counted: per source PE,
+// with a checksum. Both receiver kinds share it.
+struct tally {
+  std::vector<std::uint64_t> got = std::vector<std::uint64_t>(roam::num_pes(), 0);
   std::uint64_t checksum = 0, misrouted = 0;
-  sink() : got(roam::num_pes(), 0) {}
-  void take(const item& it) {
-    if (it.dst != roam::my_pe().value() || it.src >= got.size()) {
+  void take(const item& it, std::uint32_t me) {
+    if (it.dst != me || it.src >= got.size()) {
       ++misrouted;
       return;
     }
     ++got[it.src];
     checksum += mix(it);
   }
-  report check(std::uint32_t steps, std::uint32_t k) {
+  report check(const char* what, std::uint32_t me, std::uint32_t steps, std::uint32_t k) const {
     report r;
     r.errors = misrouted;
-    const std::uint32_t me = roam::my_pe().value();
     for (std::uint32_t s = 0; s < got.size(); ++s) {
       r.received += got[s];
       if (got[s] != expected(s, me, k) * steps) {
-        std::printf("pe %u: %llu items from pe %u, expected %llu\n", me, static_cast<unsigned long long>(got[s]), s,
-                    static_cast<unsigned long long>(expected(s, me, k) * steps));
-        ++r.errors;
-      }
-    }
-    r.checksum = checksum;
-    return r;
-  }
-};
-
-// ---- array receivers --------------------------------------------------------
-struct cell : roam::element<cell> {
-  std::vector<std::uint64_t> got;
-  std::uint64_t checksum = 0, misrouted = 0;
-  cell() : got(roam::num_pes(), 0) {}
-  void take(const item& it) {
-    if (it.dst != static_cast<std::uint32_t>(this_index()[0]) || it.src >= got.size()) {
-      ++misrouted;
-      return;
-    }
-    ++got[it.src];
-    checksum += mix(it);
-  }
-  void move_on() { migrate_to(roam::pe_id{(roam::my_pe().value() + 1) % roam::num_pes()}); }
-  report check(std::uint32_t steps, std::uint32_t k) {
-    report r;
-    r.errors = misrouted;
-    const auto me = static_cast<std::uint32_t>(this_index()[0]);
-    for (std::uint32_t s = 0; s < got.size(); ++s) {
-      r.received += got[s];
-      if (got[s] != expected(s, me, k) * steps) {
-        std::printf("element %u: %llu items from pe %u, expected %llu\n", me, static_cast<unsigned long long>(got[s]), s,
-                    static_cast<unsigned long long>(expected(s, me, k) * steps));
+        std::printf("%s %u: %llu items from pe %u, expected %llu\n", what, me, static_cast<unsigned long long>(got[s]),
+                    s, static_cast<unsigned long long>(expected(s, me, k) * steps));
         ++r.errors;
       }
     }
@@ -113,6 +81,26 @@ struct cell : roam::element<cell> {
   template <class P>
   void pup(P& p) {
     p | got | checksum | misrouted;
+  }
+};
+
+// ---- group receivers --------------------------------------------------------
+struct sink : roam::group_member<sink> {
+  tally counts;
+  void take(const item& it) { counts.take(it, roam::my_pe().value()); }
+  report check(std::uint32_t steps, std::uint32_t k) { return counts.check("pe", roam::my_pe().value(), steps, k); }
+};
+
+// ---- array receivers --------------------------------------------------------
+struct cell : roam::element<cell> {
+  tally counts;
+  std::uint32_t me() const { return static_cast<std::uint32_t>(this_index()[0]); }
+  void take(const item& it) { counts.take(it, me()); }
+  void move_on() { migrate_to(roam::pe_id{(roam::my_pe().value() + 1) % roam::num_pes()}); }
+  report check(std::uint32_t steps, std::uint32_t k) { return counts.check("element", me(), steps, k); }
+  template <class P>
+  void pup(P& p) {
+    p | counts;
   }
 };
 
