@@ -38,6 +38,7 @@
 /// - Handlers run inside the aggregator's own entry on the destination PE:
 ///   their time is measured as the aggregator's load, not the element's.
 /// docs/design/aggregation.md has the design, buffer sizes and memory bound.
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -199,37 +200,12 @@ class node : public group_member<node<Handler>> {
       if (pe >= mesh_.size())
         roam::abort("roam::aggregator::insert: destination pe " + std::to_string(pe) + " outside [0," +
                     std::to_string(mesh_.size()) + ")");
-      if (pe == me_) {
-        // Kept and handed over in batches too: a tight loop of handlers
-        // overlaps their cache misses (a table update each, in Random Access)
-        // where one call per insert, between the producer's own work, does not.
-        if (self_.empty()) {
-          if (self_.capacity() == 0) self_.reserve(options_.items_per_buffer);
-          arm_flush();
-        }
-        self_.push_back(std::move(item));
-        if (self_.size() >= options_.items_per_buffer) deliver_self();
-        return;
-      }
+      if (pe == me_) return keep_for_self(std::move(item));
       ++unreported_;
       last_slot_ = route(packet_type{pe, std::move(item)});
     } else {
-      auto element = target_[to];
-      const std::uint32_t pe = element.last_known_pe().value();
-      if (pe == me_) {
-        if (target_type* t = element.local()) {
-          (t->*Handler)(std::move(item));
-          ++stats_.delivered;
-          return;
-        }
-        // Expected here but not built yet (or arriving): through the runtime,
-        // which holds it until the element exists; counted like a sent item.
-        ++unreported_;
-        report_produced();
-        ++stats_.forwarded;
-        this->this_group()[pe_id{me_}].template send<&node::late>(to, std::move(item));
-        return;
-      }
+      const std::uint32_t pe = target_[to].last_known_pe().value();
+      if (pe == me_) return keep_for_self(packet_type{pe, to, std::move(item)});
       ++unreported_;
       last_slot_ = route(packet_type{pe, to, std::move(item)});
     }
@@ -269,13 +245,14 @@ class node : public group_member<node<Handler>> {
   /// A buffer from `from`: hand over what is for here, pass on the rest, acknowledge.
   void receive(std::uint32_t from, std::vector<packet_type> items) {
     std::uint64_t handled = 0;  // counted consumed once, after their handlers ran
+    if constexpr (!group_type<target_type>) forget_found();
     for (packet_type& p : items) {
       if (p.pe == me_) {
         if constexpr (group_type<target_type>) {
           deliver_here(p.pe, std::move(p.item));
           ++handled;
         } else {
-          handled += deliver_or_follow(std::move(p));
+          handled += deliver_or_follow(std::move(p), true);
         }
       } else {
         ++stats_.forwarded;
@@ -375,19 +352,40 @@ class node : public group_member<node<Handler>> {
     }
   }
 
+  /// Items for this PE are kept and handed over in batches: a tight loop of
+  /// handlers overlaps their cache misses (a table update each, in Random
+  /// Access), where one call per insert, between the producer's own work,
+  /// does not.
+  template <class Kept>
+  void keep_for_self(Kept&& kept) {
+    if (self_.empty()) {
+      if (self_.capacity() == 0) self_.reserve(options_.items_per_buffer);
+      arm_flush();
+    }
+    self_.push_back(std::forward<Kept>(kept));
+    if (self_.size() >= options_.items_per_buffer) deliver_self();
+  }
+
   void deliver_self() {
+    if (self_.empty()) return;
+    // A handler may insert again (into self_): the batch is taken out first.
+    self_kind batch;
+    batch.swap(self_);
     if constexpr (group_type<target_type>) {
-      if (self_.empty()) return;
       if (!local_target_) [[unlikely]]
         local_target_ = target_.local();
       if (target_type* t = local_target_) [[likely]] {
-        for (item_type& it : self_) (t->*Handler)(std::move(it));
+        for (item_type& it : batch) (t->*Handler)(std::move(it));
       } else {
-        for (item_type& it : self_) target_[pe_id{me_}].template send<Handler>(std::move(it));
+        for (item_type& it : batch) target_[pe_id{me_}].template send<Handler>(std::move(it));
       }
-      stats_.delivered += self_.size();
-      self_.clear();
+      stats_.delivered += batch.size();
+    } else {
+      forget_found();
+      for (packet_type& p : batch) deliver_or_follow(std::move(p), false);
     }
+    batch.clear();
+    if (self_.empty()) self_.swap(batch);  // keep the capacity
   }
 
   void deliver_here(std::uint32_t pe, item_type&& item) {
@@ -402,24 +400,49 @@ class node : public group_member<node<Handler>> {
     ++stats_.delivered;
   }
 
-  /// 1 if the handler ran here and now, else 0 (the item went on).
-  std::uint64_t deliver_or_follow(packet_type&& p) {
-    auto element = target_[p.index];
-    if (target_type* t = element.local()) {
+  /// Arrays: elements already found during the running entry. No element
+  /// moves or is destroyed while an entry runs (both happen between
+  /// messages), so the pointers hold until it returns; each batch starts
+  /// afresh (forget_found). Eight entries: a PE's few elements, or the ones a
+  /// batch hits most.
+  struct found_element {
+    destination index{};
+    target_type* element = nullptr;
+  };
+  std::array<found_element, 8> found_{};
+  std::uint32_t found_count_ = 0, found_next_ = 0;
+  void forget_found() noexcept { found_count_ = found_next_ = 0; }
+  target_type* find_element(const destination& index) {
+    for (std::uint32_t i = 0; i < found_count_; ++i)
+      if (found_[i].index == index) return found_[i].element;
+    target_type* t = target_[index].local();
+    if (t) {
+      const std::uint32_t slot = found_count_ < found_.size() ? found_count_++ : found_next_++ % found_.size();
+      found_[slot] = {index, t};
+    }
+    return t;
+  }
+
+  /// Hands `p` to its element if it is here (1), else sends it on (0): along
+  /// the mesh after an element that moved, or through the runtime to one
+  /// expected here but not built yet (counted when its handler has run).
+  /// `counted`: the item was reported produced (it came in a buffer); a kept
+  /// one (inserted here) that has to go on is reported now.
+  std::uint64_t deliver_or_follow(packet_type&& p, bool counted) {
+    if (target_type* t = find_element(p.index)) {
       (t->*Handler)(std::move(p.item));
       ++stats_.delivered;
       return 1;
     }
-    const std::uint32_t where = element.last_known_pe().value();
-    if (where != me_) {  // it moved: after it, through the mesh
-      ++stats_.forwarded;
+    ++stats_.forwarded;
+    if (!counted) ++unreported_;
+    const std::uint32_t where = target_[p.index].last_known_pe().value();
+    if (where != me_) {
       p.pe = where;
       route(std::move(p));
       return 0;
     }
-    // Known to be here but not built or still arriving: the runtime queues
-    // the message until it is; the item counts as delivered when it ran.
-    ++stats_.forwarded;
+    report_produced();
     this->this_group()[pe_id{me_}].template send<&node::late>(std::move(p.index), std::move(p.item));
     return 0;
   }
@@ -458,7 +481,9 @@ class node : public group_member<node<Handler>> {
   std::vector<std::uint32_t> peers_;
   std::vector<std::uint32_t> slot_of_;
   std::vector<std::vector<packet_type>> out_;
-  std::vector<item_type> self_;  ///< groups: items for this PE's member, handed over in batches
+  /// Items inserted for this PE, handed over in batches (arrays keep their index).
+  using self_kind = std::conditional_t<group_type<target_type>, std::vector<item_type>, std::vector<packet_type>>;
+  self_kind self_;
   std::uint64_t buffered_ = 0;
   std::uint64_t unreported_ = 0;
   std::vector<std::uint32_t> in_flight_;  ///< per peer: buffers sent, not acknowledged
