@@ -8,8 +8,10 @@
 // array:   each PE's producer sends K(src, e) items to every element (3 per PE).
 // migrate: as array, while the elements keep moving to the next PE.
 // lone:    one item, never flushed by hand: the idle flush must send it.
+// delay:   the same with the idle flush off and a 2 ms flush delay: the timer sends it.
 // Prints "aggregation_check: OK" and exits 0 when every count is exact.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -197,9 +199,13 @@ int main(int argc, char** argv) {
     const std::uint32_t pes = roam::num_pes();
     roam::aggregation_options opts = make_options(a);
 
-    if (mode == "lone") {
+    if (mode == "lone" || mode == "delay") {
       auto sinks = roam::create_group<lone_sink>();
       opts.items_per_buffer = 1024;
+      if (mode == "delay") {  // the timer alone must send it
+        opts.flush_when_idle = false;
+        opts.flush_delay = std::chrono::milliseconds(2);
+      }
       auto agg = roam::make_aggregator<&lone_sink::take>(sinks, opts);
       agg.insert(roam::pe_id{pes - 1}, item{0, pes - 1, 42});  // no flush, no done: only idle sends it
       co_return;

@@ -63,6 +63,8 @@ struct aggregation_options {
   bool node_aware = true;
   /// Also send partly filled buffers this long after their first item (0: only when idle, flushed or full).
   std::chrono::microseconds flush_delay{0};
+  /// Send partly filled buffers when the PE goes idle (turn off only with a flush_delay, or flush by hand).
+  bool flush_when_idle = true;
   /// Buffers this PE may have sent to one peer and not had acknowledged before
   /// `co_await insert` waits for that peer (0: the default, 8).
   std::uint32_t max_buffers_in_flight = 0;
@@ -70,7 +72,7 @@ struct aggregation_options {
   template <class P>
   void pup(P& p) {
     std::int64_t delay = flush_delay.count();
-    p | items_per_buffer | dims | mesh | node_aware | delay | max_buffers_in_flight;
+    p | items_per_buffer | dims | mesh | node_aware | delay | flush_when_idle | max_buffers_in_flight;
     flush_delay = std::chrono::microseconds(delay);
   }
 };
@@ -456,7 +458,7 @@ class node : public group_member<node<Handler>> {
 
  private:
   void arm_flush() {
-    if (!idle_armed_) {
+    if (options_.flush_when_idle && !idle_armed_) {
       idle_armed_ = true;
       when_idle([this] {
         idle_armed_ = false;
