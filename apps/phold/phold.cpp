@@ -13,6 +13,8 @@
 #include <roam/pdes/sequential.hpp>
 #include <roam/roam.hpp>
 
+#include "option_value.hpp"
+
 namespace {
 
 namespace pdes = roam::pdes;
@@ -57,10 +59,7 @@ struct phold {
 bool parse(const roam::args& a, settings& s) {
   for (std::size_t i = 1; i < a.size(); ++i) {
     const std::string& k = a[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= a.size()) throw std::invalid_argument("option " + k + " needs a value");
-      return a[++i];
-    };
+    auto value = [&]() -> const std::string& { return roam_apps::option_value(a, i); };
     if (k == "--lps") s.lps = std::stoull(value());
     else if (k == "--remote") s.remote = std::stod(value());
     else if (k == "--start-events") s.start_events = static_cast<std::uint32_t>(std::stoul(value()));

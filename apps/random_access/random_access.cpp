@@ -27,6 +27,7 @@
 #include <roam/roam.hpp>
 
 #include "hpcc_stream.hpp"
+#include "option_value.hpp"
 
 namespace {
 
@@ -173,10 +174,7 @@ struct part : roam::element<part> {
 bool parse(const roam::args& a, settings& s) {
   for (std::size_t i = 1; i < a.size(); ++i) {
     const std::string& k = a[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= a.size()) throw std::invalid_argument("option " + k + " needs a value");
-      return a[++i];
-    };
+    auto value = [&]() -> const std::string& { return roam_apps::option_value(a, i); };
     if (k == "--log-size") s.log_size = static_cast<std::uint32_t>(std::stoul(value()));
     else if (k == "--variant") s.variant = value();
     else if (k == "--elements-per-pe") s.elements_per_pe = static_cast<std::uint32_t>(std::stoul(value()));
