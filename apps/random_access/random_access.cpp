@@ -42,10 +42,6 @@ struct settings {
   std::uint32_t window = 0;
   double max_rss_ratio = 0;  // 0: not checked
   bool check_stream = false;
-  template <class P>
-  void pup(P& p) {
-    p | log_size | variant | elements_per_pe | buffer | dims | window | max_rss_ratio | check_stream;
-  }
 };
 
 // The table: words [first, first + words) of the whole table.
@@ -72,13 +68,11 @@ std::uint64_t peak_rss() {
 }
 
 struct measurement {
-  std::uint64_t errors = 0;
   std::uint64_t rss = 0;       // peak RSS of the member's process
   std::uint64_t baseline = 0;  // RSS before the tables were made
-  std::uint32_t node = 0;
   template <class P>
   void pup(P& p) {
-    p | errors | rss | baseline | node;
+    p | rss | baseline;
   }
 };
 
@@ -87,7 +81,7 @@ const std::uint64_t rss_at_start = peak_rss();
 
 // One per PE: reports its process's memory.
 struct probe : roam::group_member<probe> {
-  measurement measure() { return {0, peak_rss(), rss_at_start, roam::my_node().value()}; }
+  measurement measure() { return {peak_rss(), rss_at_start}; }
 };
 
 // ---- group variants: one slice per PE -----------------------------------------

@@ -113,7 +113,7 @@ concept group_type = std::is_base_of_v<group_member<T>, T>;
 template <class T>
 concept array_type = requires { typename T::index_type; } && std::is_base_of_v<roam::element<T, typename T::index_type>, T>;
 
-/// Where an item goes: a PE (group members) or an element index and the PE the sender believed it on.
+/// Where an item goes: a PE (group members) or an element index (arrays).
 template <class T>
 struct destination_of {
   using type = pe_id;
@@ -193,7 +193,7 @@ class node : public group_member<node<Handler>> {
     return c;
   }
 
-  /// Buffers `item` for `to` (or hands it over at once when it is local).
+  /// Buffers `item` for the next hop towards `to` (items for this PE in a batch of their own).
   void insert(const destination& to, item_type item) {
     ++stats_.inserted;
     last_slot_ = no_slot;
@@ -251,7 +251,7 @@ class node : public group_member<node<Handler>> {
     for (packet_type& p : items) {
       if (p.pe == me_) {
         if constexpr (group_type<target_type>) {
-          deliver_here(p.pe, std::move(p.item));
+          deliver_here(std::move(p.item));
           ++handled;
         } else {
           handled += deliver_or_follow(std::move(p), true);
@@ -374,14 +374,12 @@ class node : public group_member<node<Handler>> {
     self_kind batch;
     batch.swap(self_);
     if constexpr (group_type<target_type>) {
-      if (!local_target_) [[unlikely]]
-        local_target_ = target_.local();
-      if (target_type* t = local_target_) [[likely]] {
-        for (item_type& it : batch) (t->*Handler)(std::move(it));
+      if (target_type* t = member_here()) [[likely]] {
+        for (item_type& it : batch) (t->*Handler)(std::move(it));  // the tight loop
+        stats_.delivered += batch.size();
       } else {
-        for (item_type& it : batch) target_[pe_id{me_}].template send<Handler>(std::move(it));
+        for (item_type& it : batch) deliver_here(std::move(it));
       }
-      stats_.delivered += batch.size();
     } else {
       forget_found();
       for (packet_type& p : batch) deliver_or_follow(std::move(p), false);
@@ -390,14 +388,19 @@ class node : public group_member<node<Handler>> {
     if (self_.empty()) self_.swap(batch);  // keep the capacity
   }
 
-  void deliver_here(std::uint32_t pe, item_type&& item) {
-    // Group members never move: the local one is looked up once.
+  /// Groups: this PE's member, or null while it is not built here yet.
+  /// Members never move: it is looked up once.
+  target_type* member_here() {
     if (!local_target_) [[unlikely]]
       local_target_ = target_.local();
-    if (target_type* t = local_target_) [[likely]] {
+    return local_target_;
+  }
+
+  void deliver_here(item_type&& item) {
+    if (target_type* t = member_here()) [[likely]] {
       (t->*Handler)(std::move(item));
     } else {
-      target_[pe_id{pe}].template send<Handler>(std::move(item));  // not built here yet: the runtime holds it
+      target_[pe_id{me_}].template send<Handler>(std::move(item));  // the runtime holds it until the member exists
     }
     ++stats_.delivered;
   }
