@@ -2,15 +2,17 @@
 // (apps/phold/README.md): each LP starts with `start-events` events; an event
 // sends one new event, to a random LP with probability `remote` (else to
 // itself), `lookahead` plus an exponential of mean `mean - lookahead` later.
-// The same options give the same committed count as ROSS.
+// The same options give the same committed count as ROSS, under every
+// scheduler and PE count.
 //
-//   phold [--lps N] [--remote r] [--start-events k] [--lookahead l] [--mean m] [--end t] [--synch sequential]
-#include <chrono>
+//   phold [--lps N] [--remote r] [--start-events k] [--lookahead l] [--mean m] [--end t]
+//         [--synch sequential|conservative|optimistic|optimistic-check] [--batch n] [--gvt-interval n]
+//         [--lps-per-chare n] [--max-optimism t] [--check-gvt] [--wrong-reverse]
 #include <cstdio>
 #include <string>
 
 #include <roam/pdes/rng.hpp>
-#include <roam/pdes/sequential.hpp>
+#include <roam/pdes/simulation.hpp>
 #include <roam/roam.hpp>
 
 #include "option_value.hpp"
@@ -26,7 +28,13 @@ struct settings {
   double lookahead = 1.0;
   double mean = 1.0;
   double end = 100000;
-  std::string synch = "sequential";
+  pdes::synch synch = pdes::synch::sequential;
+  std::uint32_t batch = 16;
+  std::uint32_t gvt_interval = 16;
+  std::uint64_t lps_per_chare = 0;
+  double max_optimism = pdes::infinite_time;
+  bool check_gvt = false;
+  bool wrong_reverse = false;
 };
 
 struct phold {
@@ -35,11 +43,12 @@ struct phold {
   double remote = 0.25, lookahead = 1.0, mean = 0.0;  // mean: of the exponential (--mean minus lookahead)
   std::uint32_t start_events = 1;
   std::uint64_t lps = 1;
+  bool wrong_reverse = false;  // a deliberately broken reverse handler (for the rollback check's test)
 
   void init(state&, pdes::lp<phold>& lp) {
     for (std::uint32_t i = 0; i < start_events; ++i) lp.send(lp.gid(), pdes::exponential(lp.rng(), mean) + lookahead, 0);
   }
-  void event(state&, pdes::bitfield& bf, const message&, pdes::lp<phold>& lp) {
+  void event(state&, pdes::bitfield& bf, message&, pdes::lp<phold>& lp) {
     pdes::lp_id dest = lp.gid();
     if (pdes::unif(lp.rng()) <= remote) {
       bf.c1 = 1;
@@ -47,13 +56,17 @@ struct phold {
     }
     lp.send(dest, pdes::exponential(lp.rng(), mean) + lookahead, 0);
   }
-  void reverse(state&, pdes::bitfield& bf, const message&, pdes::lp<phold>& lp) {
+  void reverse(state&, pdes::bitfield& bf, message&, pdes::lp<phold>& lp) {
     pdes::reverse_unif(lp.rng());
-    if (bf.c1) pdes::reverse_unif(lp.rng());
+    if (bf.c1 && !wrong_reverse) pdes::reverse_unif(lp.rng());
     pdes::reverse_unif(lp.rng());
   }
-  void commit(state&, pdes::bitfield&, const message&, pdes::lp<phold>&) {}
+  void commit(state&, pdes::bitfield&, message&, pdes::lp<phold>&) {}
   void final(state&, pdes::lp<phold>&) {}
+  template <class P>
+  void pup(P& p) {
+    p | remote | lookahead | mean | start_events | lps | wrong_reverse;
+  }
 };
 
 bool parse(const roam::args& a, settings& s) {
@@ -66,16 +79,21 @@ bool parse(const roam::args& a, settings& s) {
     else if (k == "--lookahead") s.lookahead = std::stod(value());
     else if (k == "--mean") s.mean = std::stod(value());
     else if (k == "--end") s.end = std::stod(value());
-    else if (k == "--synch") s.synch = value();
+    else if (k == "--synch") {
+      if (!pdes::parse_synch(value(), s.synch)) {
+        std::fprintf(stderr, "phold: --synch %s: use sequential, conservative, optimistic or optimistic-check\n", a[i].c_str());
+        return false;
+      }
+    } else if (k == "--batch") s.batch = static_cast<std::uint32_t>(std::stoul(value()));
+    else if (k == "--gvt-interval") s.gvt_interval = static_cast<std::uint32_t>(std::stoul(value()));
+    else if (k == "--lps-per-chare") s.lps_per_chare = std::stoull(value());
+    else if (k == "--max-optimism") s.max_optimism = std::stod(value());
+    else if (k == "--check-gvt") s.check_gvt = true;
+    else if (k == "--wrong-reverse") s.wrong_reverse = true;
     else {
       std::fprintf(stderr, "phold: unknown option '%s' (see apps/phold/README.md)\n", k.c_str());
       return false;
     }
-  }
-  if (s.synch != "sequential") {
-    std::fprintf(stderr, "phold: --synch %s: only the sequential scheduler exists so far (docs/design/pdes.md)\n",
-                 s.synch.c_str());
-    return false;
   }
   if (s.lps == 0 || s.lookahead <= 0 || s.lookahead > 1.0 || s.mean < s.lookahead || s.remote < 0 || s.remote > 1) {
     std::fprintf(stderr, "phold: need --lps > 0, 0 < --lookahead <= 1 <= ..., --mean >= --lookahead, --remote in [0, 1]\n");
@@ -87,13 +105,17 @@ bool parse(const roam::args& a, settings& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return roam::run(argc, argv, [](const roam::args& a) {
+  return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
     settings s;
     try {
-      if (!parse(a, s)) return roam::exit(2);
+      if (!parse(a, s)) {
+        roam::exit(2);
+        co_return;
+      }
     } catch (const std::exception& e) {
       std::fprintf(stderr, "phold: %s\n", e.what());
-      return roam::exit(2);
+      roam::exit(2);
+      co_return;
     }
     phold model;
     model.remote = s.remote;
@@ -101,16 +123,39 @@ int main(int argc, char** argv) {
     model.mean = s.mean - s.lookahead;
     model.start_events = s.start_events;
     model.lps = s.lps;
-    pdes::sequential_engine<phold> engine(model, s.lps, s.end);
-    const auto t0 = std::chrono::steady_clock::now();
-    const pdes::run_stats r = engine.run();
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("phold: %llu LPs, remote %g, %u start events, lookahead %g, mean %g, end %g, %s\n",
+    model.wrong_reverse = s.wrong_reverse;
+    pdes::engine_options o;
+    o.lps = s.lps;
+    o.end = s.end;
+    o.mode = s.synch;
+    o.lookahead = s.lookahead;
+    o.batch = s.batch;
+    o.gvt_interval = s.gvt_interval;
+    o.lps_per_chare = s.lps_per_chare;
+    o.max_optimism = s.max_optimism;
+    o.check_gvt = s.check_gvt;
+    pdes::run_stats r;
+    try {
+      pdes::resolve(o);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "phold: %s\n", e.what());
+      roam::exit(2);
+      co_return;
+    }
+    r = co_await pdes::simulate(model, o);
+    std::printf("phold: %llu LPs, remote %g, %u start events, lookahead %g, mean %g, end %g, %s on %u PEs\n",
                 static_cast<unsigned long long>(s.lps), s.remote, s.start_events, s.lookahead, s.mean, s.end,
-                s.synch.c_str());
+                pdes::synch_name(s.synch), roam::num_pes());
     std::printf("phold: committed %llu events in %.3f s (%.2f M events/s); %llu sends past the end\n",
-                static_cast<unsigned long long>(r.committed), seconds, r.committed / seconds / 1e6,
+                static_cast<unsigned long long>(r.committed), r.seconds, r.events_per_second() / 1e6,
                 static_cast<unsigned long long>(r.past_end));
+    std::printf("phold: processed %llu, rolled back %llu (efficiency %.2f %%), rollbacks %llu primary / %llu "
+                "secondary, anti-messages %llu, remote events %llu, GVT rounds %llu (+%llu retries), checked %llu\n",
+                static_cast<unsigned long long>(r.processed), static_cast<unsigned long long>(r.rolled_back),
+                100.0 * r.efficiency(), static_cast<unsigned long long>(r.primary_rollbacks),
+                static_cast<unsigned long long>(r.secondary_rollbacks), static_cast<unsigned long long>(r.anti_messages),
+                static_cast<unsigned long long>(r.remote_events), static_cast<unsigned long long>(r.gvt_rounds),
+                static_cast<unsigned long long>(r.gvt_retries), static_cast<unsigned long long>(r.checked));
     roam::exit(0);
   });
 }

@@ -1,0 +1,168 @@
+#pragma once
+/// The parallel engine's events, their per-PE pool, the pending heap and the
+/// per-LP record of processed events (docs/design/pdes.md, "Events").
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <roam/msg/pup.hpp>
+#include <roam/pdes/model.hpp>
+
+namespace roam::pdes::detail {
+
+enum class event_status : std::uint8_t {
+  pending,    ///< in the pending heap (or a straggler queue), not run
+  processed,  ///< run, in its LP's processed list, may be rolled back
+  cancelled,  ///< annulled while in the heap: freed when it comes out
+  stub,       ///< a record of an event sent to another PE (for its anti-message)
+};
+
+/// One event. The children an event sent while it ran hang off it (a list
+/// through `next_sibling`), so that rolling it back cancels them: local ones
+/// directly, remote ones (stubs holding key and destination) by anti-messages.
+template <class Message>
+struct event {
+  event_key key;
+  lp_id dest = 0;
+  event* first_child = nullptr;
+  event* next_sibling = nullptr;  ///< in the parent's child list; the free list's link while free
+  bitfield bf{};
+  event_status status = event_status::pending;
+  std::uint32_t past_end = 0;  ///< sends it dropped at or beyond the end time (counted when it commits)
+  Message message{};
+};
+
+/// Per-PE event storage: chunks never returned while the run lasts, a free
+/// list through `next_sibling`. Used by one thread only (an event from
+/// another PE is copied into the receiver's pool).
+template <class Message>
+class event_pool {
+ public:
+  using event_type = event<Message>;
+  event_pool() = default;
+  event_pool(const event_pool&) = delete;
+  event_pool& operator=(const event_pool&) = delete;
+
+  event_type* make() {
+    if (!free_) grow();
+    event_type* e = free_;
+    free_ = e->next_sibling;
+    ++live_;
+    *e = event_type{};
+    return e;
+  }
+  void release(event_type* e) noexcept {
+    e->next_sibling = free_;
+    free_ = e;
+    --live_;
+  }
+  std::uint64_t live() const noexcept { return live_; }
+
+ private:
+  void grow() {
+    const std::size_t n = chunks_.empty() ? 1024 : std::min<std::size_t>(std::size_t{1} << 16, 1024u << chunks_.size());
+    chunks_.push_back(std::make_unique<event_type[]>(n));
+    event_type* c = chunks_.back().get();
+    for (std::size_t i = n; i-- > 0;) {
+      c[i].next_sibling = free_;
+      free_ = &c[i];
+    }
+  }
+  std::vector<std::unique_ptr<event_type[]>> chunks_;
+  event_type* free_ = nullptr;
+  std::uint64_t live_ = 0;
+};
+
+/// The pending events of one PE, smallest key first. Cancelled events stay
+/// until they reach the top (lazy deletion); the key is copied into the
+/// entry so that comparisons do not touch the events.
+template <class Message>
+class pending_heap {
+ public:
+  using event_type = event<Message>;
+  struct entry {
+    event_key key;
+    event_type* e;
+  };
+  bool empty() const noexcept { return h_.empty(); }
+  std::size_t size() const noexcept { return h_.size(); }
+  const entry& top() const noexcept { return h_.front(); }
+  void push(event_type* e) {
+    h_.push_back({e->key, e});
+    std::push_heap(h_.begin(), h_.end(), later);
+  }
+  event_type* pop() {
+    std::pop_heap(h_.begin(), h_.end(), later);
+    event_type* e = h_.back().e;
+    h_.pop_back();
+    return e;
+  }
+  /// Every entry (for migration and the end of a run).
+  std::vector<entry>& entries() noexcept { return h_; }
+  void rebuild() { std::make_heap(h_.begin(), h_.end(), later); }
+
+ private:
+  static bool later(const entry& a, const entry& b) noexcept { return b.key < a.key; }
+  std::vector<entry> h_;
+};
+
+/// A growable ring of pointers: an LP's processed events, oldest at the
+/// front (committed from there), newest at the back (rolled back from there).
+template <class T>
+class pointer_ring {
+ public:
+  bool empty() const noexcept { return size_ == 0; }
+  std::size_t size() const noexcept { return size_; }
+  T* front() const noexcept { return buf_[head_]; }
+  T* back() const noexcept { return buf_[(head_ + size_ - 1) & (buf_.size() - 1)]; }
+  void push_back(T* p) {
+    if (size_ == buf_.size()) grow();
+    buf_[(head_ + size_) & (buf_.size() - 1)] = p;
+    ++size_;
+  }
+  void pop_back() noexcept { --size_; }
+  /// Whether an element has key `k` (the ring is sorted by key).
+  bool contains_key(const event_key& k) const noexcept {
+    std::size_t lo = 0, hi = size_;
+    while (lo < hi) {
+      const std::size_t mid = (lo + hi) / 2;
+      if (at(mid)->key < k) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < size_ && at(lo)->key == k;
+  }
+  T* at(std::size_t i) const noexcept { return buf_[(head_ + i) & (buf_.size() - 1)]; }
+  void pop_front() noexcept {
+    head_ = (head_ + 1) & (buf_.size() - 1);
+    --size_;
+  }
+
+ private:
+  void grow() {
+    std::vector<T*> b(buf_.empty() ? 8 : buf_.size() * 2);
+    for (std::size_t i = 0; i < size_; ++i) b[i] = buf_[(head_ + i) & (buf_.size() - 1)];
+    buf_.swap(b);
+    head_ = 0;
+  }
+  std::vector<T*> buf_;
+  std::size_t head_ = 0, size_ = 0;
+};
+
+/// An event on the wire between PEs: a new event or an anti-message for one.
+template <class Message>
+struct wire_event {
+  event_key key;
+  lp_id dest = 0;
+  std::uint32_t anti = 0;
+  std::uint32_t pad = 0;
+  Message message{};
+};
+
+}  // namespace roam::pdes::detail
+
+namespace roam {
+template <class Message>
+  requires std::is_trivially_copyable_v<Message>
+inline constexpr bool bitwise_serializable<pdes::detail::wire_event<Message>> = true;
+}  // namespace roam

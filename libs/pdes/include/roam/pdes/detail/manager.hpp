@@ -1,0 +1,517 @@
+#pragma once
+/// The PE manager of the parallel engine (one per PE, a group member): it
+/// holds the pending events of its LP chares in one heap, runs them in
+/// batches, rolls LPs back, sends and receives events and anti-messages, and
+/// takes part in GVT rounds; at each GVT it commits and frees what lies below.
+/// docs/design/pdes.md has the protocols and why they are correct.
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include <roam/pdes/detail/event.hpp>
+#include <roam/pdes/model.hpp>
+#include <roam/pdes/options.hpp>
+#include <roam/roam.hpp>
+
+namespace roam::pdes::detail {
+
+template <class Model>
+class lp_chare;
+
+/// One LP as the parallel engine keeps it (inside its chare).
+template <class Model>
+struct lp_record {
+  lp<Model> ctx;
+  typename Model::state state{};
+  pointer_ring<event<typename Model::message>> processed;  ///< oldest first, keys ascending
+  std::vector<event_key> cancelled;  ///< anti-messages for events still pending here (matched as they come out)
+};
+
+/// A PE's part of a GVT round: messages of the closing epoch it sent and
+/// received (cumulative, per epoch parity) and the least timestamp it can
+/// still produce or receive from them.
+struct gvt_vote {
+  std::uint64_t sent = 0;
+  std::uint64_t received = 0;
+  sim_time min = infinite_time;
+  template <class P>
+  void pup(P& p) {
+    p | sent | received | min;
+  }
+};
+inline void merge_votes(gvt_vote& a, const gvt_vote& b) {
+  a.sent += b.sent;
+  a.received += b.received;
+  if (b.min < a.min) a.min = b.min;
+}
+inline void merge_stats(run_stats& a, const run_stats& b) { a.add(b); }
+
+template <class Model>
+class manager final : public group_member<manager<Model>>, public event_sink<Model> {
+ public:
+  using message = typename Model::message;
+  using state = typename Model::state;
+  using event_type = event<message>;
+  using record = lp_record<Model>;
+  using wire = wire_event<message>;
+  static_assert(std::is_trivially_copyable_v<message>, "roam::pdes: a model's message must be trivially copyable");
+
+  manager(Model model, engine_options options, callback<run_stats> done)
+      : model_(std::move(model)), o_(std::move(options)), done_(std::move(done)) {
+    me_ = my_pe().value();
+    local_.assign(o_.lps, nullptr);
+    out_.resize(num_pes());
+  }
+  manager(const manager&) = delete;
+  manager& operator=(const manager&) = delete;
+
+  /// An LP chare built on this PE hands over its LPs.
+  void attach(lp_chare<Model>& c) {
+    for (record& r : c.records()) {
+      lp_access::set_sink(r.ctx, this);
+      local_[r.ctx.gid()] = &r;
+    }
+    ++attached_;
+    maybe_init();
+  }
+
+  // ---- entries ----
+
+  /// Starts the run on this PE once its chares are all here.
+  void begin(array_proxy<lp_chare<Model>> chares) {
+    chares_ = chares;
+    const std::uint32_t n = o_.chares();
+    pe_of_chare_.resize(n);
+    for (std::uint32_t c = 0; c < n; ++c) {
+      pe_of_chare_[c] = chares[index<1>{static_cast<std::int32_t>(c)}].home_pe().value();
+      expected_ += pe_of_chare_[c] == me_;
+    }
+    begun_ = true;
+    maybe_init();
+  }
+
+  /// Every PE ran its LPs' init handlers: events may run.
+  void go() {
+    running_ = true;
+    t0_ = std::chrono::steady_clock::now();
+    schedule_batch();
+  }
+
+  /// Runs up to `batch` events, then lets arriving messages in.
+  void run_batch() {
+    batch_scheduled_ = false;
+    if (!running_) return;
+    const sim_time limit = window_limit();
+    std::uint32_t n = 0;
+    bool blocked = false;
+    while (n < o_.batch && !heap_.empty()) {
+      event_type* top = heap_.top().e;
+      if (top->status == event_status::cancelled) {
+        pool_.release(heap_.pop());
+        continue;
+      }
+      if (!(top->key.ts < limit) || uncommitted_ >= o_.max_uncommitted) {
+        blocked = true;
+        break;
+      }
+      heap_.pop();
+      record& r = record_of(*top);
+      if (!r.cancelled.empty() && take_cancelled(r, top->key)) {
+        pool_.release(top);
+        continue;
+      }
+      execute(r, *top);
+      ++n;
+    }
+    flush_out();
+    if (n > 0) {
+      ++batches_since_round_;
+      schedule_batch();
+    }
+    if (me_ == 0) {
+      if (!round_active_ && (n == 0 || batches_since_round_ >= o_.gvt_interval)) start_round();
+    } else if (blocked && requested_after_ != stats_.gvt_rounds) {
+      requested_after_ = stats_.gvt_rounds;  // once per GVT
+      this->this_group()[pe_id{0}].template send<&manager::request_round>();
+    }
+  }
+
+  /// Events and anti-messages from another PE, sent in the sender's `epoch`.
+  void receive(std::uint32_t epoch, std::vector<wire> events) {
+    ++received_[epoch & 1];
+    const bool white = epoch < epoch_;  // sent before the sender's cut of the round in progress here
+    for (wire& w : events) {
+      if (white && w.key.ts < white_min_) white_min_ = w.key.ts;
+      if (o_.check_gvt && w.key.ts < gvt_)
+        fail_at(w.dest, "received an " + std::string(w.anti ? "anti-message" : "event") + " at time " +
+                            std::to_string(w.key.ts) + " below GVT " + std::to_string(gvt_) + " (GVT is wrong)");
+      if (w.anti) on_anti(w);
+      else on_event(w);
+    }
+    schedule_batch();
+  }
+
+  /// PE 0 asks for a GVT round (another PE is blocked by its window or memory bound).
+  void request_round() {
+    if (!round_active_ && running_) start_round();
+  }
+
+  /// The cut of GVT round `epoch`: from here on this PE's messages belong to it.
+  void cut(std::uint32_t epoch) {
+    flush_out();  // what is buffered belongs to the closing epoch
+    local_min_ = least_pending();
+    epoch_ = epoch;
+    white_min_ = infinite_time;
+    vote();
+  }
+
+  /// A round's sums: balanced, its minimum is the new GVT; else vote again.
+  void gvt_result(gvt_vote v) {
+    if (v.sent != v.received) {
+      ++stats_.gvt_retries;
+      vote();
+      return;
+    }
+    if (o_.check_gvt && v.min < gvt_)
+      fail_at(0, "GVT went backwards from " + std::to_string(gvt_) + " to " + std::to_string(v.min));
+    gvt_ = v.min;
+    ++stats_.gvt_rounds;
+    if (me_ == 0) {
+      round_active_ = false;
+      batches_since_round_ = 0;
+    }
+    fossil_collect(gvt_);
+    if (gvt_ >= o_.end) return finish();
+    schedule_batch();
+  }
+
+  /// This PE's LP records (for tests: the final states).
+  const std::vector<record*>& local_lps() const noexcept { return local_; }
+  sim_time gvt() const noexcept { return gvt_; }
+
+ private:
+  friend class lp_chare<Model>;
+
+  void maybe_init() {
+    if (!begun_ || attached_ != expected_ || inited_) return;
+    inited_ = true;
+    for (record* r : local_)
+      if (r) model_.init(r->state, r->ctx);
+    flush_out();
+    this->contribute(callback<void>::broadcast<&manager::go>(this->this_group()));
+  }
+
+  sim_time window_limit() const noexcept {
+    switch (o_.mode) {
+      case synch::conservative: return gvt_ + o_.lookahead;
+      default: return o_.max_optimism == infinite_time ? infinite_time : gvt_ + o_.max_optimism;
+    }
+  }
+
+  record& record_of(const event_type& e) {
+    record* r = local_[e.dest];
+    if (!r) [[unlikely]]
+      fail_at(e.dest, "has an event for LP " + std::to_string(e.dest) + ", which is not on this PE");
+    return *r;
+  }
+
+  void execute(record& r, event_type& e) {
+    lp_access::set_now(r.ctx, e.key.ts);
+    if (o_.mode == synch::optimistic_check) check_reverse(r, e);
+    current_ = &e;
+    model_.event(r.state, e.bf, e.message, r.ctx);
+    current_ = nullptr;
+    e.status = event_status::processed;
+    r.processed.push_back(&e);
+    ++uncommitted_;
+    ++stats_.processed;
+    while (!stragglers_.empty()) {
+      event_type* s = stragglers_.back();
+      stragglers_.pop_back();
+      if (s->status != event_status::cancelled) {
+        record& to = record_of(*s);
+        if (!to.processed.empty() && s->key < to.processed.back()->key) {
+          ++stats_.primary_rollbacks;
+          rollback(to, s->key, false);
+        }
+      }
+      heap_.push(s);
+    }
+  }
+
+  /// The rollback-check mode: the event forward and back on a copy of its
+  /// message; the LP's state and stream must come back exactly.
+  void check_reverse(record& r, event_type& e) {
+    const state before = r.state;
+    const rng_stream rng_before = r.ctx.rng();
+    const std::uint64_t sent_before = lp_access::sent(r.ctx);
+    message m = e.message;
+    bitfield bf{};
+    trial_ = true;
+    model_.event(r.state, bf, m, r.ctx);
+    model_.reverse(r.state, bf, m, r.ctx);
+    trial_ = false;
+    lp_access::sent(r.ctx) = sent_before;
+    lp_access::set_now(r.ctx, e.key.ts);
+    const char* what = nullptr;
+    if (!same_state(r.state, before)) what = "its state";
+    else if (!(r.ctx.rng() == rng_before)) what = "its random stream (a draw not reversed, or reversed twice)";
+    if (what)
+      fail_at(e.dest, "rollback check: the reverse handler of the event at time " + std::to_string(e.key.ts) +
+                          " (sent by LP " + std::to_string(e.key.source) + ") did not restore " + what,
+              "the model's reverse handler");
+    ++stats_.checked;
+  }
+
+  static bool same_state(const state& a, const state& b) {
+    if constexpr (std::equality_comparable<state>) return a == b;
+    else {
+      static_assert(std::is_trivially_copyable_v<state>,
+                    "roam::pdes: the rollback check needs a state with == or a trivially copyable one");
+      return std::memcmp(&a, &b, sizeof(state)) == 0;
+    }
+  }
+
+  // ---- sending ----
+
+  void send(lp<Model>& from, lp_id dest, sim_time offset, const message& m) override {
+    if (trial_) return;  // the rollback check's trial run: nothing leaves
+    if (dest >= o_.lps) [[unlikely]]
+      fail_at(from.gid(), "sent an event to LP " + std::to_string(dest) + " of " + std::to_string(o_.lps));
+    if (!(offset >= 0) || (o_.mode == synch::conservative && offset < o_.lookahead)) [[unlikely]]
+      fail_at(from.gid(), "sent an event " + std::to_string(offset) + " ahead" +
+                              (offset >= 0 ? ", below the lookahead " + std::to_string(o_.lookahead) +
+                                                 " the conservative scheduler relies on"
+                                           : std::string(" (into the past)")));
+    const sim_time ts = from.now() + offset;
+    if (ts >= o_.end) {
+      if (current_) ++current_->past_end;
+      else ++stats_.past_end;
+      return;
+    }
+    const event_key key{ts, from.gid(), lp_access::sent(from)++};
+    const std::uint32_t pe = pe_of_chare_[dest / o_.per_chare()];
+    event_type* c;
+    if (pe == me_) {
+      c = pool_.make();
+      c->key = key;
+      c->dest = dest;
+      c->message = m;
+      record* to = local_[dest];
+      if (to && !to->processed.empty() && key < to->processed.back()->key) stragglers_.push_back(c);
+      else heap_.push(c);
+    } else {
+      out_[pe].push_back(wire{key, dest, 0, 0, m});
+      ++stats_.remote_events;
+      if (!current_) return;  // init's events are never rolled back: no stub
+      c = pool_.make();
+      c->key = key;
+      c->dest = dest;
+      c->status = event_status::stub;
+    }
+    if (current_) {
+      c->next_sibling = current_->first_child;
+      current_->first_child = c;
+    }
+  }
+
+  void flush_out() {
+    for (std::uint32_t p = 0; p < out_.size(); ++p) {
+      if (out_[p].empty()) continue;
+      ++sent_[epoch_ & 1];
+      this->this_group()[pe_id{p}].template send<&manager::receive>(epoch_, std::move(out_[p]));
+      out_[p].clear();
+    }
+  }
+
+  void schedule_batch() {
+    if (batch_scheduled_ || !running_) return;
+    batch_scheduled_ = true;
+    // Behind every message already queued: stragglers and anti-messages first.
+    this->this_group()[pe_id{me_}].template send<&manager::run_batch>(priority(1));
+  }
+
+  // ---- receiving ----
+
+  void on_event(const wire& w) {
+    event_type* e = pool_.make();
+    e->key = w.key;
+    e->dest = w.dest;
+    e->message = w.message;
+    record& r = record_of(*e);
+    if (!r.processed.empty() && e->key < r.processed.back()->key) {
+      ++stats_.primary_rollbacks;
+      rollback(r, e->key, false);
+    }
+    heap_.push(e);
+  }
+
+  /// An anti-message: the event, processed here, is rolled back through; it
+  /// is then pending (or was, or has not arrived yet) and is dropped when it
+  /// comes out of the heap.
+  void on_anti(const wire& w) {
+    record& r = *local_[w.dest];
+    if (!r.processed.empty() && !(r.processed.back()->key < w.key) && r.processed.contains_key(w.key)) {
+      ++stats_.secondary_rollbacks;
+      rollback(r, w.key, true);
+    }
+    r.cancelled.push_back(w.key);
+  }
+
+  static bool take_cancelled(record& r, const event_key& k) {
+    for (std::size_t i = 0; i < r.cancelled.size(); ++i)
+      if (r.cancelled[i] == k) {
+        r.cancelled[i] = r.cancelled.back();
+        r.cancelled.pop_back();
+        return true;
+      }
+    return false;
+  }
+
+  // ---- rollback ----
+
+  /// Undoes `r`'s processed events with keys above `k` (and `k` itself when
+  /// `inclusive`), newest first; they go back to the heap.
+  void rollback(record& r, const event_key& k, bool inclusive) {
+    while (!r.processed.empty()) {
+      event_type* e = r.processed.back();
+      if (inclusive ? e->key < k : !(k < e->key)) break;
+      r.processed.pop_back();
+      lp_access::set_now(r.ctx, e->key.ts);
+      model_.reverse(r.state, e->bf, e->message, r.ctx);
+      lp_access::sent(r.ctx) -= cancel_children(*e);
+      e->bf = {};
+      e->past_end = 0;
+      e->status = event_status::pending;
+      heap_.push(e);
+      --uncommitted_;
+      ++stats_.rolled_back;
+    }
+  }
+
+  /// Cancels what `e` sent; returns how many events that was.
+  std::uint64_t cancel_children(event_type& e) {
+    std::uint64_t n = 0;
+    for (event_type* c = e.first_child; c;) {
+      event_type* next = c->next_sibling;
+      ++n;
+      switch (c->status) {
+        case event_status::stub: {
+          const std::uint32_t pe = pe_of_chare_[c->dest / o_.per_chare()];
+          out_[pe].push_back(wire{c->key, c->dest, 1, 0, {}});
+          ++stats_.anti_messages;
+          pool_.release(c);
+          break;
+        }
+        case event_status::processed:
+          rollback(*local_[c->dest], c->key, true);
+          c->status = event_status::cancelled;
+          break;
+        default:  // pending, in the heap or the straggler queue
+          c->status = event_status::cancelled;
+          break;
+      }
+      c = next;
+    }
+    e.first_child = nullptr;
+    return n;
+  }
+
+  // ---- GVT ----
+
+  void start_round() {
+    round_active_ = true;
+    this->this_group().template send<&manager::cut>(epoch_ + 1);
+  }
+
+  sim_time least_pending() {
+    while (!heap_.empty() && heap_.top().e->status == event_status::cancelled) pool_.release(heap_.pop());
+    return heap_.empty() ? infinite_time : heap_.top().key.ts;
+  }
+
+  void vote() {
+    const std::uint32_t closing = (epoch_ - 1) & 1;
+    const sim_time least = white_min_ < local_min_ ? white_min_ : local_min_;
+    this->contribute(gvt_vote{sent_[closing], received_[closing], least}, custom_reducer<&merge_votes>(),
+                     callback<gvt_vote>::broadcast<&manager::gvt_result>(this->this_group()));
+  }
+
+  /// Commits and frees every processed event below `gvt`, oldest first per
+  /// LP. A parent commits in the same pass as its children or an earlier one
+  /// (their timestamps are not below its own), and its child list is only
+  /// read here, so children are freed only after the pass.
+  void fossil_collect(sim_time gvt) {
+    for (record* r : local_) {
+      if (!r) continue;
+      while (!r->processed.empty() && r->processed.front()->key.ts < gvt) {
+        event_type* e = r->processed.front();
+        r->processed.pop_front();
+        lp_access::set_now(r->ctx, e->key.ts);
+        model_.commit(r->state, e->bf, e->message, r->ctx);
+        stats_.past_end += e->past_end;
+        for (event_type* c = e->first_child; c; c = c->next_sibling)
+          if (c->status == event_status::stub) to_free_.push_back(c);
+        to_free_.push_back(e);
+        --uncommitted_;
+        ++stats_.committed;
+      }
+    }
+    for (event_type* e : to_free_) pool_.release(e);
+    to_free_.clear();
+  }
+
+  void finish() {
+    running_ = false;
+    fossil_collect(infinite_time);
+    for (record* r : local_)
+      if (r) model_.final(r->state, r->ctx);
+    stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    if (me_ != 0) stats_.gvt_rounds = 0;
+    this->contribute(stats_, custom_reducer<&merge_stats>(), done_);
+  }
+
+  [[noreturn]] void fail_at(lp_id gid, const std::string& what, const char* entry = nullptr) {
+    if (!entry) entry = current_ ? "the model's event handler" : "pdes::manager";
+    const lp_id per = o_.per_chare();
+    roam::abort("roam::pdes: pe " + std::to_string(me_) + ", LP chare[" + std::to_string(gid / per) + "], LP " +
+                std::to_string(gid) + ", entry " + entry + ": " + what);
+    std::abort();  // roam::abort ends the program; this says so to the compiler
+  }
+
+  Model model_;
+  engine_options o_;
+  callback<run_stats> done_;
+  std::uint32_t me_ = 0;
+  array_proxy<lp_chare<Model>> chares_;
+  std::vector<std::uint32_t> pe_of_chare_;
+  std::vector<record*> local_;  ///< by gid: this PE's LPs, null elsewhere
+  std::uint32_t expected_ = 0, attached_ = 0;
+  bool begun_ = false, inited_ = false, running_ = false, batch_scheduled_ = false;
+
+  event_pool<message> pool_;
+  pending_heap<message> heap_;
+  std::vector<event_type*> stragglers_;  ///< local events that arrived behind their LP: rolled back after the handler
+  std::vector<event_type*> to_free_;
+  std::vector<std::vector<wire>> out_;   ///< per PE, flushed after every batch
+  event_type* current_ = nullptr;        ///< the event running now (its sends become its children)
+  bool trial_ = false;
+  std::uint64_t uncommitted_ = 0;
+
+  // GVT (Mattern's cut with counters kept per epoch parity, never reset)
+  std::uint32_t epoch_ = 0;
+  std::uint64_t sent_[2] = {0, 0}, received_[2] = {0, 0};
+  sim_time local_min_ = infinite_time, white_min_ = infinite_time;
+  sim_time gvt_ = 0;
+  bool round_active_ = false;  ///< PE 0 only
+  std::uint32_t batches_since_round_ = 0;
+  std::uint64_t requested_after_ = ~std::uint64_t{0};
+
+  run_stats stats_;
+  std::chrono::steady_clock::time_point t0_;
+};
+
+}  // namespace roam::pdes::detail

@@ -1,0 +1,69 @@
+#pragma once
+/// Parallel discrete-event simulation on roam: a model (model.hpp) run by
+/// the sequential, conservative or optimistic (Time Warp) scheduler on every
+/// PE of the program, with the same committed events under each.
+///
+/// ```cpp
+/// roam::pdes::engine_options o;
+/// o.lps = 80; o.end = 25000; o.mode = roam::pdes::synch::optimistic;
+/// roam::pdes::run_stats r = co_await roam::pdes::simulate(my_model{...}, o);
+/// ```
+/// LPs are grouped into LP chares (an array, block-mapped); each PE's
+/// manager runs its chares' events in batches, rolls LPs back on stragglers
+/// and anti-messages, and commits below GVT, computed by rounds that never
+/// stop event processing. docs/design/pdes.md has the design.
+#include <stdexcept>
+#include <string>
+
+#include <roam/pdes/detail/lp_chare.hpp>
+#include <roam/pdes/detail/manager.hpp>
+#include <roam/pdes/options.hpp>
+#include <roam/pdes/sequential.hpp>
+#include <roam/roam.hpp>
+
+namespace roam::pdes {
+
+/// Checks `o` and fills in its defaults for this program; throws
+/// std::invalid_argument naming the bad option.
+inline engine_options resolve(engine_options o) {
+  if (o.lps == 0) throw std::invalid_argument("roam::pdes: a simulation needs at least one LP");
+  if (!(o.end > 0)) throw std::invalid_argument("roam::pdes: the end time must be above 0");
+  if (o.batch == 0) throw std::invalid_argument("roam::pdes: the batch must be at least 1 event");
+  if (o.gvt_interval == 0) throw std::invalid_argument("roam::pdes: the GVT interval must be at least 1 batch");
+  if (o.mode == synch::conservative && !(o.lookahead > 0))
+    throw std::invalid_argument("roam::pdes: the conservative scheduler needs a lookahead above 0");
+  if (!(o.max_optimism > 0)) throw std::invalid_argument("roam::pdes: the optimism window must be above 0");
+  o.pes = num_pes();
+  if (o.lps_per_chare == 0) o.lps_per_chare = std::max<lp_id>(1, (o.lps + 4 * o.pes - 1) / (4 * o.pes));
+  return o;
+}
+
+/// Runs `model` under `options`; `done` receives the statistics once every
+/// event is committed and every LP's final handler ran. Call on one PE.
+template <class Model>
+void simulate(Model model, engine_options options, callback<run_stats> done) {
+  options = resolve(std::move(options));
+  if (options.mode == synch::sequential) {
+    sequential_engine<Model> engine(std::move(model), options.lps, options.end);
+    const auto t0 = std::chrono::steady_clock::now();
+    run_stats r = engine.run();
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    done.send(std::move(r));
+    return;
+  }
+  using manager_type = detail::manager<Model>;
+  auto managers = create_group<manager_type>(std::move(model), options, std::move(done));
+  auto chares = create_array<detail::lp_chare<Model>>(index<1>{static_cast<std::int32_t>(options.chares())}, managers,
+                                                      options.lps, options.lps_per_chare);
+  managers.template send<&manager_type::begin>(chares);
+}
+
+/// The same, with a future for the statistics.
+template <class Model>
+future<run_stats> simulate(Model model, engine_options options) {
+  auto [f, p] = make_future<run_stats>();
+  simulate(std::move(model), std::move(options), callback<run_stats>::to_future(p));
+  return std::move(f);
+}
+
+}  // namespace roam::pdes
