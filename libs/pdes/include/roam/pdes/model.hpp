@@ -34,17 +34,24 @@ struct bitfield {
       c24 : 1 = 0, c25 : 1 = 0, c26 : 1 = 0, c27 : 1 = 0, c28 : 1 = 0, c29 : 1 = 0, c30 : 1 = 0, c31 : 1 = 0;
 };
 
-/// Event order: timestamp, then the sending LP, then its send counter: the
-/// same order under every scheduler and PE count, so runs commit the same
-/// events. The key also names an event uniquely (for anti-messages): an LP's
-/// send counter is restored on rollback, and a cancelled event's
-/// anti-message always reaches its destination before the re-sent one.
+/// Event order: timestamp, then the tie depth, then the sending LP, then its
+/// send counter: the same order under every scheduler and PE count, so runs
+/// commit the same events. The depth is 0 for an event later than the one
+/// that sent it and one more than its sender's for one at the same time, so
+/// an event always orders after the event that caused it (with the source
+/// alone, a zero-offset reply from a smaller LP would order before its own
+/// cause: an optimistic run would roll the cause back for ever). The key
+/// also names an event uniquely (for anti-messages): an LP's send counter is
+/// restored on rollback, and a cancelled event's anti-message always reaches
+/// its destination before the re-sent one.
 struct event_key {
   sim_time ts = 0;
+  std::uint32_t depth = 0;
   lp_id source = 0;
   std::uint64_t seq = 0;
   friend bool operator<(const event_key& a, const event_key& b) noexcept {
     if (a.ts != b.ts) return a.ts < b.ts;
+    if (a.depth != b.depth) return a.depth < b.depth;
     if (a.source != b.source) return a.source < b.source;
     return a.seq < b.seq;
   }
@@ -116,6 +123,7 @@ class lp {
   friend struct detail::lp_access;
   lp_id gid_ = 0;
   sim_time now_ = 0;
+  std::uint32_t depth_ = 0;  ///< the running event's tie depth
   std::uint64_t sent_ = 0;  ///< events sent (restored on rollback): the key's seq
   rng_stream rng_;
   detail::event_sink<Model>* sink_ = nullptr;
@@ -145,9 +153,16 @@ struct lp_access {
   static void set_sink(lp<M>& l, event_sink<M>* sink) noexcept {
     l.sink_ = sink;
   }
+  /// Before a handler runs: the event's time (and tie depth, for the keys of its sends).
   template <class M>
-  static void set_now(lp<M>& l, sim_time t) noexcept {
+  static void set_now(lp<M>& l, sim_time t, std::uint32_t depth = 0) noexcept {
     l.now_ = t;
+    l.depth_ = depth;
+  }
+  /// The key of an event `from` sends for time `ts` (counts the send).
+  template <class M>
+  static event_key next_key(lp<M>& from, sim_time ts) noexcept {
+    return {ts, ts == from.now_ ? from.depth_ + 1 : 0u, from.gid_, from.sent_++};
   }
   template <class M>
   static std::uint64_t& sent(lp<M>& l) noexcept {
@@ -155,7 +170,7 @@ struct lp_access {
   }
   template <class M, class P>
   static void pup(lp<M>& l, P& p) {
-    p | l.gid_ | l.now_ | l.sent_ | l.rng_;
+    p | l.gid_ | l.now_ | l.depth_ | l.sent_ | l.rng_;
   }
 };
 

@@ -28,7 +28,7 @@ class sequential_engine final : detail::event_sink<Model> {
       pending_event e = pending_.top();
       pending_.pop();
       auto& to = lps_[e.dest];
-      detail::lp_access::set_now(to, e.key.ts);
+      detail::lp_access::set_now(to, e.key.ts, e.key.depth);
       bitfield bf{};
       model_.event(states_[e.dest], bf, e.message, to);
       model_.commit(states_[e.dest], bf, e.message, to);
@@ -63,7 +63,7 @@ class sequential_engine final : detail::event_sink<Model> {
       ++stats_.past_end;
       return;
     }
-    pending_.push({{ts, from.gid(), detail::lp_access::sent(from)++}, dest, m});
+    pending_.push({detail::lp_access::next_key(from, ts), dest, m});
   }
 
   Model model_;

@@ -76,35 +76,48 @@ class event_pool {
 
 /// The pending events of one PE, smallest key first. Cancelled events stay
 /// until they reach the top (lazy deletion); the key is copied into the
-/// entry so that comparisons do not touch the events.
+/// entry so that comparisons do not touch the events. Equal keys come out in
+/// the order they went in: an event re-sent after a rollback can carry the
+/// key of the one it replaces (same time, sender and send counter) with
+/// other contents, and the anti-message for the old one, which arrived
+/// first, must match the old one.
 template <class Message>
 class pending_heap {
  public:
   using event_type = event<Message>;
   struct entry {
     event_key key;
+    std::uint64_t arrival;
     event_type* e;
   };
   bool empty() const noexcept { return h_.empty(); }
   std::size_t size() const noexcept { return h_.size(); }
   const entry& top() const noexcept { return h_.front(); }
   void push(event_type* e) {
-    h_.push_back({e->key, e});
-    std::push_heap(h_.begin(), h_.end(), later);
+    h_.push_back({e->key, arrivals_++, e});
+    std::push_heap(h_.begin(), h_.end(), later{});
   }
   event_type* pop() {
-    std::pop_heap(h_.begin(), h_.end(), later);
+    std::pop_heap(h_.begin(), h_.end(), later{});
     event_type* e = h_.back().e;
     h_.pop_back();
     return e;
   }
   /// Every entry (for migration and the end of a run).
   std::vector<entry>& entries() noexcept { return h_; }
-  void rebuild() { std::make_heap(h_.begin(), h_.end(), later); }
+  void rebuild() { std::make_heap(h_.begin(), h_.end(), later{}); }
 
  private:
-  static bool later(const entry& a, const entry& b) noexcept { return b.key < a.key; }
+  // A type, not a function: the heap algorithms then inline the comparison.
+  struct later {
+    bool operator()(const entry& a, const entry& b) const noexcept {
+      if (b.key < a.key) return true;
+      if (a.key < b.key) return false;
+      return b.arrival < a.arrival;
+    }
+  };
   std::vector<entry> h_;
+  std::uint64_t arrivals_ = 0;
 };
 
 /// A growable ring of pointers: an LP's processed events, oldest at the

@@ -105,9 +105,18 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   void run_batch() {
     batch_scheduled_ = false;
     if (!running_) return;
-    const sim_time limit = window_limit();
+    sim_time limit = window_limit();
     std::uint32_t n = 0;
     bool blocked = false;
+    // Optimism by work: at most two GVT intervals of batches per GVT. PE 0
+    // cuts after one; when the round takes longer than the second, the PE
+    // waits for it (still receiving). Without a bound a PE that pulls ahead
+    // makes the other's messages stragglers, its rollbacks send anti-messages
+    // that roll the other back in turn, and the run thrashes.
+    if (batches_since_gvt_ >= 2 * o_.gvt_interval) {
+      blocked = true;
+      limit = -infinite_time;
+    }
     while (n < o_.batch && !heap_.empty()) {
       event_type* top = heap_.top().e;
       if (top->status == event_status::cancelled) {
@@ -128,8 +137,13 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       ++n;
     }
     flush_out();
+    if (vote_pending_) {
+      vote_pending_ = false;
+      vote();
+    }
     if (n > 0) {
       ++batches_since_round_;
+      ++batches_since_gvt_;
       schedule_batch();
     }
     if (me_ == 0) {
@@ -166,20 +180,21 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     local_min_ = least_pending();
     epoch_ = epoch;
     white_min_ = infinite_time;
-    vote();
+    vote_soon();
   }
 
   /// A round's sums: balanced, its minimum is the new GVT; else vote again.
   void gvt_result(gvt_vote v) {
     if (v.sent != v.received) {
       ++stats_.gvt_retries;
-      vote();
+      vote_soon();
       return;
     }
     if (o_.check_gvt && v.min < gvt_)
       fail_at(0, "GVT went backwards from " + std::to_string(gvt_) + " to " + std::to_string(v.min));
     gvt_ = v.min;
     ++stats_.gvt_rounds;
+    batches_since_gvt_ = 0;
     if (me_ == 0) {
       round_active_ = false;
       batches_since_round_ = 0;
@@ -220,7 +235,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   }
 
   void execute(record& r, event_type& e) {
-    lp_access::set_now(r.ctx, e.key.ts);
+    lp_access::set_now(r.ctx, e.key.ts, e.key.depth);
     if (o_.mode == synch::optimistic_check) check_reverse(r, e);
     current_ = &e;
     model_.event(r.state, e.bf, e.message, r.ctx);
@@ -256,7 +271,6 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     model_.reverse(r.state, bf, m, r.ctx);
     trial_ = false;
     lp_access::sent(r.ctx) = sent_before;
-    lp_access::set_now(r.ctx, e.key.ts);
     const char* what = nullptr;
     if (!same_state(r.state, before)) what = "its state";
     else if (!(r.ctx.rng() == rng_before)) what = "its random stream (a draw not reversed, or reversed twice)";
@@ -293,7 +307,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       else ++stats_.past_end;
       return;
     }
-    const event_key key{ts, from.gid(), lp_access::sent(from)++};
+    const event_key key = lp_access::next_key(from, ts);
     const std::uint32_t pe = pe_of_chare_[dest / o_.per_chare()];
     event_type* c;
     if (pe == me_) {
@@ -381,7 +395,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       event_type* e = r.processed.back();
       if (inclusive ? e->key < k : !(k < e->key)) break;
       r.processed.pop_back();
-      lp_access::set_now(r.ctx, e->key.ts);
+      lp_access::set_now(r.ctx, e->key.ts, e->key.depth);
       model_.reverse(r.state, e->bf, e->message, r.ctx);
       lp_access::sent(r.ctx) -= cancel_children(*e);
       e->bf = {};
@@ -433,6 +447,14 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     return heap_.empty() ? infinite_time : heap_.top().key.ts;
   }
 
+  /// Votes after the next batch if one is coming: the other PEs' last
+  /// messages of the closing epoch, flushed at their cuts, are then usually
+  /// here, and the round balances at the first reduction.
+  void vote_soon() {
+    if (batch_scheduled_) vote_pending_ = true;
+    else vote();
+  }
+
   void vote() {
     const std::uint32_t closing = (epoch_ - 1) & 1;
     const sim_time least = white_min_ < local_min_ ? white_min_ : local_min_;
@@ -450,7 +472,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       while (!r->processed.empty() && r->processed.front()->key.ts < gvt) {
         event_type* e = r->processed.front();
         r->processed.pop_front();
-        lp_access::set_now(r->ctx, e->key.ts);
+        lp_access::set_now(r->ctx, e->key.ts, e->key.depth);
         model_.commit(r->state, e->bf, e->message, r->ctx);
         stats_.past_end += e->past_end;
         for (event_type* c = e->first_child; c; c = c->next_sibling)
@@ -507,7 +529,9 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   sim_time local_min_ = infinite_time, white_min_ = infinite_time;
   sim_time gvt_ = 0;
   bool round_active_ = false;  ///< PE 0 only
-  std::uint32_t batches_since_round_ = 0;
+  bool vote_pending_ = false;
+  std::uint32_t batches_since_round_ = 0;  ///< PE 0: since it last cut
+  std::uint32_t batches_since_gvt_ = 0;    ///< since the last GVT (bounds optimism)
   std::uint64_t requested_after_ = ~std::uint64_t{0};
 
   run_stats stats_;
