@@ -6,8 +6,8 @@
 /// docs/design/pdes.md has the protocols and why they are correct.
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -137,10 +137,6 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       ++n;
     }
     flush_out();
-    if (vote_pending_) {
-      vote_pending_ = false;
-      vote();
-    }
     if (n > 0) {
       ++batches_since_round_;
       ++batches_since_gvt_;
@@ -180,14 +176,14 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     local_min_ = least_pending();
     epoch_ = epoch;
     white_min_ = infinite_time;
-    vote_soon();
+    vote();
   }
 
   /// A round's sums: balanced, its minimum is the new GVT; else vote again.
   void gvt_result(gvt_vote v) {
     if (v.sent != v.received) {
       ++stats_.gvt_retries;
-      vote_soon();
+      vote();
       return;
     }
     if (o_.check_gvt && v.min < gvt_)
@@ -217,8 +213,25 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     for (record* r : local_)
       if (r) model_.init(r->state, r->ctx);
     flush_out();
+    if constexpr (requires(Model& m, state& st, lp<Model>& l) { m.pre_run(st, l); }) {
+      this->contribute(callback<void>::broadcast<&manager::pre_run>(this->this_group()));
+    } else {
+      this->contribute(callback<void>::broadcast<&manager::go>(this->this_group()));
+    }
+  }
+
+ public:
+  /// Every PE ran its LPs' init handlers: the models' pre_run handlers (ROSS's), then go.
+  void pre_run() {
+    if constexpr (requires(Model& m, state& st, lp<Model>& l) { m.pre_run(st, l); }) {
+      for (record* r : local_)
+        if (r) model_.pre_run(r->state, r->ctx);
+    }
+    flush_out();
     this->contribute(callback<void>::broadcast<&manager::go>(this->this_group()));
   }
+
+ private:
 
   sim_time window_limit() const noexcept {
     switch (o_.mode) {
@@ -444,15 +457,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
 
   sim_time least_pending() {
     while (!heap_.empty() && heap_.top().e->status == event_status::cancelled) pool_.release(heap_.pop());
-    return heap_.empty() ? infinite_time : heap_.top().key.ts;
-  }
-
-  /// Votes after the next batch if one is coming: the other PEs' last
-  /// messages of the closing epoch, flushed at their cuts, are then usually
-  /// here, and the round balances at the first reduction.
-  void vote_soon() {
-    if (batch_scheduled_) vote_pending_ = true;
-    else vote();
+    return heap_.empty() ? infinite_time : heap_.top().ts;
   }
 
   void vote() {
@@ -496,12 +501,13 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     this->contribute(stats_, custom_reducer<&merge_stats>(), done_);
   }
 
+  /// Ends the run: thrown out of the running entry, the runtime reports it
+  /// with the PE, the manager and the entry, and the program exits with 1.
   [[noreturn]] void fail_at(lp_id gid, const std::string& what, const char* entry = nullptr) {
     if (!entry) entry = current_ ? "the model's event handler" : "pdes::manager";
     const lp_id per = o_.per_chare();
-    roam::abort("roam::pdes: pe " + std::to_string(me_) + ", LP chare[" + std::to_string(gid / per) + "], LP " +
-                std::to_string(gid) + ", entry " + entry + ": " + what);
-    std::abort();  // roam::abort ends the program; this says so to the compiler
+    throw std::runtime_error("roam::pdes: pe " + std::to_string(me_) + ", LP chare[" + std::to_string(gid / per) +
+                             "], LP " + std::to_string(gid) + ", " + entry + ": " + what);
   }
 
   Model model_;
@@ -529,7 +535,6 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   sim_time local_min_ = infinite_time, white_min_ = infinite_time;
   sim_time gvt_ = 0;
   bool round_active_ = false;  ///< PE 0 only
-  bool vote_pending_ = false;
   std::uint32_t batches_since_round_ = 0;  ///< PE 0: since it last cut
   std::uint32_t batches_since_gvt_ = 0;    ///< since the last GVT (bounds optimism)
   std::uint64_t requested_after_ = ~std::uint64_t{0};
