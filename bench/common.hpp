@@ -50,5 +50,6 @@ roam::task<> bench_thread();
 /// Disk checkpoints against state size and raw write bandwidth (checkpoint_bench.cpp; not part of `all`).
 roam::task<> bench_checkpoint();
 roam::task<> bench_aggregation();
+roam::task<> bench_pdes();
 
 }  // namespace roam_bench

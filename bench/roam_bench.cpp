@@ -1,6 +1,6 @@
 // roam-bench: microbenchmarks of the core runtime.
 //   roam-bench NAME [--json] [--reps R] [+p N ...runtime options]
-// NAME: pingpong | empty | create | fib | coll | migrate | thread | flow | idle | lb | checkpoint | aggregation | all | noop (start and stop only)
+// NAME: pingpong | empty | create | fib | coll | migrate | thread | flow | idle | lb | checkpoint | aggregation | pdes | all | noop (start and stop only)
 // Under roamrun or mpirun with one PE per process, "cross" cases cross processes.
 #include <atomic>
 #include <chrono>
@@ -543,6 +543,7 @@ roam::task<> bench_main() {
   if (n == "lb") co_await bench_lb();
   if (n == "checkpoint") co_await bench_checkpoint();
   if (n == "aggregation" || n == "all") co_await bench_aggregation();
+  if (n == "pdes" || n == "all") co_await bench_pdes();
   roam::exit(0);
 }
 
@@ -555,11 +556,11 @@ int main(int argc, char** argv) {
       else if (a[i] == "--reps" && i + 1 < a.size()) g_config.reps = std::stoi(a[++i]);
       else if (a[i] == "--case" && i + 1 < a.size()) g_config.only = a[++i];
       else if (a[i] == "--dir" && i + 1 < a.size()) g_config.dir = a[++i];
-      else if (a[i] == "pingpong" || a[i] == "empty" || a[i] == "create" || a[i] == "fib" || a[i] == "coll" || a[i] == "migrate" || a[i] == "thread" || a[i] == "flow" || a[i] == "idle" || a[i] == "lb" || a[i] == "checkpoint" || a[i] == "aggregation" || a[i] == "all" ||
+      else if (a[i] == "pingpong" || a[i] == "empty" || a[i] == "create" || a[i] == "fib" || a[i] == "coll" || a[i] == "migrate" || a[i] == "thread" || a[i] == "flow" || a[i] == "idle" || a[i] == "lb" || a[i] == "checkpoint" || a[i] == "aggregation" || a[i] == "pdes" || a[i] == "all" ||
                a[i] == "noop")
         g_config.name = a[i];
       else {
-        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|coll|migrate|thread|flow|idle|lb|checkpoint|aggregation|all|noop] [--json] [--reps R] [--case SUBSTRING] [--dir DIR] [+p N]\n");
+        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|coll|migrate|thread|flow|idle|lb|checkpoint|aggregation|pdes|all|noop] [--json] [--reps R] [--case SUBSTRING] [--dir DIR] [+p N]\n");
         roam::exit(2);
         co_return;
       }

@@ -234,10 +234,8 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
  private:
 
   sim_time window_limit() const noexcept {
-    switch (o_.mode) {
-      case synch::conservative: return gvt_ + o_.lookahead;
-      default: return o_.max_optimism == infinite_time ? infinite_time : gvt_ + o_.max_optimism;
-    }
+    if (o_.mode == synch::conservative) return gvt_ + o_.lookahead;
+    return o_.max_optimism == infinite_time ? infinite_time : gvt_ + o_.max_optimism;
   }
 
   record& record_of(const event_type& e) {
@@ -404,6 +402,8 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   /// Undoes `r`'s processed events with keys above `k` (and `k` itself when
   /// `inclusive`), newest first; they go back to the heap.
   void rollback(record& r, const event_key& k, bool inclusive) {
+    static const trace::name traced("pdes: rollback");
+    const trace::span in_trace(traced);  // nested ones (cascades) show inside
     while (!r.processed.empty()) {
       event_type* e = r.processed.back();
       if (inclusive ? e->key < k : !(k < e->key)) break;
@@ -472,6 +472,8 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   /// (their timestamps are not below its own), and its child list is only
   /// read here, so children are freed only after the pass.
   void fossil_collect(sim_time gvt) {
+    static const trace::name traced("pdes: fossil collection");
+    const trace::span in_trace(traced);
     for (record* r : local_) {
       if (!r) continue;
       while (!r->processed.empty() && r->processed.front()->key.ts < gvt) {
