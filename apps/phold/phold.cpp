@@ -33,6 +33,8 @@ struct settings {
   std::uint32_t gvt_interval = 16;
   std::uint64_t lps_per_chare = 0;
   double max_optimism = pdes::infinite_time;
+  bool auto_optimism = false;
+  double auto_factor = 3.0;
   bool check_gvt = false;
   bool wrong_reverse = false;
 };
@@ -87,7 +89,11 @@ bool parse(const roam::args& a, settings& s) {
     } else if (k == "--batch") s.batch = static_cast<std::uint32_t>(std::stoul(value()));
     else if (k == "--gvt-interval") s.gvt_interval = static_cast<std::uint32_t>(std::stoul(value()));
     else if (k == "--lps-per-chare") s.lps_per_chare = std::stoull(value());
-    else if (k == "--max-optimism") s.max_optimism = std::stod(value());
+    else if (k == "--max-optimism") {
+      const std::string& v = value();
+      if (v == "auto") s.auto_optimism = true;
+      else s.max_optimism = std::stod(v);
+    } else if (k == "--auto-optimism-factor") s.auto_factor = std::stod(value());
     else if (k == "--check-gvt") s.check_gvt = true;
     else if (k == "--wrong-reverse") s.wrong_reverse = true;
     else {
@@ -133,6 +139,8 @@ int main(int argc, char** argv) {
     o.gvt_interval = s.gvt_interval;
     o.lps_per_chare = s.lps_per_chare;
     o.max_optimism = s.max_optimism;
+    o.auto_optimism = s.auto_optimism;
+    o.auto_optimism_factor = s.auto_factor;
     o.check_gvt = s.check_gvt;
     pdes::run_stats r;
     try {

@@ -11,7 +11,14 @@
 ///   void reverse(state&, bitfield&, message&, lp<M>&);  // undoes event(): every draw, every change
 ///   void commit(state&, bitfield&, message&, lp<M>&);   // once the event can no longer be rolled back
 ///   void final(state&, lp<M>&);
-/// (ROSS's LP type: init/event/reverse/commit/final handlers). The model
+/// (ROSS's LP type: init/event/reverse/commit/final handlers). Optional:
+///   void pre_run(state&, lp<M>&);       // after every LP's init, before events (ROSS's)
+///   using summary = ...;                // the model's results (pup-able)
+///   summary summarize(const state&, lp<M>&);           // one LP's part, after final
+///   static void merge(summary& into, const summary&);  // applied in gid order
+/// With a summary, the run's result is `result<M>` (statistics and the
+/// merged summary, the same on any PE or process count: merged in gid
+/// order on one PE), else `run_stats`. The model
 /// object itself is copied to every PE (pup-able) and must not change during
 /// the run: per-LP data belongs in `state`.
 #include <algorithm>
@@ -99,6 +106,31 @@ struct run_stats {
         past_end | gvt_rounds | gvt_retries | checked | seconds;
   }
 };
+
+/// A model with results of its own (see above).
+template <class Model>
+concept has_summary = requires { typename Model::summary; };
+
+/// What a simulation returns: `run_stats`, or with a model summary both.
+template <class Model>
+struct result {
+  run_stats stats;
+  typename Model::summary summary{};
+  template <class P>
+  void pup(P& p) {
+    p | stats | summary;
+  }
+};
+template <class Model>
+struct result_of {
+  using type = run_stats;
+};
+template <has_summary Model>
+struct result_of<Model> {
+  using type = result<Model>;
+};
+template <class Model>
+using result_t = typename result_of<Model>::type;
 
 namespace detail {
 template <class Model>

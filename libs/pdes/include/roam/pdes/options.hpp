@@ -41,6 +41,10 @@ struct engine_options {
   lp_id lps_per_chare = 0;     ///< LPs grouped into one migratable chare (0: about 4 chares per PE)
   sim_time lookahead = 0;      ///< conservative: the least send offset (every send is checked)
   sim_time max_optimism = infinite_time;  ///< optimistic: events only below GVT + this
+  /// Optimistic, no max_optimism: a window of `auto_optimism_factor` x the
+  /// recent GVT advance per round (fewer rollbacks; see docs/design/pdes.md).
+  bool auto_optimism = false;
+  double auto_optimism_factor = 3.0;
   std::uint32_t batch = 16;          ///< events per scheduling slice (then messages are let in)
   std::uint32_t gvt_interval = 16;   ///< PE 0's batches between GVT rounds
   std::uint64_t max_uncommitted = std::uint64_t{1} << 20;  ///< processed, uncommitted events a PE holds before it waits for GVT
@@ -52,8 +56,8 @@ struct engine_options {
 
   template <class P>
   void pup(P& p) {
-    p | lps | end | mode | lps_per_chare | lookahead | max_optimism | batch | gvt_interval | max_uncommitted | check_gvt |
-        pes;
+    p | lps | end | mode | lps_per_chare | lookahead | max_optimism | auto_optimism | auto_optimism_factor | batch |
+        gvt_interval | max_uncommitted | check_gvt | pes;
   }
 };
 

@@ -24,6 +24,9 @@ class sequential_engine final : detail::event_sink<Model> {
   /// Runs init on every LP, then every event below the end time, then final.
   run_stats run() {
     for (lp_id g = 0; g < lps_.size(); ++g) model_.init(states_[g], lps_[g]);
+    if constexpr (requires(typename Model::state& st, lp<Model>& l) { model_.pre_run(st, l); }) {
+      for (lp_id g = 0; g < lps_.size(); ++g) model_.pre_run(states_[g], lps_[g]);
+    }
     while (!pending_.empty()) {
       pending_event e = pending_.top();
       pending_.pop();
@@ -40,6 +43,12 @@ class sequential_engine final : detail::event_sink<Model> {
   }
 
   const Model& model() const noexcept { return model_; }
+  /// LP `g`'s summary part (models with a summary; after run()).
+  auto summarize(lp_id g)
+    requires has_summary<Model>
+  {
+    return model_.summarize(states_.at(g), lps_.at(g));
+  }
   /// LP `g`'s state (after run(): its final state).
   const typename Model::state& state(lp_id g) const { return states_.at(g); }
 

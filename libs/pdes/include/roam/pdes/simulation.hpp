@@ -38,17 +38,24 @@ inline engine_options resolve(engine_options o) {
   return o;
 }
 
-/// Runs `model` under `options`; `done` receives the statistics once every
-/// event is committed and every LP's final handler ran. Call on one PE.
+/// Runs `model` under `options`; `done` receives the result (statistics,
+/// and the model's merged summary if it has one: model.hpp) once every event
+/// is committed and every LP's final handler ran. Call on one PE.
 template <class Model>
-void simulate(Model model, engine_options options, callback<run_stats> done) {
+void simulate(Model model, engine_options options, callback<result_t<Model>> done) {
   options = resolve(std::move(options));
   if (options.mode == synch::sequential) {
     sequential_engine<Model> engine(std::move(model), options.lps, options.end);
     const auto t0 = std::chrono::steady_clock::now();
     run_stats r = engine.run();
     r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    done.send(std::move(r));
+    if constexpr (has_summary<Model>) {
+      result<Model> out{r, {}};
+      for (lp_id g = 0; g < options.lps; ++g) Model::merge(out.summary, engine.summarize(g));
+      done.send(std::move(out));
+    } else {
+      done.send(std::move(r));
+    }
     return;
   }
   using manager_type = detail::manager<Model>;
@@ -58,11 +65,11 @@ void simulate(Model model, engine_options options, callback<run_stats> done) {
   managers.template send<&manager_type::begin>(chares);
 }
 
-/// The same, with a future for the statistics.
+/// The same, with a future for the result.
 template <class Model>
-future<run_stats> simulate(Model model, engine_options options) {
-  auto [f, p] = make_future<run_stats>();
-  simulate(std::move(model), std::move(options), callback<run_stats>::to_future(p));
+future<result_t<Model>> simulate(Model model, engine_options options) {
+  auto [f, p] = make_future<result_t<Model>>();
+  simulate(std::move(model), std::move(options), callback<result_t<Model>>::to_future(p));
   return std::move(f);
 }
 

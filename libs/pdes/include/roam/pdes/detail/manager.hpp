@@ -4,11 +4,14 @@
 /// batches, rolls LPs back, sends and receives events and anti-messages, and
 /// takes part in GVT rounds; at each GVT it commits and frees what lies below.
 /// docs/design/pdes.md has the protocols and why they are correct.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <optional>
 #include <string>
+#include <utility>
 #include <type_traits>
 #include <vector>
 
@@ -58,9 +61,15 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   using event_type = event<message>;
   using record = lp_record<Model>;
   using wire = wire_event<message>;
+  /// The model's summary type (a placeholder for models without one).
+  using summary_type = typename decltype([] {
+    if constexpr (has_summary<Model>) return std::type_identity<typename Model::summary>{};
+    else return std::type_identity<char>{};
+  }())::type;
+  using summary_parts = std::vector<std::pair<lp_id, summary_type>>;
   static_assert(std::is_trivially_copyable_v<message>, "roam::pdes: a model's message must be trivially copyable");
 
-  manager(Model model, engine_options options, callback<run_stats> done)
+  manager(Model model, engine_options options, callback<result_t<Model>> done)
       : model_(std::move(model)), o_(std::move(options)), done_(std::move(done)) {
     me_ = my_pe().value();
     local_.assign(o_.lps, nullptr);
@@ -186,8 +195,15 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       vote();
       return;
     }
-    if (o_.check_gvt && v.min < gvt_)
-      fail_at(0, "GVT went backwards from " + std::to_string(gvt_) + " to " + std::to_string(v.min));
+    if (o_.check_gvt) {
+      if (v.min < gvt_) fail_at(0, "GVT went backwards from " + std::to_string(gvt_) + " to " + std::to_string(v.min));
+      // Nothing pending here may lie below the new GVT (it would be committed
+      // history in the making).
+      if (const sim_time least = least_pending(); least < v.min)
+        fail_at(heap_.top().e->dest, "GVT " + std::to_string(v.min) + " is above an event still pending here at " +
+                                         std::to_string(least));
+    }
+    if (o_.auto_optimism && v.min != infinite_time) adapt_window(v.min - gvt_);
     gvt_ = v.min;
     ++stats_.gvt_rounds;
     batches_since_gvt_ = 0;
@@ -235,7 +251,18 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
 
   sim_time window_limit() const noexcept {
     if (o_.mode == synch::conservative) return gvt_ + o_.lookahead;
-    return o_.max_optimism == infinite_time ? infinite_time : gvt_ + o_.max_optimism;
+    if (o_.max_optimism != infinite_time) return gvt_ + o_.max_optimism;
+    return o_.auto_optimism ? gvt_ + auto_window_ : infinite_time;
+  }
+
+  /// The automatic optimism window (`auto_optimism`): a multiple of how far
+  /// GVT moves per round (a moving average), so that a PE runs ahead of GVT
+  /// about as far as the slowest PE moves it in a few rounds. The least
+  /// pending event is always inside the window: it never stops progress.
+  void adapt_window(sim_time advance) {
+    if (!(advance >= 0) || advance == infinite_time) return;
+    advance_avg_ = rounds_averaged_ == 0 ? advance : 0.875 * advance_avg_ + 0.125 * advance;
+    if (++rounds_averaged_ >= 8) auto_window_ = o_.auto_optimism_factor * advance_avg_;
   }
 
   record& record_of(const event_type& e) {
@@ -500,7 +527,47 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       if (r) model_.final(r->state, r->ctx);
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
     if (me_ != 0) stats_.gvt_rounds = 0;
-    this->contribute(stats_, custom_reducer<&merge_stats>(), done_);
+    if constexpr (has_summary<Model>) {
+      // Statistics and every LP's summary part go to PE 0, which merges the
+      // parts in gid order (the same sums on any PE count).
+      auto here = this->this_group()[pe_id{0}];
+      this->contribute(stats_, custom_reducer<&merge_stats>(),
+                       callback<run_stats>::template to<&manager::collect_stats>(here));
+      summary_parts parts;
+      for (record* r : local_)
+        if (r) parts.emplace_back(r->ctx.gid(), model_.summarize(r->state, r->ctx));
+      this->contribute(std::move(parts), concat,
+                       callback<std::vector<summary_parts>>::template to<&manager::collect_parts>(here));
+    } else {
+      this->contribute(stats_, custom_reducer<&merge_stats>(), done_);
+    }
+  }
+
+ public:
+  /// PE 0: the summed statistics (models with a summary).
+  void collect_stats(run_stats s) {
+    final_stats_ = s;
+    deliver_result();
+  }
+  /// PE 0: every LP's summary part, one list per PE (models with a summary).
+  void collect_parts(std::vector<summary_parts> per_pe) {
+    summary_parts all;
+    for (auto& l : per_pe) all.insert(all.end(), l.begin(), l.end());
+    final_parts_ = std::move(all);
+    deliver_result();
+  }
+
+ private:
+  void deliver_result() {
+    if constexpr (has_summary<Model>) {
+      if (!final_stats_ || !final_parts_) return;
+      auto& parts = *final_parts_;
+      std::sort(parts.begin(), parts.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      result<Model> r;
+      r.stats = *final_stats_;
+      for (const auto& [gid, part] : parts) Model::merge(r.summary, part);
+      done_.send(std::move(r));
+    }
   }
 
   /// Ends the run: thrown out of the running entry, the runtime reports it
@@ -514,7 +581,10 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
 
   Model model_;
   engine_options o_;
-  callback<run_stats> done_;
+  callback<result_t<Model>> done_;
+  // PE 0, models with a summary: the two reductions' results as they come.
+  std::optional<run_stats> final_stats_;
+  std::optional<summary_parts> final_parts_;
   std::uint32_t me_ = 0;
   array_proxy<lp_chare<Model>> chares_;
   std::vector<std::uint32_t> pe_of_chare_;
@@ -536,6 +606,9 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   std::uint64_t sent_[2] = {0, 0}, received_[2] = {0, 0};
   sim_time local_min_ = infinite_time, white_min_ = infinite_time;
   sim_time gvt_ = 0;
+  sim_time auto_window_ = infinite_time;  ///< see adapt_window
+  sim_time advance_avg_ = 0;
+  std::uint32_t rounds_averaged_ = 0;
   bool round_active_ = false;  ///< PE 0 only
   std::uint32_t batches_since_round_ = 0;  ///< PE 0: since it last cut
   std::uint32_t batches_since_gvt_ = 0;    ///< since the last GVT (bounds optimism)

@@ -1,0 +1,198 @@
+// The dragonfly network model of seed 003 §5.2 on libs/pdes
+// (apps/dragonfly/README.md): routers, terminals and MPI-process LPs; each
+// process sends `messages` messages of `packets` packets to destinations of
+// the traffic pattern, over minimal routes, with link latencies and
+// bandwidths and output-port queueing. The committed count and the printed
+// network statistics are the same under every scheduler and PE count.
+//
+//   dragonfly [--a n] [--p n] [--h n] [--traffic uniform|transpose|neighbor] [--messages n] [--packets n]
+//             [--interval ns] [--end ns] [--synch sequential|conservative|optimistic|optimistic-check]
+//             [--batch n] [--gvt-interval n] [--lps-per-chare n] [--max-optimism ns] [--check-gvt]
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include <roam/pdes/simulation.hpp>
+#include <roam/roam.hpp>
+
+#include "dragonfly_model.hpp"
+#include "option_value.hpp"
+
+namespace {
+
+namespace pdes = roam::pdes;
+
+struct settings {
+  std::uint32_t a = 8, p = 4, h = 4;
+  dragonfly::traffic pattern = dragonfly::traffic::uniform;
+  std::uint64_t messages = 1000;
+  std::uint32_t packets = 4;
+  double interval = 1000;
+  double end = pdes::infinite_time;  // run until every message is delivered
+  pdes::synch synch = pdes::synch::sequential;
+  std::uint32_t batch = 16;
+  std::uint32_t gvt_interval = 16;
+  std::uint64_t lps_per_chare = 0;  // 0: one group per chare
+  double max_optimism = pdes::infinite_time;
+  bool check_gvt = false;
+};
+
+bool parse_traffic(const std::string& s, dragonfly::traffic& out) {
+  if (s == "uniform") out = dragonfly::traffic::uniform;
+  else if (s == "transpose") out = dragonfly::traffic::transpose;
+  else if (s == "neighbor") out = dragonfly::traffic::neighbor;
+  else return false;
+  return true;
+}
+
+/// A whole number in [low, high] (std::stoull alone takes "-1" and "3x").
+std::uint64_t whole(const std::string& option, const std::string& v, std::uint64_t low, std::uint64_t high) {
+  std::size_t used = 0;
+  unsigned long long x = 0;
+  try {
+    if (!v.empty() && v[0] != '-') x = std::stoull(v, &used);
+  } catch (const std::logic_error&) {  // not a number, or out of range
+    used = 0;
+  }
+  if (used == 0 || used != v.size() || x < low || x > high)
+    throw std::invalid_argument(option + " " + v + ": need a whole number in [" + std::to_string(low) + ", " +
+                                std::to_string(high) + "]");
+  return x;
+}
+/// A number above 0 ("inf" allowed where `infinite_ok`).
+double positive(const std::string& option, const std::string& v, bool infinite_ok) {
+  std::size_t used = 0;
+  double x = 0;
+  try {
+    x = std::stod(v, &used);
+  } catch (const std::logic_error&) {  // not a number, or out of range
+    used = 0;
+  }
+  if (used == 0 || used != v.size() || !(x > 0) || (std::isinf(x) && !infinite_ok))
+    throw std::invalid_argument(option + " " + v + ": need a number above 0");
+  return x;
+}
+
+/// Reads the command line into `s`; throws std::invalid_argument naming the bad option.
+void parse(const roam::args& a, settings& s) {
+  constexpr std::uint64_t u32 = std::numeric_limits<std::uint32_t>::max();
+  for (std::size_t i = 1; i < a.size(); ++i) {
+    const std::string& k = a[i];
+    auto value = [&]() -> const std::string& { return roam_apps::option_value(a, i); };
+    if (k == "--a") s.a = static_cast<std::uint32_t>(whole(k, value(), 1, 1024));
+    else if (k == "--p") s.p = static_cast<std::uint32_t>(whole(k, value(), 1, 1024));
+    else if (k == "--h") s.h = static_cast<std::uint32_t>(whole(k, value(), 1, 1024));
+    else if (k == "--traffic") {
+      if (!parse_traffic(value(), s.pattern))
+        throw std::invalid_argument("--traffic " + a[i] + ": use uniform, transpose or neighbor");
+    } else if (k == "--messages") s.messages = whole(k, value(), 0, std::numeric_limits<std::uint64_t>::max());
+    else if (k == "--packets") s.packets = static_cast<std::uint32_t>(whole(k, value(), 1, 65535));
+    else if (k == "--interval") s.interval = positive(k, value(), false);
+    else if (k == "--end") s.end = positive(k, value(), true);
+    else if (k == "--synch") {
+      if (!pdes::parse_synch(value(), s.synch))
+        throw std::invalid_argument("--synch " + a[i] + ": use sequential, conservative, optimistic or optimistic-check");
+    } else if (k == "--batch") s.batch = static_cast<std::uint32_t>(whole(k, value(), 1, u32));
+    else if (k == "--gvt-interval") s.gvt_interval = static_cast<std::uint32_t>(whole(k, value(), 1, u32));
+    else if (k == "--lps-per-chare") s.lps_per_chare = whole(k, value(), 1, std::numeric_limits<std::uint64_t>::max());
+    else if (k == "--max-optimism") s.max_optimism = positive(k, value(), true);
+    else if (k == "--check-gvt") s.check_gvt = true;
+    else throw std::invalid_argument("unknown option '" + k + "' (see apps/dragonfly/README.md)");
+  }
+  const dragonfly::topology t{s.a, s.p, s.h};
+  // Process and terminal numbers travel as 32 bits, port numbers as 16.
+  if (t.terminals() > u32 || t.ports() > 65535)
+    throw std::invalid_argument("--a " + std::to_string(s.a) + " --p " + std::to_string(s.p) + " --h " +
+                                std::to_string(s.h) + ": too large a network");
+}
+
+dragonfly::model make_model(const settings& s) {
+  dragonfly::model m;
+  m.topo = {s.a, s.p, s.h};
+  m.pattern = s.pattern;
+  m.messages = s.messages;
+  m.packets = s.packets;
+  m.interval = s.interval;
+  m.grid_rows = dragonfly::model::grid_rows_for(m.topo.terminals());
+  return m;
+}
+
+pdes::engine_options make_options(const settings& s, const dragonfly::model& m) {
+  pdes::engine_options o;
+  o.lps = m.topo.lps();
+  o.end = s.end;
+  o.mode = s.synch;
+  o.lookahead = m.d.lookahead();
+  o.batch = s.batch;
+  o.gvt_interval = s.gvt_interval;
+  o.lps_per_chare = s.lps_per_chare ? s.lps_per_chare : m.topo.lps_per_group();
+  o.max_optimism = s.max_optimism;
+  o.check_gvt = s.check_gvt;
+  return o;
+}
+
+void print_configuration(const settings& s, const dragonfly::model& m, const pdes::engine_options& o) {
+  const dragonfly::topology& t = m.topo;
+  std::printf("dragonfly: a %u, p %u, h %u: %llu groups, %llu routers, %llu terminals, %llu processes (%llu LPs, "
+              "%llu per chare)\n",
+              t.a, t.p, t.h, static_cast<unsigned long long>(t.groups()), static_cast<unsigned long long>(t.routers()),
+              static_cast<unsigned long long>(t.terminals()), static_cast<unsigned long long>(t.terminals()),
+              static_cast<unsigned long long>(t.lps()), static_cast<unsigned long long>(o.lps_per_chare));
+  std::printf("dragonfly: traffic %s, %llu messages of %u x %g-byte packets per process, interval %g + exp(%g) ns, "
+              "end %g ns, lookahead %g ns, %s on %u PEs\n",
+              dragonfly::traffic_name(s.pattern), static_cast<unsigned long long>(s.messages), s.packets,
+              m.d.packet_bytes, m.d.send_overhead, s.interval, s.end, o.lookahead, pdes::synch_name(s.synch),
+              roam::num_pes());
+}
+
+/// The network statistics (merged over every LP in gid order by the engine).
+void print_totals(const dragonfly::lp_totals& sum) {
+  auto per = [](double x, std::uint64_t n) { return n ? x / static_cast<double>(n) : 0.0; };
+  std::printf("dragonfly: messages sent %llu, delivered %llu; packets delivered %llu; message latency avg %.3f ns, "
+              "max %.3f ns; hops avg %.4f per packet; queueing avg %.3f ns per packet; last delivery at %.3f ns\n",
+              static_cast<unsigned long long>(sum.sent), static_cast<unsigned long long>(sum.messages),
+              static_cast<unsigned long long>(sum.packets), per(sum.latency, sum.messages), sum.max_latency,
+              per(static_cast<double>(sum.hops), sum.packets), per(sum.waited, sum.packets), sum.last_delivery);
+}
+
+void print_stats(const pdes::run_stats& r) {
+  std::printf("dragonfly: committed %llu events in %.3f s (%.2f M events/s); %llu sends past the end\n",
+              static_cast<unsigned long long>(r.committed), r.seconds, r.events_per_second() / 1e6,
+              static_cast<unsigned long long>(r.past_end));
+  std::printf("dragonfly: processed %llu, rolled back %llu (efficiency %.2f %%), rollbacks %llu primary / %llu "
+              "secondary, anti-messages %llu, remote events %llu, GVT rounds %llu (+%llu retries), checked %llu\n",
+              static_cast<unsigned long long>(r.processed), static_cast<unsigned long long>(r.rolled_back),
+              100.0 * r.efficiency(), static_cast<unsigned long long>(r.primary_rollbacks),
+              static_cast<unsigned long long>(r.secondary_rollbacks), static_cast<unsigned long long>(r.anti_messages),
+              static_cast<unsigned long long>(r.remote_events), static_cast<unsigned long long>(r.gvt_rounds),
+              static_cast<unsigned long long>(r.gvt_retries), static_cast<unsigned long long>(r.checked));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
+    settings s;
+    dragonfly::model m;
+    pdes::engine_options o;
+    try {
+      parse(a, s);
+      m = make_model(s);
+      o = make_options(s, m);
+      pdes::resolve(o);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "dragonfly: %s\n", e.what());
+      roam::exit(2);
+      co_return;
+    }
+    print_configuration(s, m, o);
+    std::fflush(stdout);
+    const auto r = co_await pdes::simulate(m, o);
+    print_stats(r.stats);
+    print_totals(r.summary);
+    roam::exit(0);
+  });
+}
