@@ -7,7 +7,7 @@
 //
 //   dragonfly [--a n] [--p n] [--h n] [--traffic uniform|transpose|neighbor] [--messages n] [--packets n]
 //             [--interval ns] [--end ns] [--synch sequential|conservative|optimistic|optimistic-check]
-//             [--batch n] [--gvt-interval n] [--lps-per-chare n] [--max-optimism ns] [--check-gvt]
+//             [--batch n] [--gvt-interval n] [--lps-per-chare n] [--max-optimism ns|auto] [--check-gvt]
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -37,6 +37,7 @@ struct settings {
   std::uint32_t gvt_interval = 16;
   std::uint64_t lps_per_chare = 0;  // 0: one group per chare
   double max_optimism = pdes::infinite_time;
+  bool auto_optimism = false;
   bool check_gvt = false;
 };
 
@@ -98,7 +99,11 @@ void parse(const roam::args& a, settings& s) {
     } else if (k == "--batch") s.batch = static_cast<std::uint32_t>(whole(k, value(), 1, u32));
     else if (k == "--gvt-interval") s.gvt_interval = static_cast<std::uint32_t>(whole(k, value(), 1, u32));
     else if (k == "--lps-per-chare") s.lps_per_chare = whole(k, value(), 1, std::numeric_limits<std::uint64_t>::max());
-    else if (k == "--max-optimism") s.max_optimism = positive(k, value(), true);
+    else if (k == "--max-optimism") {
+      const std::string& v = value();
+      if (v == "auto") s.auto_optimism = true;
+      else s.max_optimism = positive(k, v, true);
+    }
     else if (k == "--check-gvt") s.check_gvt = true;
     else throw std::invalid_argument("unknown option '" + k + "' (see apps/dragonfly/README.md)");
   }
@@ -130,6 +135,7 @@ pdes::engine_options make_options(const settings& s, const dragonfly::model& m) 
   o.gvt_interval = s.gvt_interval;
   o.lps_per_chare = s.lps_per_chare ? s.lps_per_chare : m.topo.lps_per_group();
   o.max_optimism = s.max_optimism;
+  o.auto_optimism = s.auto_optimism;
   o.check_gvt = s.check_gvt;
   return o;
 }

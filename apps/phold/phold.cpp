@@ -34,7 +34,7 @@ struct settings {
   std::uint64_t lps_per_chare = 0;
   double max_optimism = pdes::infinite_time;
   bool auto_optimism = false;
-  double auto_factor = 3.0;
+  double auto_factor = 1.0;
   bool check_gvt = false;
   bool wrong_reverse = false;
 };

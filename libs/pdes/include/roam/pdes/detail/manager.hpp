@@ -134,6 +134,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       }
       if (!(top->key.ts < limit) || uncommitted_ >= o_.max_uncommitted) {
         blocked = true;
+        window_held_ = true;
         break;
       }
       heap_.pop();
@@ -260,9 +261,17 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   /// about as far as the slowest PE moves it in a few rounds. The least
   /// pending event is always inside the window: it never stops progress.
   void adapt_window(sim_time advance) {
+    const bool held = window_held_;
+    window_held_ = false;
     if (!(advance >= 0) || advance == infinite_time) return;
     advance_avg_ = rounds_averaged_ == 0 ? advance : 0.875 * advance_avg_ + 0.125 * advance;
-    if (++rounds_averaged_ >= 8) auto_window_ = o_.auto_optimism_factor * advance_avg_;
+    if (++rounds_averaged_ < 8) return;
+    sim_time w = o_.auto_optimism_factor * advance_avg_;
+    // GVT cannot move further than the window lets the slowest PE: a window
+    // that held this PE back must not shrink, or window and advance would
+    // shrink each other to nothing.
+    if (held && auto_window_ != infinite_time && w < 1.1 * auto_window_) w = 1.1 * auto_window_;
+    auto_window_ = w;
   }
 
   record& record_of(const event_type& e) {
@@ -609,6 +618,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   sim_time auto_window_ = infinite_time;  ///< see adapt_window
   sim_time advance_avg_ = 0;
   std::uint32_t rounds_averaged_ = 0;
+  bool window_held_ = false;  ///< since the last GVT, the window (or memory bound) stopped a batch
   bool round_active_ = false;  ///< PE 0 only
   std::uint32_t batches_since_round_ = 0;  ///< PE 0: since it last cut
   std::uint32_t batches_since_gvt_ = 0;    ///< since the last GVT (bounds optimism)
