@@ -160,11 +160,35 @@ std::string summary_text(const trace_run& run, const analysis& a) {
   std::snprintf(line, sizeof line, "  %-44s %12s %12s %11s %11s\n", "entry method", "count", "total ms", "mean us",
                 "max us");
   out += line;
+  // Long names (class templates) keep their end, where the method is.
+  auto fit = [](const std::string& name) { return name.size() <= 44 ? name : "..." + name.substr(name.size() - 41); };
   for (const entry_total& t : entry_totals(run, a)) {
-    std::snprintf(line, sizeof line, "  %-44.44s %12" PRIu64 " %12.3f %11.3f %11.3f\n", t.name.c_str(), t.count,
+    std::snprintf(line, sizeof line, "  %-44.44s %12" PRIu64 " %12.3f %11.3f %11.3f\n", fit(t.name).c_str(), t.count,
                   static_cast<double>(t.total_ns) / 1e6, static_cast<double>(t.total_ns) / 1e3 / static_cast<double>(t.count),
                   static_cast<double>(t.max_ns) / 1e3);
     out += line;
+  }
+  // User spans (roam::trace::span), all PEs; nested ones count in their own row too.
+  std::map<std::string, entry_total> spans;
+  for (std::size_t p = 0; p < a.pe.size(); ++p)
+    for (const interval& i : a.pe[p].spans) {
+      const std::string& name = run.user_name(run.pe[p].node, i.name);
+      entry_total& t = spans[name];
+      t.name = name;
+      ++t.count;
+      t.total_ns += i.end - i.begin;
+      t.max_ns = std::max(t.max_ns, i.end - i.begin);
+    }
+  if (!spans.empty()) {
+    std::snprintf(line, sizeof line, "  %-44s %12s %12s %11s %11s\n", "user span", "count", "total ms", "mean us", "max us");
+    out += line;
+    for (const auto& [name, t] : spans) {
+      std::snprintf(line, sizeof line, "  %-44.44s %12" PRIu64 " %12.3f %11.3f %11.3f\n", fit(name).c_str(), t.count,
+                    static_cast<double>(t.total_ns) / 1e6,
+                    static_cast<double>(t.total_ns) / 1e3 / static_cast<double>(t.count),
+                    static_cast<double>(t.max_ns) / 1e3);
+      out += line;
+    }
   }
   std::snprintf(line, sizeof line, "  %-6s %8s %8s %9s %12s %12s %12s %12s\n", "pe", "busy %", "idle %", "other %",
                 "msgs sent", "bytes sent", "msgs recv", "bytes recv");
