@@ -5,46 +5,15 @@
 // docs/perf.md the comparison with ROSS.
 #include <string>
 
+#include <roam/pdes/phold.hpp>
 #include <roam/pdes/simulation.hpp>
 #include <roam/roam.hpp>
 
 #include "common.hpp"
 
 namespace roam_bench {
-namespace {
 
 namespace pdes = roam::pdes;
-
-struct phold_kernel {
-  using state = long;
-  using message = long;
-  double remote = 0.1, lookahead = 0.1, mean = 0.9;
-  std::uint64_t lps = 80;
-  void init(state&, pdes::lp<phold_kernel>& lp) {
-    for (int i = 0; i < 16; ++i) lp.send(lp.gid(), pdes::exponential(lp.rng(), mean) + lookahead, 0);
-  }
-  void event(state&, pdes::bitfield& bf, message&, pdes::lp<phold_kernel>& lp) {
-    pdes::lp_id dest = lp.gid();
-    if (pdes::unif(lp.rng()) <= remote) {
-      bf.c1 = 1;
-      dest = static_cast<pdes::lp_id>(pdes::integer(lp.rng(), 0, static_cast<long>(lps) - 1));
-    }
-    lp.send(dest, pdes::exponential(lp.rng(), mean) + lookahead, 0);
-  }
-  void reverse(state&, pdes::bitfield& bf, message&, pdes::lp<phold_kernel>& lp) {
-    pdes::reverse_unif(lp.rng());
-    pdes::reverse_unif(lp.rng());
-    if (bf.c1) pdes::reverse_unif(lp.rng());
-  }
-  void commit(state&, pdes::bitfield&, message&, pdes::lp<phold_kernel>&) {}
-  void final(state&, pdes::lp<phold_kernel>&) {}
-  template <class P>
-  void pup(P& p) {
-    p | remote | lookahead | mean | lps;
-  }
-};
-
-}  // namespace
 
 roam::task<> bench_pdes() {
   const std::uint32_t pes = roam::num_pes();
@@ -55,8 +24,12 @@ roam::task<> bench_pdes() {
                                (remote == 0.1 ? "0.1" : remote == 0.5 ? "0.5" : "1.0");
       if (!wanted(name)) continue;
       result r{"pdes", name, pes, -1, "M_events_per_s", {}};
-      phold_kernel model;
+      pdes::phold_model model;
       model.remote = remote;
+      model.lookahead = 0.1;
+      model.mean = 0.9;
+      model.start_events = 16;
+      model.lps = 80;
       pdes::engine_options o;
       o.lps = model.lps;
       o.end = 1000;

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <roam/pdes/report.hpp>
 #include <roam/pdes/simulation.hpp>
 #include <roam/roam.hpp>
 
@@ -164,19 +165,6 @@ void print_totals(const dragonfly::lp_totals& sum) {
               per(static_cast<double>(sum.hops), sum.packets), per(sum.waited, sum.packets), sum.last_delivery);
 }
 
-void print_stats(const pdes::run_stats& r) {
-  std::printf("dragonfly: committed %llu events in %.3f s (%.2f M events/s); %llu sends past the end\n",
-              static_cast<unsigned long long>(r.committed), r.seconds, r.events_per_second() / 1e6,
-              static_cast<unsigned long long>(r.past_end));
-  std::printf("dragonfly: processed %llu, rolled back %llu (efficiency %.2f %%), rollbacks %llu primary / %llu "
-              "secondary, anti-messages %llu, remote events %llu, GVT rounds %llu (+%llu retries), checked %llu\n",
-              static_cast<unsigned long long>(r.processed), static_cast<unsigned long long>(r.rolled_back),
-              100.0 * r.efficiency(), static_cast<unsigned long long>(r.primary_rollbacks),
-              static_cast<unsigned long long>(r.secondary_rollbacks), static_cast<unsigned long long>(r.anti_messages),
-              static_cast<unsigned long long>(r.remote_events), static_cast<unsigned long long>(r.gvt_rounds),
-              static_cast<unsigned long long>(r.gvt_retries), static_cast<unsigned long long>(r.checked));
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -197,7 +185,7 @@ int main(int argc, char** argv) {
     print_configuration(s, m, o);
     std::fflush(stdout);
     const auto r = co_await pdes::simulate(m, o);
-    print_stats(r.stats);
+    pdes::print_stats("dragonfly", r.stats);
     print_totals(r.summary);
     roam::exit(0);
   });

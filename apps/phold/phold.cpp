@@ -1,9 +1,6 @@
-// PHOLD, the classic PDES benchmark, as ROSS's models/phold defines it
-// (apps/phold/README.md): each LP starts with `start-events` events; an event
-// sends one new event, to a random LP with probability `remote` (else to
-// itself), `lookahead` plus an exponential of mean `mean - lookahead` later.
-// The same options give the same committed count as ROSS, under every
-// scheduler and PE count.
+// PHOLD (libs/pdes/include/roam/pdes/phold.hpp; apps/phold/README.md) with
+// ROSS's options: the same options give the same committed count as ROSS,
+// under every scheduler and PE count.
 //
 //   phold [--lps N] [--remote r] [--start-events k] [--lookahead l] [--mean m] [--end t]
 //         [--synch sequential|conservative|optimistic|optimistic-check] [--batch n] [--gvt-interval n]
@@ -11,7 +8,8 @@
 #include <cstdio>
 #include <string>
 
-#include <roam/pdes/rng.hpp>
+#include <roam/pdes/phold.hpp>
+#include <roam/pdes/report.hpp>
 #include <roam/pdes/simulation.hpp>
 #include <roam/roam.hpp>
 
@@ -37,38 +35,6 @@ struct settings {
   double auto_factor = 1.0;
   bool check_gvt = false;
   bool wrong_reverse = false;
-};
-
-struct phold {
-  using state = long;
-  using message = long;
-  double remote = 0.25, lookahead = 1.0, mean = 0.0;  // mean: of the exponential (--mean minus lookahead)
-  std::uint32_t start_events = 1;
-  std::uint64_t lps = 1;
-  bool wrong_reverse = false;  // a deliberately broken reverse handler (for the rollback check's test)
-
-  void init(state&, pdes::lp<phold>& lp) {
-    for (std::uint32_t i = 0; i < start_events; ++i) lp.send(lp.gid(), pdes::exponential(lp.rng(), mean) + lookahead, 0);
-  }
-  void event(state&, pdes::bitfield& bf, message&, pdes::lp<phold>& lp) {
-    pdes::lp_id dest = lp.gid();
-    if (pdes::unif(lp.rng()) <= remote) {
-      bf.c1 = 1;
-      dest = static_cast<pdes::lp_id>(pdes::integer(lp.rng(), 0, static_cast<long>(lps) - 1));
-    }
-    lp.send(dest, pdes::exponential(lp.rng(), mean) + lookahead, 0);
-  }
-  void reverse(state&, pdes::bitfield& bf, message&, pdes::lp<phold>& lp) {
-    pdes::reverse_unif(lp.rng());
-    if (bf.c1 && !wrong_reverse) pdes::reverse_unif(lp.rng());
-    pdes::reverse_unif(lp.rng());
-  }
-  void commit(state&, pdes::bitfield&, message&, pdes::lp<phold>&) {}
-  void final(state&, pdes::lp<phold>&) {}
-  template <class P>
-  void pup(P& p) {
-    p | remote | lookahead | mean | start_events | lps | wrong_reverse;
-  }
 };
 
 bool parse(const roam::args& a, settings& s) {
@@ -123,7 +89,7 @@ int main(int argc, char** argv) {
       roam::exit(2);
       co_return;
     }
-    phold model;
+    pdes::phold_model model;
     model.remote = s.remote;
     model.lookahead = s.lookahead;
     model.mean = s.mean - s.lookahead;
@@ -154,16 +120,7 @@ int main(int argc, char** argv) {
     std::printf("phold: %llu LPs, remote %g, %u start events, lookahead %g, mean %g, end %g, %s on %u PEs\n",
                 static_cast<unsigned long long>(s.lps), s.remote, s.start_events, s.lookahead, s.mean, s.end,
                 pdes::synch_name(s.synch), roam::num_pes());
-    std::printf("phold: committed %llu events in %.3f s (%.2f M events/s); %llu sends past the end\n",
-                static_cast<unsigned long long>(r.committed), r.seconds, r.events_per_second() / 1e6,
-                static_cast<unsigned long long>(r.past_end));
-    std::printf("phold: processed %llu, rolled back %llu (efficiency %.2f %%), rollbacks %llu primary / %llu "
-                "secondary, anti-messages %llu, remote events %llu, GVT rounds %llu (+%llu retries), checked %llu\n",
-                static_cast<unsigned long long>(r.processed), static_cast<unsigned long long>(r.rolled_back),
-                100.0 * r.efficiency(), static_cast<unsigned long long>(r.primary_rollbacks),
-                static_cast<unsigned long long>(r.secondary_rollbacks), static_cast<unsigned long long>(r.anti_messages),
-                static_cast<unsigned long long>(r.remote_events), static_cast<unsigned long long>(r.gvt_rounds),
-                static_cast<unsigned long long>(r.gvt_retries), static_cast<unsigned long long>(r.checked));
+    pdes::print_stats("phold", r);
     roam::exit(0);
   });
 }
