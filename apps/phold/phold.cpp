@@ -35,6 +35,7 @@ struct settings {
   double auto_factor = 1.0;
   bool check_gvt = false;
   bool wrong_reverse = false;
+  std::uint32_t balance_every = 0;
 };
 
 bool parse(const roam::args& a, settings& s) {
@@ -61,6 +62,7 @@ bool parse(const roam::args& a, settings& s) {
       else s.max_optimism = std::stod(v);
     } else if (k == "--auto-optimism-factor") s.auto_factor = std::stod(value());
     else if (k == "--check-gvt") s.check_gvt = true;
+    else if (k == "--balance-every") s.balance_every = static_cast<std::uint32_t>(std::stoul(value()));
     else if (k == "--wrong-reverse") s.wrong_reverse = true;
     else {
       std::fprintf(stderr, "phold: unknown option '%s' (see apps/phold/README.md)\n", k.c_str());
@@ -108,6 +110,7 @@ int main(int argc, char** argv) {
     o.auto_optimism = s.auto_optimism;
     o.auto_optimism_factor = s.auto_factor;
     o.check_gvt = s.check_gvt;
+    o.balance_every = s.balance_every;
     pdes::run_stats r;
     try {
       pdes::resolve(o);

@@ -177,6 +177,7 @@ struct pe_meter {
   std::uint64_t* last_ticks = nullptr;
   std::uint64_t idle_ticks = 0;
   std::uint64_t idle_since = 0;
+  std::uint64_t charged_away = 0;  ///< ticks of the running entry charge_load gave to other objects
   std::uint64_t period_start = 0;
   // The communication graph (when a strategy needs it): the objects running here, innermost last,
   // and per sending object what it sent to whom.
@@ -360,5 +361,7 @@ void at_sync(void* obj, std::string_view type_name);
 run_times thread_run_times() noexcept;
 /// Starts the period of measurement anew.
 void restart_period(pe_lb& p);
+/// roam::charge_load on PE `pe`: `t` of the running entry is `object`'s load.
+void charge(std::uint32_t pe, const void* object, std::chrono::nanoseconds t) noexcept;
 
 }  // namespace roam::lb::detail

@@ -67,11 +67,27 @@ void load_meter::entry_end(const entry_event& e) noexcept {
     t = static_cast<std::uint64_t>(static_cast<double>(cpu) * s_.ticks_per_second / 1e9);
 
   }
+  // Time the entry charged to other objects (charge_load) is theirs, not its object's.
+  if (m.charged_away != 0) {
+    t = t > m.charged_away ? t - m.charged_away : 0;
+    m.charged_away = 0;
+  }
   if (m.last_obj != e.obj) {
     m.last_ticks = &m.ticks[e.obj];  // node-based map: the pointer stays valid until erased
     m.last_obj = e.obj;
   }
   *m.last_ticks += t;
+}
+
+void charge(std::uint32_t pe, const void* object, std::chrono::nanoseconds t) noexcept {
+  lb_state* s = state();
+  pe_lb* p = s && s->measuring ? s->of(pe) : nullptr;
+  if (!p || t.count() <= 0) return;
+  const auto ticks = static_cast<std::uint64_t>(static_cast<double>(t.count()) * s->ticks_per_second / 1e9);
+  pe_meter& m = p->meter;
+  if (m.last_obj == object) m.last_obj = nullptr, m.last_ticks = nullptr;
+  m.ticks[object] += ticks;
+  m.charged_away += ticks;
 }
 
 void load_meter::idle_begin(std::uint32_t pe, std::uint64_t ticks) noexcept {
@@ -117,6 +133,7 @@ void restart_period(pe_lb& p) {
   m.last_obj = nullptr;
   m.last_ticks = nullptr;
   m.idle_ticks = 0;
+  m.charged_away = 0;
   m.run_start = thread_run_times();
   m.period_start = clock_ticks();
   if (m.idle_since) m.idle_since = m.period_start;

@@ -172,6 +172,11 @@ bool load_balancing_enabled() noexcept {
   return s && s->measuring;
 }
 
+void charge_load(const void* object, std::chrono::nanoseconds t) noexcept {
+  roam::detail::pe_state* pe = roam::detail::tls_pe;
+  if (pe && object) lb::detail::charge(pe->id(), object, t);
+}
+
 std::uint32_t load_balancing_steps() noexcept {
   roam::detail::pe_state* pe = roam::detail::tls_pe;
   lb::detail::lb_state* s = lb::detail::state();

@@ -18,6 +18,7 @@
 // when and which), +LBOff, +LBPeriod SECONDS, +LBDebug, +LBDump FILE. With
 // no strategy chosen, at_sync() still synchronises and resumes, and nothing
 // is measured. See docs/design/load-balancing.md.
+#include <chrono>
 #include <cstdint>
 #include <functional>
 
@@ -32,5 +33,11 @@ bool load_balancing_enabled() noexcept;
 
 /// Balancing steps completed so far (as seen by the calling PE).
 std::uint32_t load_balancing_steps() noexcept;
+/// For a library whose entry methods do other objects' work (libs/pdes's
+/// manager runs its LP chares' events): counts `t` of the running entry's
+/// time as the load of `object` (an array element or chare on this PE, as
+/// its own pointer), not of the object the entry runs on. Without load
+/// balancing (or outside an entry) it does nothing.
+void charge_load(const void* object, std::chrono::nanoseconds t) noexcept;
 
 }  // namespace roam

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <roam/pdes/simulation.hpp>
@@ -33,6 +34,10 @@ struct lp_state {
   std::uint64_t commits = 0;  // commit handler calls (never reversed)
   std::uint64_t hash = 0;     // of the events in the order they ran
   friend bool operator==(const lp_state&, const lp_state&) = default;
+  template <class P>
+  void pup(P& p) {
+    p | events | commits | hash;
+  }
 };
 
 std::vector<lp_state> g_final;  // written by each LP's final handler (one writer per gid)
@@ -104,13 +109,13 @@ reference sequential(const test_model& m, double end) {
   return r;
 }
 
-pdes::run_stats parallel(const test_model& m, pdes::engine_options o, unsigned pes) {
+pdes::run_stats parallel(const test_model& m, pdes::engine_options o, unsigned pes, std::vector<std::string> extra = {}) {
   g_final.assign(m.lps, {});
   pdes::run_stats out;
   const int rc = roam_test::run_on(pes, [&](const roam::args&) -> roam::task<> {
     out = co_await pdes::simulate(m, o);
     roam::exit(0);
-  });
+  }, std::move(extra));
   EXPECT_EQ(rc, 0);
   return out;
 }
@@ -225,6 +230,51 @@ TEST(pdes_engine, forced_rollbacks_keep_the_result) {
   EXPECT_GT(got.primary_rollbacks, 0u);
   EXPECT_GT(got.anti_messages, 0u);
   EXPECT_GT(got.secondary_rollbacks, 0u);
+}
+
+// Load balancing: the slow LPs' chares all start on PE 0; the balancer,
+// measuring the time of each chare's events, moves chares; the LPs, rolled
+// back to GVT at each step, go on where they land, with the same outcome.
+TEST(pdes_engine, balancing_moves_chares_and_keeps_the_result) {
+  test_model m;
+  m.lps = 32;
+  m.remote = 0.5;
+  m.slow_lps = 8;
+  m.slow_work = 5000;
+  const double end = 150;
+  const reference ref = sequential(m, end);
+  pdes::engine_options o;
+  o.lps = m.lps;
+  o.end = end;
+  o.mode = pdes::synch::optimistic;
+  o.lps_per_chare = 4;  // 8 chares, 4 per PE; chares 0 and 1 slow, both on PE 0
+  o.balance_every = 10;
+  o.check_gvt = true;
+  const pdes::run_stats got = parallel(m, o, 2, {"+balancer", "Greedy"});
+  std::printf("balancing: %llu steps, %llu chares moved, %llu rolled back\n",
+              static_cast<unsigned long long>(got.balancing_steps), static_cast<unsigned long long>(got.chares_moved),
+              static_cast<unsigned long long>(got.rolled_back));
+  expect_same(ref, got, "balancing");
+  EXPECT_GT(got.balancing_steps, 1u);
+  EXPECT_GT(got.chares_moved, 0u);
+  // The same with every move packed and unpacked (as between processes).
+  const pdes::run_stats packed = parallel(m, o, 2, {"+balancer", "Greedy", "+serialize"});
+  expect_same(ref, packed, "balancing, +serialize");
+  EXPECT_GT(packed.chares_moved, 0u);
+}
+
+// Without +balancer, balance_every does nothing (no step, no pause).
+TEST(pdes_engine, no_balancer_no_steps) {
+  test_model m;
+  const double end = 30;
+  const reference ref = sequential(m, end);
+  pdes::engine_options o;
+  o.lps = m.lps;
+  o.end = end;
+  o.balance_every = 2;
+  const pdes::run_stats got = parallel(m, o, 2);
+  expect_same(ref, got, "no balancer");
+  EXPECT_EQ(got.balancing_steps, 0u);
 }
 
 TEST(pdes_engine, options_are_checked) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 
 #include <cstdio>
@@ -87,6 +88,52 @@ TEST(lb_cpu, cpu_time_counts_only_computing) {
   const auto [computing, sleeping] = loads_with({"+LBCpuTime"});
   EXPECT_GE(computing, 0.0029) << "3 ms of computing";
   EXPECT_LT(sleeping, 0.001) << "3 ms asleep is not CPU time";
+}
+
+// roam::charge_load: element 0 computes for 3 ms in its entry and says 2 ms
+// of it were element 1's work (as libs/pdes's manager does for its LP
+// chares): the dump shows about 1 ms and 2 ms.
+struct delegating : roam::element<delegating> {
+  delegating() = default;
+  explicit delegating(roam::migrating) {}
+  void pup(roam::pup_er& p) { p | done; }
+  roam::callback<> done;
+
+  void start(roam::callback<> cb) {
+    done = cb;
+    if (this_index()[0] == 0) {
+      const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(3);
+      while (std::chrono::steady_clock::now() < end) {
+      }
+      roam::charge_load(this_array()[1].local(), std::chrono::milliseconds(2));
+    }
+    at_sync();
+  }
+  void resume_from_sync() { contribute(done); }
+};
+
+TEST(lb_charge, charged_time_moves_to_the_other_object) {
+  const std::string path = testing::TempDir() + "roam_lb_charge_" + std::to_string(::getpid()) + ".lbd";
+  const int rc = roam_test::run_on(
+      1,
+      [](const roam::args&) -> roam::task<> {
+        auto w = roam::create_array<delegating>(roam::array_options<1>({2}));
+        auto [f, p] = roam::make_future<>();
+        w.send<&delegating::start>(roam::callback<>::to_future(p));
+        co_await f;
+        roam::exit(0);
+      },
+      {"+balancer", "Greedy", "+LBDump", path});
+  EXPECT_EQ(rc, 0);
+  const auto steps = roam::lb::read_dump_steps(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(steps.size(), 1u);
+  ASSERT_EQ(steps[0].p.objects.size(), 2u);
+  const double own = steps[0].p.objects[0].load, charged = steps[0].p.objects[1].load;
+  EXPECT_GE(own, 0.0009);
+  EXPECT_LT(own, 0.0019) << "the 2 ms charged away are not element 0's";
+  EXPECT_GE(charged, 0.0019);
+  EXPECT_LT(charged, 0.0025);
 }
 
 }  // namespace

@@ -63,6 +63,10 @@ struct event_key {
     return a.seq < b.seq;
   }
   friend bool operator==(const event_key&, const event_key&) = default;
+  template <class P>
+  void pup(P& p) {
+    p | ts | depth | source | seq;
+  }
 };
 
 /// A run's statistics (summed over PEs; `seconds` the slowest PE's).
@@ -78,6 +82,8 @@ struct run_stats {
   std::uint64_t gvt_rounds = 0;           ///< GVT computations (PE 0's count)
   std::uint64_t gvt_retries = 0;          ///< extra reductions while messages were in flight
   std::uint64_t checked = 0;              ///< events checked by the rollback-check mode
+  std::uint64_t balancing_steps = 0;      ///< load balancing steps the engine took part in (PE 0's count)
+  std::uint64_t chares_moved = 0;         ///< LP chares that changed PE at those steps
   double seconds = 0;                     ///< from the first event to the last commit
 
   /// 1 - rolled back / committed (ROSS's efficiency).
@@ -98,12 +104,14 @@ struct run_stats {
     gvt_rounds = std::max(gvt_rounds, o.gvt_rounds);
     gvt_retries = std::max(gvt_retries, o.gvt_retries);
     checked += o.checked;
+    balancing_steps = std::max(balancing_steps, o.balancing_steps);
+    chares_moved = std::max(chares_moved, o.chares_moved);
     seconds = std::max(seconds, o.seconds);
   }
   template <class P>
   void pup(P& p) {
     p | committed | processed | rolled_back | primary_rollbacks | secondary_rollbacks | anti_messages | remote_events |
-        past_end | gvt_rounds | gvt_retries | checked | seconds;
+        past_end | gvt_rounds | gvt_retries | checked | balancing_steps | chares_moved | seconds;
   }
 };
 

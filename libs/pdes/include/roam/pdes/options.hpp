@@ -51,6 +51,10 @@ struct engine_options {
   std::uint32_t gvt_interval = 16;   ///< PE 0's batches between GVT rounds
   std::uint64_t max_uncommitted = std::uint64_t{1} << 20;  ///< processed, uncommitted events a PE holds before it waits for GVT
   bool check_gvt = false;      ///< fail if anything arrives below GVT or GVT goes back
+  /// GVT rounds between load balancing steps (0: none). A step runs only when
+  /// the program balances (+balancer ...): every LP is rolled back to GVT, the
+  /// balancer moves LP chares by the time their events took, the run goes on.
+  std::uint32_t balance_every = 0;
   std::uint32_t pes = 0;       ///< set by simulate(): the PE count the chares were laid out for
 
   lp_id per_chare() const noexcept { return lps_per_chare; }
@@ -59,7 +63,7 @@ struct engine_options {
   template <class P>
   void pup(P& p) {
     p | lps | end | mode | lps_per_chare | lookahead | max_optimism | auto_optimism | auto_optimism_factor | batch |
-        gvt_interval | max_uncommitted | check_gvt | pes;
+        gvt_interval | max_uncommitted | check_gvt | balance_every | pes;
   }
 };
 

@@ -5,6 +5,7 @@
 /// takes part in GVT rounds; at each GVT it commits and frees what lies below.
 /// docs/design/pdes.md has the protocols and why they are correct.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -32,6 +33,7 @@ struct lp_record {
   typename Model::state state{};
   pointer_ring<event<typename Model::message>> processed;  ///< oldest first, keys ascending
   std::vector<event_key> cancelled;  ///< anti-messages for events still pending here (matched as they come out)
+  std::uint32_t slot = 0;            ///< its chare's place in the manager's list (to charge event time)
 };
 
 /// A PE's part of a GVT round: messages of the closing epoch it sent and
@@ -80,13 +82,30 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
 
   /// An LP chare built on this PE hands over its LPs.
   void attach(lp_chare<Model>& c) {
-    for (record& r : c.records()) {
-      lp_access::set_sink(r.ctx, this);
-      local_[r.ctx.gid()] = &r;
-    }
+    register_chare(c);
     ++attached_;
     maybe_init();
   }
+
+  /// A chare back from a balancing step (moved here or not): its LPs and
+  /// pending events are this PE's again; it reports where it is.
+  void reattach(lp_chare<Model>& c) {
+    register_chare(c);
+    for (const wire& w : c.pending()) {
+      event_type* e = pool_.make();
+      e->key = w.key;
+      e->dest = w.dest;
+      e->message = w.message;
+      heap_.push(e);  // in their old arrival order
+    }
+    c.pending().clear();
+    c.pending().shrink_to_fit();
+    c.contribute(std::vector<std::uint32_t>{static_cast<std::uint32_t>(c.this_index()[0]), me_}, concat,
+                 callback<std::vector<std::vector<std::uint32_t>>>::broadcast<&manager::resume>(this->this_group()));
+  }
+
+  /// Whether a balancing step is under way (LP chares may move only then).
+  bool balancing() const noexcept { return balancing_; }
 
   // ---- entries ----
 
@@ -105,6 +124,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
 
   /// Every PE ran its LPs' init handlers: events may run.
   void go() {
+    measuring_ = load_balancing_enabled();
     running_ = true;
     t0_ = std::chrono::steady_clock::now();
     schedule_batch();
@@ -126,6 +146,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       blocked = true;
       limit = -infinite_time;
     }
+    const auto batch_start = measuring_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
     while (n < o_.batch && !heap_.empty()) {
       event_type* top = heap_.top().e;
       if (top->status == event_status::cancelled) {
@@ -145,7 +166,9 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       }
       execute(r, *top);
       ++n;
+      if (measuring_) count_for(r.slot);
     }
+    if (measuring_ && n > 0) charge_batch(std::chrono::steady_clock::now() - batch_start, n);
     flush_out();
     if (n > 0) {
       ++batches_since_round_;
@@ -214,6 +237,31 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     }
     fossil_collect(gvt_);
     if (gvt_ >= o_.end) return finish();
+    if (o_.balance_every != 0 && measuring_ && stats_.gvt_rounds % o_.balance_every == 0) return begin_balancing();
+    schedule_batch();
+  }
+
+  /// Balancing, step 2: every PE's sums of messages sent and received since
+  /// the start; equal, nothing is in flight (no PE sends while paused).
+  void drained(std::array<std::uint64_t, 2> sums) {
+    if (sums[0] != sums[1]) return drain_vote();
+    hand_over();
+  }
+
+  /// Balancing, step 4: every chare is back; `where` is (chare, PE) pairs.
+  void resume(std::vector<std::vector<std::uint32_t>> where) {
+    for (const auto& w : where) {
+      if (pe_of_chare_[w[0]] != w[1]) ++stats_.chares_moved;
+      pe_of_chare_[w[0]] = w[1];
+    }
+    ++stats_.balancing_steps;
+    balancing_ = false;
+    running_ = true;
+    batches_since_gvt_ = 0;
+    if (me_ == 0) {
+      round_active_ = false;
+      batches_since_round_ = 0;
+    }
     schedule_batch();
   }
 
@@ -249,6 +297,76 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   }
 
  private:
+
+  void register_chare(lp_chare<Model>& c) {
+    const auto slot = static_cast<std::uint32_t>(chares_here_.size());
+    chares_here_.push_back(&c);
+    events_of_.push_back(0);
+    for (record& r : c.records()) {
+      lp_access::set_sink(r.ctx, this);
+      r.slot = slot;
+      local_[r.ctx.gid()] = &r;
+    }
+  }
+
+  // ---- load measurement: event time charged to the chares ----
+
+  void count_for(std::uint32_t slot) {
+    if (events_of_[slot]++ == 0) touched_.push_back(slot);
+  }
+  /// A batch's time, split over the chares by their share of its events (a
+  /// clock reading per batch, not per event).
+  void charge_batch(std::chrono::steady_clock::duration took, std::uint32_t n) {
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(took).count();
+    for (std::uint32_t slot : touched_) {
+      charge_load(chares_here_[slot], std::chrono::nanoseconds(ns * events_of_[slot] / n));
+      events_of_[slot] = 0;
+    }
+    touched_.clear();
+  }
+
+  // ---- load balancing steps (docs/design/pdes.md) ----
+
+  /// Step 1, on every PE at the same GVT: stop, roll every LP back to GVT
+  /// (nothing uncommitted is left to move), send the anti-messages that
+  /// takes, and wait until no message is in flight.
+  void begin_balancing() {
+    running_ = false;
+    balancing_ = true;
+    const event_key from_gvt{gvt_, 0, 0, 0};
+    for (record* r : local_)
+      if (r && !r->processed.empty()) rollback(*r, from_gvt, true);
+    flush_out();
+    drain_vote();
+  }
+
+  void drain_vote() {
+    this->contribute(std::array<std::uint64_t, 2>{sent_[0] + sent_[1], received_[0] + received_[1]}, sum,
+                     callback<std::array<std::uint64_t, 2>>::broadcast<&manager::drained>(this->this_group()));
+  }
+
+  /// Step 3: the pending events go into their chares (in arrival order, which
+  /// orders equal keys), the LPs leave this PE's tables, and every chare
+  /// calls at_sync; the balancer moves them, and each comes back through
+  /// reattach on its PE.
+  void hand_over() {
+    auto& entries = heap_.entries();
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.e->arrival < b.e->arrival; });
+    for (const auto& entry : entries) {
+      event_type* e = entry.e;
+      if (e->status != event_status::cancelled)
+        chares_here_[local_[e->dest]->slot]->pending().push_back(wire{e->key, e->dest, 0, 0, e->message});
+      pool_.release(e);
+    }
+    entries.clear();
+    std::vector<lp_chare<Model>*> leaving;
+    leaving.swap(chares_here_);
+    events_of_.clear();
+    touched_.clear();
+    for (lp_chare<Model>* c : leaving)
+      for (record& r : c->records()) local_[r.ctx.gid()] = nullptr;
+    for (lp_chare<Model>* c : leaving) c->at_balancing_point();
+  }
 
   sim_time window_limit() const noexcept {
     if (o_.mode == synch::conservative) return gvt_ + o_.lookahead;
@@ -600,6 +718,11 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   std::vector<record*> local_;  ///< by gid: this PE's LPs, null elsewhere
   std::uint32_t expected_ = 0, attached_ = 0;
   bool begun_ = false, inited_ = false, running_ = false, batch_scheduled_ = false;
+  bool measuring_ = false;  ///< load balancing is on: event time is charged to the chares
+  bool balancing_ = false;  ///< in a balancing step (paused; chares may move)
+  std::vector<lp_chare<Model>*> chares_here_;
+  std::vector<std::uint32_t> events_of_;  ///< per chare slot: events in the running batch
+  std::vector<std::uint32_t> touched_;    ///< slots with events in the running batch
 
   event_pool<message> pool_;
   pending_heap<message> heap_;
