@@ -36,7 +36,15 @@ struct settings {
   bool check_gvt = false;
   bool wrong_reverse = false;
   std::uint32_t balance_every = 0;
+  std::uint32_t checkpoint_every = 0;
+  std::string checkpoint_dir;
 };
+
+void report_and_exit(pdes::run_stats r) {
+  pdes::print_stats("phold", r);
+  std::fflush(stdout);
+  roam::exit(0);
+}
 
 bool parse(const roam::args& a, settings& s) {
   for (std::size_t i = 1; i < a.size(); ++i) {
@@ -63,6 +71,8 @@ bool parse(const roam::args& a, settings& s) {
     } else if (k == "--auto-optimism-factor") s.auto_factor = std::stod(value());
     else if (k == "--check-gvt") s.check_gvt = true;
     else if (k == "--balance-every") s.balance_every = static_cast<std::uint32_t>(std::stoul(value()));
+    else if (k == "--checkpoint-every") s.checkpoint_every = static_cast<std::uint32_t>(std::stoul(value()));
+    else if (k == "--checkpoint-dir") s.checkpoint_dir = value();
     else if (k == "--wrong-reverse") s.wrong_reverse = true;
     else {
       std::fprintf(stderr, "phold: unknown option '%s' (see apps/phold/README.md)\n", k.c_str());
@@ -111,7 +121,8 @@ int main(int argc, char** argv) {
     o.auto_optimism_factor = s.auto_factor;
     o.check_gvt = s.check_gvt;
     o.balance_every = s.balance_every;
-    pdes::run_stats r;
+    o.checkpoint_every = s.checkpoint_every;
+    o.checkpoint_dir = s.checkpoint_dir;
     try {
       pdes::resolve(o);
     } catch (const std::exception& e) {
@@ -119,11 +130,13 @@ int main(int argc, char** argv) {
       roam::exit(2);
       co_return;
     }
-    r = co_await pdes::simulate(model, o);
     std::printf("phold: %llu LPs, remote %g, %u start events, lookahead %g, mean %g, end %g, %s on %u PEs\n",
                 static_cast<unsigned long long>(s.lps), s.remote, s.start_events, s.lookahead, s.mean, s.end,
                 pdes::synch_name(s.synch), roam::num_pes());
-    pdes::print_stats("phold", r);
-    roam::exit(0);
+    std::fflush(stdout);
+    // The result goes to a function (not a future of this task): it also
+    // arrives in a run restarted from a checkpoint (`phold +restart DIR`),
+    // which does not run main.
+    pdes::simulate(model, o, roam::callback<pdes::run_stats>::function<&report_and_exit>(roam::pe_id{0}));
   });
 }

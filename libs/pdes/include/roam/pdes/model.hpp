@@ -84,13 +84,18 @@ struct run_stats {
   std::uint64_t checked = 0;              ///< events checked by the rollback-check mode
   std::uint64_t balancing_steps = 0;      ///< load balancing steps the engine took part in (PE 0's count)
   std::uint64_t chares_moved = 0;         ///< LP chares that changed PE at those steps
+  std::uint64_t restored = 0;             ///< of `committed`, those committed before a restart (from the checkpoint)
   double seconds = 0;                     ///< from the first event to the last commit
 
   /// 1 - rolled back / committed (ROSS's efficiency).
   double efficiency() const noexcept {
-    return committed == 0 ? 1.0 : 1.0 - static_cast<double>(rolled_back) / static_cast<double>(committed);
+    const std::uint64_t here = committed - restored;
+    return here == 0 ? 1.0 : 1.0 - static_cast<double>(rolled_back) / static_cast<double>(here);
   }
-  double events_per_second() const noexcept { return seconds > 0 ? static_cast<double>(committed) / seconds : 0; }
+  /// Committed per second in this run (after a restart: since it).
+  double events_per_second() const noexcept {
+    return seconds > 0 ? static_cast<double>(committed - restored) / seconds : 0;
+  }
 
   void add(const run_stats& o) noexcept {
     committed += o.committed;
@@ -104,6 +109,7 @@ struct run_stats {
     gvt_rounds = std::max(gvt_rounds, o.gvt_rounds);
     gvt_retries = std::max(gvt_retries, o.gvt_retries);
     checked += o.checked;
+    restored += o.restored;
     balancing_steps = std::max(balancing_steps, o.balancing_steps);
     chares_moved = std::max(chares_moved, o.chares_moved);
     seconds = std::max(seconds, o.seconds);
@@ -111,7 +117,7 @@ struct run_stats {
   template <class P>
   void pup(P& p) {
     p | committed | processed | rolled_back | primary_rollbacks | secondary_rollbacks | anti_messages | remote_events |
-        past_end | gvt_rounds | gvt_retries | checked | balancing_steps | chares_moved | seconds;
+        past_end | gvt_rounds | gvt_retries | checked | balancing_steps | chares_moved | restored | seconds;
   }
 };
 

@@ -55,6 +55,12 @@ struct engine_options {
   /// the program balances (+balancer ...): every LP is rolled back to GVT, the
   /// balancer moves LP chares by the time their events took, the run goes on.
   std::uint32_t balance_every = 0;
+  /// GVT rounds between checkpoints into `checkpoint_dir` (0: none): every LP
+  /// back at GVT, every pending event in its chare, then roam::checkpoint. A
+  /// run started with `+restart DIR` goes on from the newest one (any number
+  /// of PEs); the result then goes to `done` if it is an entry or a function.
+  std::uint32_t checkpoint_every = 0;
+  std::string checkpoint_dir;
   std::uint32_t pes = 0;       ///< set by simulate(): the PE count the chares were laid out for
 
   lp_id per_chare() const noexcept { return lps_per_chare; }
@@ -63,7 +69,7 @@ struct engine_options {
   template <class P>
   void pup(P& p) {
     p | lps | end | mode | lps_per_chare | lookahead | max_optimism | auto_optimism | auto_optimism_factor | batch |
-        gvt_interval | max_uncommitted | check_gvt | balance_every | pes;
+        gvt_interval | max_uncommitted | check_gvt | balance_every | checkpoint_every | checkpoint_dir | pes;
   }
 };
 

@@ -18,6 +18,9 @@ inline void print_stats(const char* program, const run_stats& r) {
               static_cast<unsigned long long>(r.secondary_rollbacks), static_cast<unsigned long long>(r.anti_messages),
               static_cast<unsigned long long>(r.remote_events), static_cast<unsigned long long>(r.gvt_rounds),
               static_cast<unsigned long long>(r.gvt_retries), static_cast<unsigned long long>(r.checked));
+  if (r.restored != 0)
+    std::printf("%s: restarted from a checkpoint: %llu of the committed events were committed before it\n", program,
+                static_cast<unsigned long long>(r.restored));
   if (r.balancing_steps != 0)
     std::printf("%s: load balancing steps %llu, LP chares moved %llu\n", program,
                 static_cast<unsigned long long>(r.balancing_steps), static_cast<unsigned long long>(r.chares_moved));

@@ -33,6 +33,9 @@ inline engine_options resolve(engine_options o) {
   if (o.mode == synch::conservative && !(o.lookahead > 0))
     throw std::invalid_argument("roam::pdes: the conservative scheduler needs a lookahead above 0");
   if (!(o.max_optimism > 0)) throw std::invalid_argument("roam::pdes: the optimism window must be above 0");
+  if (o.checkpoint_every != 0 && o.checkpoint_dir.empty())
+    throw std::invalid_argument("roam::pdes: checkpoints every " + std::to_string(o.checkpoint_every) +
+                                " GVT rounds need a checkpoint directory");
   o.pes = num_pes();
   if (o.lps_per_chare == 0) o.lps_per_chare = std::max<lp_id>(1, (o.lps + 4 * o.pes - 1) / (4 * o.pes));
   return o;

@@ -58,7 +58,7 @@ class lp_chare final : public element<lp_chare<Model>, index<1>> {
     if (p.is_unpacking()) records_.resize(static_cast<std::size_t>(n));
     for (lp_record<Model>& r : records_) {
       lp_access::pup(r.ctx, p);
-      p | r.state | r.cancelled;
+      p | r.state | r.cancelled | r.committed | r.past_end;
     }
     p | pending_;
   }

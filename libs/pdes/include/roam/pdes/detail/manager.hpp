@@ -34,6 +34,8 @@ struct lp_record {
   pointer_ring<event<typename Model::message>> processed;  ///< oldest first, keys ascending
   std::vector<event_key> cancelled;  ///< anti-messages for events still pending here (matched as they come out)
   std::uint32_t slot = 0;            ///< its chare's place in the manager's list (to charge event time)
+  std::uint64_t committed = 0;       ///< its events committed (travels with it: exact across restarts)
+  std::uint64_t past_end = 0;        ///< its committed events' sends dropped at the end time
 };
 
 /// A PE's part of a GVT round: messages of the closing epoch it sent and
@@ -77,6 +79,20 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     local_.assign(o_.lps, nullptr);
     out_.resize(num_pes());
   }
+  /// Rebuilt from a checkpoint (pup below); resume_from_checkpoint makes it run.
+  explicit manager(migrating) { out_.resize(num_pes()); }
+  /// Checkpoints are taken at the engine's checkpoint steps only, when every
+  /// LP is back at GVT and every pending event is in its chare: what is left
+  /// here is the run's configuration and GVT.
+  template <class P>
+  void pup(P& p) {
+    p | model_ | o_ | done_ | chares_ | gvt_ | epoch_ | stats_;
+    if (p.is_unpacking()) {
+      me_ = my_pe().value();
+      local_.assign(o_.lps, nullptr);
+      begun_ = inited_ = true;
+    }
+  }
   manager(const manager&) = delete;
   manager& operator=(const manager&) = delete;
 
@@ -91,15 +107,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   /// pending events are this PE's again; it reports where it is.
   void reattach(lp_chare<Model>& c) {
     register_chare(c);
-    for (const wire& w : c.pending()) {
-      event_type* e = pool_.make();
-      e->key = w.key;
-      e->dest = w.dest;
-      e->message = w.message;
-      heap_.push(e);  // in their old arrival order
-    }
-    c.pending().clear();
-    c.pending().shrink_to_fit();
+    take_pending(c);
     c.contribute(std::vector<std::uint32_t>{static_cast<std::uint32_t>(c.this_index()[0]), me_}, concat,
                  callback<std::vector<std::vector<std::uint32_t>>>::broadcast<&manager::resume>(this->this_group()));
   }
@@ -238,6 +246,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     fossil_collect(gvt_);
     if (gvt_ >= o_.end) return finish();
     if (o_.balance_every != 0 && measuring_ && stats_.gvt_rounds % o_.balance_every == 0) return begin_balancing();
+    if (o_.checkpoint_every != 0 && stats_.gvt_rounds % o_.checkpoint_every == 0) return begin_checkpoint();
     schedule_batch();
   }
 
@@ -245,7 +254,56 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   /// the start; equal, nothing is in flight (no PE sends while paused).
   void drained(std::array<std::uint64_t, 2> sums) {
     if (sums[0] != sums[1]) return drain_vote();
+    if (checkpointing_) return store_for_checkpoint();
     hand_over();
+  }
+
+  /// PE 0: the checkpoint is written (or the program restarted from it).
+  void checkpointed(checkpoint_result r) {
+    if (!r.ok)
+      throw std::runtime_error("roam::pdes: pe 0: the checkpoint in " + o_.checkpoint_dir + " failed: " + r.error);
+    this->this_group().template send<&manager::resume_from_checkpoint>(r.restarted, epoch_, gvt_);
+  }
+
+  /// Every PE after a checkpoint: the events go back into the heap and the
+  /// run goes on. After a restart (any number of PEs), each manager first
+  /// finds its chares, the counters restart at zero (nothing is in flight),
+  /// and the managers learn where every chare is.
+  void resume_from_checkpoint(bool restarted, std::uint32_t epoch, sim_time gvt) {
+    checkpointing_ = false;
+    if (!restarted) {
+      for (lp_chare<Model>* c : chares_here_) take_pending(*c);
+      return go_on();
+    }
+    epoch_ = epoch;
+    gvt_ = gvt;
+    sent_[0] = sent_[1] = received_[0] = received_[1] = 0;
+    pe_of_chare_.assign(o_.chares(), 0);
+    std::vector<std::uint32_t> here;
+    for (std::uint32_t c = 0; c < o_.chares(); ++c) {
+      if (lp_chare<Model>* chare = chares_[index<1>{static_cast<std::int32_t>(c)}].local()) {
+        register_chare(*chare);
+        take_pending(*chare);
+        here.push_back(c);
+      }
+    }
+    std::vector<std::vector<std::uint32_t>> where;
+    for (std::uint32_t c : here) where.push_back({c, me_});
+    this->contribute(std::move(where), concat,
+                     callback<std::vector<std::vector<std::vector<std::uint32_t>>>>::broadcast<&manager::restarted>(
+                         this->this_group()));
+  }
+
+  /// After a restart: every manager's chares, (chare, PE) pairs per PE.
+  void restarted(std::vector<std::vector<std::vector<std::uint32_t>>> per_pe) {
+    for (const auto& list : per_pe)
+      for (const auto& w : list) pe_of_chare_[w[0]] = w[1];
+    measuring_ = load_balancing_enabled();
+    t0_ = std::chrono::steady_clock::now();
+    stats_ = {};  // this run's activity (a member's counts may be of another PE of the old layout)
+    for (record* r : local_)
+      if (r) stats_.restored += r->committed;
+    go_on();
   }
 
   /// Balancing, step 4: every chare is back; `where` is (chare, PE) pairs.
@@ -256,13 +314,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     }
     ++stats_.balancing_steps;
     balancing_ = false;
-    running_ = true;
-    batches_since_gvt_ = 0;
-    if (me_ == 0) {
-      round_active_ = false;
-      batches_since_round_ = 0;
-    }
-    schedule_batch();
+    go_on();
   }
 
   /// This PE's LP records (for tests: the final states).
@@ -345,11 +397,33 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
                      callback<std::array<std::uint64_t, 2>>::broadcast<&manager::drained>(this->this_group()));
   }
 
-  /// Step 3: the pending events go into their chares (in arrival order, which
-  /// orders equal keys), the LPs leave this PE's tables, and every chare
-  /// calls at_sync; the balancer moves them, and each comes back through
-  /// reattach on its PE.
-  void hand_over() {
+  /// Processing starts again after a balancing or checkpoint step.
+  void go_on() {
+    running_ = true;
+    batches_since_gvt_ = 0;
+    if (me_ == 0) {
+      round_active_ = false;
+      batches_since_round_ = 0;
+    }
+    schedule_batch();
+  }
+
+  /// A checkpoint step, on every PE at the same GVT: as a balancing step, the
+  /// LPs back to GVT and nothing in flight; then the events go into their
+  /// chares (so the checkpoint holds them) and PE 0 asks for the checkpoint.
+  void begin_checkpoint() {
+    checkpointing_ = true;
+    begin_balancing();
+  }
+  void store_for_checkpoint() {
+    move_pending_to_chares();
+    balancing_ = false;
+    if (me_ == 0)
+      checkpoint(o_.checkpoint_dir,
+                 callback<checkpoint_result>::template to<&manager::checkpointed>(this->this_group()[pe_id{0}]));
+  }
+
+  void move_pending_to_chares() {
     auto& entries = heap_.entries();
     std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.e->arrival < b.e->arrival; });
     for (const auto& entry : entries) {
@@ -359,6 +433,26 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       pool_.release(e);
     }
     entries.clear();
+  }
+
+  void take_pending(lp_chare<Model>& c) {
+    for (const wire& w : c.pending()) {
+      event_type* e = pool_.make();
+      e->key = w.key;
+      e->dest = w.dest;
+      e->message = w.message;
+      heap_.push(e);  // in their old arrival order
+    }
+    c.pending().clear();
+    c.pending().shrink_to_fit();
+  }
+
+  /// Step 3: the pending events go into their chares (in arrival order, which
+  /// orders equal keys), the LPs leave this PE's tables, and every chare
+  /// calls at_sync; the balancer moves them, and each comes back through
+  /// reattach on its PE.
+  void hand_over() {
+    move_pending_to_chares();
     std::vector<lp_chare<Model>*> leaving;
     leaving.swap(chares_here_);
     events_of_.clear();
@@ -636,6 +730,8 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
         lp_access::set_now(r->ctx, e->key.ts, e->key.depth);
         model_.commit(r->state, e->bf, e->message, r->ctx);
         stats_.past_end += e->past_end;
+        r->past_end += e->past_end;
+        ++r->committed;
         for (event_type* c = e->first_child; c; c = c->next_sibling)
           if (c->status == event_status::stub) to_free_.push_back(c);
         to_free_.push_back(e);
@@ -650,6 +746,11 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   void finish() {
     running_ = false;
     fossil_collect(infinite_time);
+    // Committed events and dropped sends are counted by the LPs (they travel
+    // in checkpoints): exact however many restarts the run went through.
+    stats_.committed = stats_.past_end = 0;
+    for (record* r : local_)
+      if (r) stats_.committed += r->committed, stats_.past_end += r->past_end;
     for (record* r : local_)
       if (r) model_.final(r->state, r->ctx);
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
@@ -720,6 +821,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   bool begun_ = false, inited_ = false, running_ = false, batch_scheduled_ = false;
   bool measuring_ = false;  ///< load balancing is on: event time is charged to the chares
   bool balancing_ = false;  ///< in a balancing step (paused; chares may move)
+  bool checkpointing_ = false;  ///< in a checkpoint step
   std::vector<lp_chare<Model>*> chares_here_;
   std::vector<std::uint32_t> events_of_;  ///< per chare slot: events in the running batch
   std::vector<std::uint32_t> touched_;    ///< slots with events in the running batch
