@@ -33,6 +33,8 @@ inline engine_options resolve(engine_options o) {
   if (o.mode == synch::conservative && !(o.lookahead > 0))
     throw std::invalid_argument("roam::pdes: the conservative scheduler needs a lookahead above 0");
   if (!(o.max_optimism > 0)) throw std::invalid_argument("roam::pdes: the optimism window must be above 0");
+  if (o.checkpoint_every != 0 && o.mode == synch::sequential)
+    throw std::invalid_argument("roam::pdes: the sequential scheduler takes no checkpoints (use a parallel one)");
   if (o.checkpoint_every != 0 && o.checkpoint_dir.empty())
     throw std::invalid_argument("roam::pdes: checkpoints every " + std::to_string(o.checkpoint_every) +
                                 " GVT rounds need a checkpoint directory");

@@ -8,6 +8,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <optional>
@@ -260,8 +261,11 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
 
   /// PE 0: the checkpoint is written (or the program restarted from it).
   void checkpointed(checkpoint_result r) {
+    // A checkpoint that could not be written leaves the older ones as they
+    // were; the run goes on (as roam::checkpoint's own contract).
     if (!r.ok)
-      throw std::runtime_error("roam::pdes: pe 0: the checkpoint in " + o_.checkpoint_dir + " failed: " + r.error);
+      std::fprintf(stderr, "roam::pdes: pe 0: the checkpoint in %s failed: %s; the run goes on\n",
+                   o_.checkpoint_dir.c_str(), r.error.c_str());
     this->this_group().template send<&manager::resume_from_checkpoint>(r.restarted, epoch_, gvt_);
   }
 
