@@ -120,6 +120,18 @@ pdes::run_stats parallel(const test_model& m, pdes::engine_options o, unsigned p
   return out;
 }
 
+/// The options of the tests' optimistic runs: all of m's LPs, GVT checked.
+pdes::engine_options optimistic_options(const test_model& m, double end, pdes::lp_id per_chare) {
+  pdes::engine_options o;
+  o.lps = m.lps;
+  o.end = end;
+  o.mode = pdes::synch::optimistic;
+  o.lookahead = m.lookahead;
+  o.lps_per_chare = per_chare;
+  o.check_gvt = true;
+  return o;
+}
+
 void expect_same(const reference& ref, const pdes::run_stats& got, const char* what) {
   EXPECT_EQ(got.committed, ref.stats.committed) << what;
   EXPECT_EQ(got.past_end, ref.stats.past_end) << what;
@@ -146,13 +158,8 @@ TEST_P(schedulers, same_final_states_as_sequential) {
   const double end = 60;
   const reference ref = sequential(m, end);
   ASSERT_GT(ref.stats.committed, 1000u);
-  pdes::engine_options o;
-  o.lps = m.lps;
-  o.end = end;
+  pdes::engine_options o = optimistic_options(m, end, c.per_chare);
   o.mode = c.mode;
-  o.lookahead = m.lookahead;
-  o.lps_per_chare = c.per_chare;
-  o.check_gvt = true;
   const pdes::run_stats got = parallel(m, o, c.pes);
   expect_same(ref, got, pdes::synch_name(c.mode));
   if (c.mode == pdes::synch::conservative) {
@@ -190,13 +197,7 @@ TEST(pdes_engine, ties_in_time_keep_the_order) {
   const double end = 40;
   const reference ref = sequential(m, end);
   for (unsigned pes : {1u, 2u, 4u}) {
-    pdes::engine_options o;
-    o.lps = m.lps;
-    o.end = end;
-    o.mode = pdes::synch::optimistic;
-    o.lps_per_chare = 1;
-    o.check_gvt = true;
-    const pdes::run_stats got = parallel(m, o, pes);
+    const pdes::run_stats got = parallel(m, optimistic_options(m, end, 1), pes);
     expect_same(ref, got, pes == 1 ? "ties p1" : pes == 2 ? "ties p2" : "ties p4");
   }
 }
@@ -212,13 +213,8 @@ TEST(pdes_engine, forced_rollbacks_keep_the_result) {
   m.slow_work = 20000;
   const double end = 30;
   const reference ref = sequential(m, end);
-  pdes::engine_options o;
-  o.lps = m.lps;
-  o.end = end;
-  o.mode = pdes::synch::optimistic;
-  o.lps_per_chare = 8;  // the slow LPs are chare 0, on PE 0
+  pdes::engine_options o = optimistic_options(m, end, 8);  // the slow LPs are chare 0, on PE 0
   o.batch = 64;
-  o.check_gvt = true;
   const pdes::run_stats got = parallel(m, o, 4);
   std::printf("forced rollbacks: processed %llu, rolled back %llu, primary %llu, secondary %llu, anti-messages %llu\n",
               static_cast<unsigned long long>(got.processed), static_cast<unsigned long long>(got.rolled_back),
@@ -243,13 +239,8 @@ TEST(pdes_engine, balancing_moves_chares_and_keeps_the_result) {
   m.slow_work = 5000;
   const double end = 150;
   const reference ref = sequential(m, end);
-  pdes::engine_options o;
-  o.lps = m.lps;
-  o.end = end;
-  o.mode = pdes::synch::optimistic;
-  o.lps_per_chare = 4;  // 8 chares, 4 per PE; chares 0 and 1 slow, both on PE 0
+  pdes::engine_options o = optimistic_options(m, end, 4);  // 8 chares, 4 per PE; chares 0 and 1 slow, both on PE 0
   o.balance_every = 10;
-  o.check_gvt = true;
   const pdes::run_stats got = parallel(m, o, 2, {"+balancer", "Greedy"});
   std::printf("balancing: %llu steps, %llu chares moved, %llu rolled back\n",
               static_cast<unsigned long long>(got.balancing_steps), static_cast<unsigned long long>(got.chares_moved),
@@ -268,9 +259,7 @@ TEST(pdes_engine, no_balancer_no_steps) {
   test_model m;
   const double end = 30;
   const reference ref = sequential(m, end);
-  pdes::engine_options o;
-  o.lps = m.lps;
-  o.end = end;
+  pdes::engine_options o = optimistic_options(m, end, 0);
   o.balance_every = 2;
   const pdes::run_stats got = parallel(m, o, 2);
   expect_same(ref, got, "no balancer");

@@ -61,7 +61,6 @@ struct engine_options {
   /// of PEs); the result then goes to `done` if it is an entry or a function.
   std::uint32_t checkpoint_every = 0;
   std::string checkpoint_dir;
-  std::uint32_t pes = 0;       ///< set by simulate(): the PE count the chares were laid out for
 
   lp_id per_chare() const noexcept { return lps_per_chare; }
   std::uint32_t chares() const noexcept { return static_cast<std::uint32_t>((lps + lps_per_chare - 1) / lps_per_chare); }
@@ -69,7 +68,7 @@ struct engine_options {
   template <class P>
   void pup(P& p) {
     p | lps | end | mode | lps_per_chare | lookahead | max_optimism | auto_optimism | auto_optimism_factor | batch |
-        gvt_interval | max_uncommitted | check_gvt | balance_every | checkpoint_every | checkpoint_dir | pes;
+        gvt_interval | max_uncommitted | check_gvt | balance_every | checkpoint_every | checkpoint_dir;
   }
 };
 

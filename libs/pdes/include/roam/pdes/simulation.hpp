@@ -38,8 +38,8 @@ inline engine_options resolve(engine_options o) {
   if (o.checkpoint_every != 0 && o.checkpoint_dir.empty())
     throw std::invalid_argument("roam::pdes: checkpoints every " + std::to_string(o.checkpoint_every) +
                                 " GVT rounds need a checkpoint directory");
-  o.pes = num_pes();
-  if (o.lps_per_chare == 0) o.lps_per_chare = std::max<lp_id>(1, (o.lps + 4 * o.pes - 1) / (4 * o.pes));
+  const lp_id chares = 4 * lp_id{num_pes()};
+  if (o.lps_per_chare == 0) o.lps_per_chare = std::max<lp_id>(1, (o.lps + chares - 1) / chares);
   return o;
 }
 

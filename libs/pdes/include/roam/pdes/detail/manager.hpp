@@ -321,9 +321,6 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     go_on();
   }
 
-  /// This PE's LP records (for tests: the final states).
-  const std::vector<record*>& local_lps() const noexcept { return local_; }
-  sim_time gvt() const noexcept { return gvt_; }
 
  private:
   friend class lp_chare<Model>;
