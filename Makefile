@@ -5,7 +5,7 @@ JOBS ?= 2
 # 400 steps, GreedyRefine every 100 steps; 15-20 s on 2 cores.
 DEMO_ARGS ?= 4 4 4 400 --atoms 100:500 --print-every 25 +balancer GreedyRefine --lb-period 100
 
-.PHONY: deps demo test test-asan test-tsan bench bench-compare clean
+.PHONY: deps demo test test-asan test-debug test-tsan bench bench-compare package install clean
 
 deps:
 	@scripts/install-deps.sh
@@ -15,15 +15,21 @@ demo: deps
 	cmake --build --preset release -j $(JOBS) --target leanmd
 	./build/release/apps/leanmd/leanmd $(DEMO_ARGS)
 
+# Every test, built with AddressSanitizer+UBSan (and libstdc++'s assertions):
+# the one suite that runs everything, compile-fail, layer and packaging checks
+# included. `make test-tsan` runs it under ThreadSanitizer; `make test-debug`
+# in a plain debug build (for gdb).
 test: deps
-	cmake --preset debug >/dev/null
-	cmake --build --preset debug -j $(JOBS)
-	ctest --preset debug
-
-test-asan: deps
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan -j $(JOBS)
 	ctest --preset asan
+
+test-asan: test
+
+test-debug: deps
+	cmake --preset debug >/dev/null
+	cmake --build --preset debug -j $(JOBS)
+	ctest --preset debug
 
 test-tsan: deps
 	cmake --preset tsan >/dev/null
@@ -43,6 +49,20 @@ HEAD ?= HEAD
 bench-compare: deps
 	@test -n "$(BASE)" || { echo "usage: make bench-compare BASE=<revision> [HEAD=<revision>|WORKTREE] [BENCH_COMPARE_ARGS=...]" >&2; exit 2; }
 	scripts/bench-compare --jobs $(JOBS) $(BENCH_COMPARE_ARGS) $(BASE) $(HEAD)
+
+# The Debian package libroam-dev (build/package/libroam-dev_<version>_<arch>.deb):
+# a release build of the libraries and tools only. docs/packaging.md.
+package: deps
+	cmake --preset package >/dev/null
+	cmake --build --preset package -j $(JOBS)
+	cd build/package && cpack -G DEB
+
+# Installs the same under PREFIX (default /usr/local).
+PREFIX ?= /usr/local
+install: deps
+	cmake --preset package >/dev/null
+	cmake --build --preset package -j $(JOBS)
+	cmake --install build/package --prefix $(PREFIX) --strip
 
 clean:
 	rm -rf build

@@ -29,6 +29,15 @@
 # roam_use_layer_internals, which links the same way.
 include_guard(GLOBAL)
 include(${CMAKE_CURRENT_LIST_DIR}/layer_check.cmake)
+
+# `out` = the link item for layer library `lib` linked whole. Installed, the
+# same item must name the exported target (roam::roam_obj): CMake 3.25 writes
+# the library list of $<LINK_LIBRARY:...> into roamTargets.cmake unchanged, so
+# each side gets its own spelling.
+function(roam_whole_archive out lib)
+  set(${out} "$<BUILD_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,${lib}>>"
+             "$<INSTALL_INTERFACE:$<LINK_LIBRARY:WHOLE_ARCHIVE,roam::${lib}>>" PARENT_SCOPE)
+endfunction()
 include(${CMAKE_CURRENT_LIST_DIR}/roam_pch.cmake)
 
 function(roam_add_layer)
@@ -52,15 +61,20 @@ function(roam_add_layer)
   endif()
 
   if(_srcs)
-    add_library(roam_${name} STATIC ${_srcs})
+    # Static unless BUILD_SHARED_LIBS (docs/packaging.md).
+    add_library(roam_${name} ${_srcs})
     target_include_directories(roam_${name}
       PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+             $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>  # the generated roam/version.hpp
       PRIVATE ${_dir})
-    target_link_libraries(roam_${name} PUBLIC Threads::Threads PRIVATE roam_warnings)
+    # Warnings are roam's own business: never exported to users.
+    target_link_libraries(roam_${name} PUBLIC Threads::Threads PRIVATE $<BUILD_INTERFACE:roam_warnings>)
     target_compile_features(roam_${name} PUBLIC cxx_std_20)
+    target_compile_options(roam_${name} PRIVATE ${ROAM_UBSAN_LIBRARY_CHECKS})
     roam_pch_layer(roam_${name})
     set(_scope PUBLIC)
-    target_link_libraries(roam INTERFACE "$<LINK_LIBRARY:WHOLE_ARCHIVE,roam_${name}>")
+    roam_whole_archive(_whole roam_${name})
+    target_link_libraries(roam INTERFACE ${_whole})
   else()
     add_library(roam_${name} INTERFACE)
     target_include_directories(roam_${name} INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>)
@@ -71,8 +85,9 @@ function(roam_add_layer)
   endif()
   foreach(dep IN LISTS L_DEPENDS)
     get_target_property(_type roam_${dep} TYPE)
-    if(_type STREQUAL "STATIC_LIBRARY")
-      target_link_libraries(roam_${name} ${_scope} "$<LINK_LIBRARY:WHOLE_ARCHIVE,roam_${dep}>")
+    if(NOT _type STREQUAL "INTERFACE_LIBRARY")
+      roam_whole_archive(_whole roam_${dep})
+      target_link_libraries(roam_${name} ${_scope} ${_whole})
     else()
       target_link_libraries(roam_${name} ${_scope} roam_${dep})
     endif()
@@ -103,7 +118,8 @@ function(roam_use_layer_internals target layer)
     message(FATAL_ERROR "roam_use_layer_internals(${target} ${layer}): '${layer}' is not a declared layer")
   endif()
   target_include_directories(${target} PRIVATE ${PROJECT_SOURCE_DIR}/src/${layer})
-  target_link_libraries(${target} PRIVATE "$<LINK_LIBRARY:WHOLE_ARCHIVE,roam_${layer}>")
+  roam_whole_archive(_whole roam_${layer})
+  target_link_libraries(${target} PRIVATE ${_whole})
 endfunction()
 
 # `roam_header_check`: every public header (include/roam/**/*.hpp) compiled
@@ -139,6 +155,9 @@ function(roam_add_header_check)
     list(APPEND _all_files ${_tus})
     add_library(roam_header_check_${layer} OBJECT ${_tus})
     target_link_libraries(roam_header_check_${layer} PRIVATE ${_links} roam_warnings)
+    # Only whether it compiles matters: no optimisation, debug information or
+    # instrumentation, whatever the build's (the ASan build checks too).
+    target_compile_options(roam_header_check_${layer} PRIVATE -O0 -g0 $<$<BOOL:${ROAM_SANITIZE}>:-fno-sanitize=all>)
     list(APPEND _all_tus roam_header_check_${layer})
   endforeach()
   # Translation units of headers since removed go too.

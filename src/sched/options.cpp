@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include <roam/machine/build_info.hpp>
+
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
@@ -229,7 +231,9 @@ const std::vector<option_spec>& specs() {
 }  // namespace
 
 std::string options_help() {
-  std::string out = "roam runtime options (each also settable through its environment variable):\n";
+  std::string out = roam::build_description() + "\n";
+  out += "roam runtime options (each also settable through its environment variable):\n";
+  out += "  +version            print roam's version and build options and exit\n";
   for (const auto& s : specs()) {
     std::string left = "  +" + std::string(s.name);
     if (s.value_name.starts_with("[")) left += std::string(s.value_name);
@@ -261,6 +265,10 @@ parse_result parse_runtime_options(int& argc, char** argv) {
       continue;
     }
     std::string_view body = arg.substr(1);
+    if (body == "version") {  // not a runtime option: nothing runs
+      r.version = true;
+      continue;
+    }
     const option_spec* match = nullptr;
     std::string_view value;
     bool has_inline_value = false;

@@ -9,11 +9,12 @@ namespace roam::detail {
 struct parse_result {
   runtime_options options;
   std::string error;  ///< non-empty: what was wrong, naming the option
+  bool version = false;  ///< +version: print the build description and exit
 };
 
 /// Reads ROAM_* variables, then removes `+` options from argv (updating argc).
 parse_result parse_runtime_options(int& argc, char** argv);
-/// The text `+help` prints.
+/// The text `+help` prints: the build description, then every option.
 std::string options_help();
 
 }  // namespace roam::detail

@@ -20,6 +20,7 @@
 #include <roam/machine/detail/transport.hpp>
 
 #include "options.hpp"
+#include <roam/machine/build_info.hpp>
 #include "runtime_internal.hpp"
 #include "ult_internal.hpp"
 
@@ -623,6 +624,10 @@ int run_main(int& argc, char** argv, unique_function<void(const roam::args&)> ma
   }
   if (parsed.options.help) {
     std::fputs(options_help().c_str(), stdout);
+    return 0;
+  }
+  if (parsed.version) {
+    std::fputs(roam::build_description().c_str(), stdout);
     return 0;
   }
   for (auto check : startup_checks()) {

@@ -2,6 +2,8 @@
 // See docs/design/tcp-transport.md for the protocol and the environment contract.
 #include <cstdio>
 
+#include <roam/machine/build_info.hpp>
+
 #include "launcher.hpp"
 #include "options.hpp"
 
@@ -10,6 +12,10 @@ int main(int argc, char** argv) {
   const parsed_options p = parse_options(argc, argv);
   if (p.help) {
     std::fputs(usage_text().c_str(), stdout);
+    return 0;
+  }
+  if (p.version) {
+    std::fputs(("roamrun: " + roam::build_description()).c_str(), stdout);
     return 0;
   }
   if (!p.ok) {

@@ -31,6 +31,7 @@ std::string usage_text() {
          "                      checkpoint (roam::checkpoint_in_memory); the exit status is the program's\n"
          "  --spares N          also start N idle processes that take failed nodes' places (implies --ft)\n"
          "  -v, --verbose       say what is started and when\n"
+         "  --version           print roam's version and build options (of the library roamrun was built with)\n"
          "  -h, --help          this text\n"
          "\n"
          "Exit status: 0 if every node exits 0, else the first failure's code (128+N for signal N);\n"
@@ -60,6 +61,10 @@ parsed_options parse_options(int argc, const char* const* argv) {
     }
     if (a == "-h" || a == "--help") {
       r.help = true;
+      return r;
+    }
+    if (a == "--version") {
+      r.version = true;
       return r;
     }
     if (a == "-n" || a == "--nodes" || a.starts_with("-n") || a.starts_with("--nodes=")) {

@@ -27,7 +27,8 @@ struct options {
 struct parsed_options {
   options opts;
   bool ok = false;
-  bool help = false;   ///< --help: print usage, exit 0
+  bool help = false;     ///< --help: print usage, exit 0
+  bool version = false;  ///< --version: print the build description, exit 0
   std::string error;   ///< when !ok && !help
 };
 
