@@ -10,6 +10,10 @@ command -v g++ >/dev/null 2>&1 || need+=(g++)
 [ -f /usr/include/gmock/gmock.h ] || need+=(libgmock-dev)
 [ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
 [ -f /usr/include/zlib.h ] || need+=(zlib1g-dev)
+# pkg-config, with which a packaging test builds a program from roam.pc;
+# dpkg-deb (dpkg) unpacks the Debian package another builds.
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+command -v dpkg-deb >/dev/null 2>&1 || need+=(dpkg)
 # METIS, which the communication-aware load balancing strategy partitions with.
 [ -f /usr/include/metis.h ] || need+=(libmetis-dev)
 # Chart.js, which roam-trace inlines into its HTML report (the trace tests write one).
