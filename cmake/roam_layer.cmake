@@ -98,6 +98,18 @@ function(roam_add_layer)
     if(_tests)
       add_executable(unit_${name} ${_tests})
       set_target_properties(unit_${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
+      # Unity build, batches of 8 test files per translation unit (most
+      # layers: one). Each test file costs ~4 s on top of its tests (the
+      # PCH, GoogleTest's and roam's templates that every file instantiates)
+      # and unit tests are half of each CI build. Measured, -j 1, GCC 12,
+      # debug, the layer's test objects, one file per object -> batches of 8:
+      # obj 82 -> 40 s, coll 63 -> 42 s, lb 34 -> 20 s, every layer
+      # 314 -> 176 s (-44%); batches of 4 saved 40% (obj, coll, lb, msg),
+      # of 8 47%. ASan+UBSan: lb 137 -> 96 s, coll 246 -> 184 s. The price:
+      # editing one test recompiles its batch, and one job takes up to
+      # 1.5 GB (coll). Every test file keeps its content in a namespace of
+      # its own, so that files of one batch do not collide.
+      set_target_properties(unit_${name} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
       target_link_libraries(unit_${name} PRIVATE roam GTest::gtest GTest::gtest_main roam_warnings)
       target_include_directories(unit_${name} PRIVATE ${PROJECT_SOURCE_DIR}/tests)
       if(IS_DIRECTORY ${_dir})

@@ -4,6 +4,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace completion_test {
+
 using roam_test::run_on;
 
 namespace {
@@ -52,3 +54,5 @@ TEST(completion, fires_once_after_every_producer_is_done_and_every_item_consumed
     EXPECT_EQ(g_fired.load(), 1);
   }
 }
+
+}  // namespace completion_test

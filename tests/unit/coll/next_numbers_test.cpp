@@ -9,6 +9,8 @@
 
 #include "state.hpp"
 
+namespace next_numbers_test {
+
 using roam::detail::next_numbers;
 
 namespace {
@@ -92,3 +94,5 @@ TEST(next_numbers, owing_matches_a_plain_histogram_under_random_moves) {
     }
   }
 }
+
+}  // namespace next_numbers_test

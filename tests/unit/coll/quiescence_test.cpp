@@ -16,6 +16,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace quiescence_test {
+
 using roam_test::run_on;
 
 namespace {
@@ -429,3 +431,5 @@ TEST(quiescence, waits_for_a_broadcast_to_fan_out_and_for_every_message_it_cause
     EXPECT_EQ(g_fan_processed_at_fire, long{fan_cells} * (1 + fan_sends));
   }
 }
+
+}  // namespace quiescence_test

@@ -23,6 +23,8 @@
 
 #include <roam/coll/reducers.hpp>
 
+namespace reducers_test {
+
 namespace {
 
 // --- Driving a reducer by hand ---------------------------------------------
@@ -566,3 +568,5 @@ TEST(reducers, result_types_are_those_the_callbacks_must_take) {
   static_assert(std::is_same_v<roam::reducers::custom_t<&gcd_into>::result_t<long>, long>);
   SUCCEED();
 }
+
+}  // namespace reducers_test

@@ -26,6 +26,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace reduction_matrix_test {
+
 using roam_test::run_on;
 
 namespace {
@@ -997,3 +999,5 @@ TEST(reduction_matrix, summing_vectors_of_different_lengths_is_fatal_and_names_t
       EXPECT_NE(err.find("different lengths"), std::string::npos) << err;
     }
 }
+
+}  // namespace reduction_matrix_test

@@ -6,6 +6,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace reduction_test {
+
 using roam_test::run_on;
 
 namespace {
@@ -168,3 +170,5 @@ TEST(reductions, a_callback_with_a_reference_number_delivers_it_with_the_result)
     EXPECT_EQ(tag_sink::seen, (std::vector<std::string>{"step-3=45", "synced"})) << mode;
   }
 }
+
+}  // namespace reduction_test

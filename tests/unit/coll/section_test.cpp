@@ -7,6 +7,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace section_test {
+
 using roam_test::run_on;
 
 namespace {
@@ -191,3 +193,5 @@ TEST(sections, a_multicast_tree_starts_where_the_section_was_made_and_keeps_one_
     for (int t : tags) EXPECT_EQ(t % 1000, next[t / 1000]++) << "listener " << i;
   }
 }
+
+}  // namespace section_test

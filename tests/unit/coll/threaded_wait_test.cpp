@@ -6,6 +6,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace threaded_wait_test {
+
 using roam_test::run_on;
 
 namespace {
@@ -47,3 +49,5 @@ TEST(threaded_wait, a_threaded_entry_blocks_on_reduction_results_and_on_quiescen
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(got, (std::vector<int>{55, 110, 165, -1}));
 }
+
+}  // namespace threaded_wait_test

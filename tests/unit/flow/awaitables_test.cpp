@@ -12,10 +12,10 @@
 
 #include "support/run_roam.hpp"
 
+namespace awaittest {
+
 using roam_test::run_on;
 using namespace std::chrono_literals;
-
-namespace awaittest {
 
 std::vector<long> g_log;
 
@@ -155,9 +155,6 @@ std::vector<long> run_vec(unsigned pes, F body, std::vector<std::string> extra =
   EXPECT_EQ(rc, 0);
   return g_log;
 }
-
-}  // namespace awaittest
-using namespace awaittest;
 
 TEST(awaitables, a_task_waiting_on_a_future_holds_its_element_until_it_resumes) {
   for (const char* mode : {"", "+serialize"}) {
@@ -345,8 +342,6 @@ TEST(awaitables, awaiting_an_rvalue_future_moves_its_value_out) {
 
 // ---- restartable tasks: packed moves of objects whose run() is suspended ----
 
-namespace awaittest {
-
 // Sums the values of steps 0..n-1, each from its own message, moving to the
 // next PE after every `hop` steps. Everything run() needs to carry on is in
 // the pupped state, so after a packed move it simply starts again.
@@ -415,8 +410,6 @@ struct half_restartable : roam::element<half_restartable> {
   void pup(roam::pup_er& p) { p | a | b; }
 };
 
-}  // namespace awaittest
-
 TEST(restartable, a_suspended_restart_entry_task_moves_packed_and_carries_on_from_the_pupped_state) {
   static constexpr int n = 60;
   for (const char* mode : {"+serialize", ""}) {
@@ -469,3 +462,5 @@ TEST(restartable, a_packed_move_is_refused_while_a_task_other_than_the_restart_e
       << err;
   EXPECT_NE(err.find("restart_entry"), std::string::npos) << err;
 }
+
+}  // namespace awaittest

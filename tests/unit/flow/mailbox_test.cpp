@@ -13,9 +13,9 @@
 
 #include "support/run_roam.hpp"
 
-using roam_test::run_on;
-
 namespace flowtest {
+
+using roam_test::run_on;
 
 std::vector<long> g_out;
 
@@ -147,9 +147,6 @@ std::vector<long> run_vec(unsigned pes, F body, std::vector<std::string> extra =
   EXPECT_EQ(rc, 0);
   return g_out;
 }
-
-}  // namespace flowtest
-using namespace flowtest;
 
 TEST(mailbox, messages_before_and_after_the_await_are_matched_by_reference_number_out_of_order) {
   static constexpr int n = 200;
@@ -316,3 +313,5 @@ TEST(mailbox, packing_an_element_whose_task_is_suspended_is_refused_clearly) {
             std::string::npos)
       << err;
 }
+
+}  // namespace flowtest

@@ -8,9 +8,9 @@
 
 #include "support/run_roam.hpp"
 
-using roam_test::run_on;
-
 namespace reporttest {
+
+using roam_test::run_on;
 
 struct stuck : roam::element<stuck> {
   roam::mailbox<int, double> ghost;
@@ -33,9 +33,6 @@ struct holder : roam::chare<holder> {
 };
 
 std::string g_report;
-
-}  // namespace reporttest
-using namespace reporttest;
 
 TEST(task_report, names_the_element_its_mailbox_the_awaited_and_the_kept_reference_numbers) {
   g_report.clear();
@@ -149,3 +146,5 @@ TEST(task_report, elides_long_lists_and_forgets_a_task_once_it_ends) {
   // After the race: only main is unfinished.
   EXPECT_NE(g_report.find("|[pe 0/1] 1 unfinished task:\n  1 task of no object"), std::string::npos) << g_report;
 }
+
+}  // namespace reporttest

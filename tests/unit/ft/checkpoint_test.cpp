@@ -26,6 +26,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace checkpoint_test {
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -439,3 +441,5 @@ TEST(checkpoint, the_callback_fires_after_every_message_in_flight_was_processed)
 }
 
 }  // namespace
+
+}  // namespace checkpoint_test

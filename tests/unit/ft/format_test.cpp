@@ -24,6 +24,8 @@
 #include <string_view>
 #include <vector>
 
+namespace format_test {
+
 namespace {
 
 namespace ckpt = roam::detail::ckpt;
@@ -587,3 +589,5 @@ TEST(checkpoint_format, an_in_place_record_that_outgrows_its_stretch_is_refused)
   EXPECT_EQ(out.length(), stretch.size());
   EXPECT_EQ(out.records(), 1u);
 }
+
+}  // namespace format_test

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+namespace memory_store_test {
+
 namespace {
 
 namespace ckpt = roam::detail::ckpt;
@@ -144,3 +146,5 @@ TEST(memory_store, a_corrupt_contribution_is_refused_by_the_checks) {
 }
 
 }  // namespace
+
+}  // namespace memory_store_test

@@ -13,6 +13,8 @@
 
 #include <roam/lb/dump.hpp>
 
+namespace dump_test {
+
 namespace {
 
 using namespace roam::lb;
@@ -252,3 +254,5 @@ TEST_F(lb_dump, a_recorded_assignment_must_place_every_object) {
 }
 
 }  // namespace
+
+}  // namespace dump_test

@@ -16,6 +16,8 @@
 
 #include "balancer.hpp"
 
+namespace groups_test {
+
 namespace {
 
 using namespace roam::lb;
@@ -219,3 +221,5 @@ TEST(lb_groups, offers_take_the_heaviest_objects_that_fit) {
 }
 
 }  // namespace
+
+}  // namespace groups_test

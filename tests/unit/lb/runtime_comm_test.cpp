@@ -12,6 +12,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace runtime_comm_test {
+
 namespace {
 
 constexpr int elements = 16;
@@ -82,3 +84,5 @@ TEST(lb_comm, metis_puts_each_communicating_cluster_on_one_pe) {
 }
 
 }  // namespace
+
+}  // namespace runtime_comm_test

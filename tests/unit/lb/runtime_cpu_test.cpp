@@ -24,6 +24,8 @@
 #include "balancer.hpp"
 #include "support/run_roam.hpp"
 
+namespace runtime_cpu_test {
+
 namespace {
 
 std::uint64_t cpu_ns() {
@@ -205,3 +207,5 @@ TEST(lb_cpu, a_pe_sharing_its_core_reports_a_lower_speed) {
   EXPECT_LT(steps[0].p.pes[0].speed, 0.8) << "half its core went to the rival thread";
   EXPECT_GT(steps[0].p.pes[0].speed, 0.0);
 }
+
+}  // namespace runtime_cpu_test

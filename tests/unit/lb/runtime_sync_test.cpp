@@ -19,6 +19,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace runtime_sync_test {
+
 namespace {
 
 // Every migratable object one PE on: the test knows where each one must be.
@@ -115,3 +117,5 @@ TEST(lb_sync, lboff_resumes_in_place_p2) { expect_steps(2, {"+balancer", "TestSh
 TEST(lb_sync, serialized_messages_p2) { expect_steps(2, {"+balancer", "TestShift", "+serialize"}, 1); }
 
 }  // namespace
+
+}  // namespace runtime_sync_test

@@ -12,6 +12,8 @@
 
 #include <roam/lb/strategy.hpp>
 
+namespace strategies_test {
+
 namespace {
 
 using namespace roam::lb;
@@ -426,3 +428,5 @@ TEST(lb_strategies, hierarchical_empties_a_group_with_no_available_pe) {
 }
 
 }  // namespace
+
+}  // namespace strategies_test

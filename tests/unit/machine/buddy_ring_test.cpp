@@ -8,6 +8,8 @@
 
 #include <roam/machine/detail/hosts.hpp>
 
+namespace buddy_ring_test {
+
 using namespace roam::detail;
 
 namespace {
@@ -76,3 +78,5 @@ TEST(buddy_ring, uneven_hosts_still_give_one_copy_each) {
   EXPECT_TRUE(buddy_ring(std::vector<std::uint64_t>{}).empty());
   EXPECT_EQ(buddy_ring(std::vector<std::uint64_t>{3}), (std::vector<std::uint32_t>{0}));
 }
+
+}  // namespace buddy_ring_test

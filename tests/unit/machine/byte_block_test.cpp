@@ -7,6 +7,8 @@
 
 #include <roam/machine/detail/frame.hpp>
 
+namespace byte_block_test {
+
 using namespace roam::detail;
 
 TEST(byte_block, blocks_are_aligned_and_at_least_as_large_as_asked) {
@@ -125,3 +127,5 @@ TEST(out_frame, owns_inline_bytes_and_segment_references) {
   EXPECT_TRUE(b.unique());
   EXPECT_EQ(out_frame(0).data(), nullptr);
 }
+
+}  // namespace byte_block_test

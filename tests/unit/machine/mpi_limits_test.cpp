@@ -7,6 +7,8 @@
 
 #include "mpi/mpi_limits.hpp"
 
+namespace mpi_limits_test {
+
 using namespace roam::detail;
 
 namespace {
@@ -83,4 +85,6 @@ TEST(mpi_limits, a_bad_value_names_the_variable_and_the_range_and_changes_nothin
     EXPECT_EQ(l.max_tests, mpi_limits{}.max_tests) << "a failed read leaves the limits untouched";
   }
 }
+
+}  // namespace mpi_limits_test
 #endif

@@ -8,6 +8,8 @@
 
 #include "mpi/mpi_outbox.hpp"
 
+namespace mpi_outbox_test {
+
 using namespace roam::detail;
 
 namespace {
@@ -73,4 +75,6 @@ TEST(mpi_outbox, concurrent_producers_each_keep_their_order_and_nothing_is_lost)
   batch.clear();
   EXPECT_FALSE(box.take_all(batch));
 }
+
+}  // namespace mpi_outbox_test
 #endif

@@ -8,6 +8,8 @@
 
 #include "mpi/mpi_wake_signal.hpp"
 
+namespace mpi_wake_signal_test {
+
 using namespace roam::detail;
 using namespace std::chrono_literals;
 
@@ -50,4 +52,6 @@ TEST(mpi_wake_signal, no_wake_is_lost_between_threads) {
   }
   waker.join();
 }
+
+}  // namespace mpi_wake_signal_test
 #endif

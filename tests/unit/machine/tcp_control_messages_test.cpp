@@ -11,7 +11,11 @@
 #include "tcp/job_secret.hpp"
 #include "tcp/tcp_config.hpp"
 
-namespace roam::detail::tcp {
+namespace tcp_control_messages_test {
+
+using namespace roam::detail;
+using namespace roam::detail::tcp;
+
 namespace {
 
 TEST(tcp_control_messages, peer_table_and_blobs_round_trip) {
@@ -123,4 +127,4 @@ TEST(tcp_config, each_bad_variable_is_named_in_the_error) {
 }
 
 }  // namespace
-}  // namespace roam::detail::tcp
+}  // namespace tcp_control_messages_test

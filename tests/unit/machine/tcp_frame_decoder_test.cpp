@@ -12,7 +12,11 @@
 #include "tcp/frame_decoder.hpp"
 #include "tcp/frame_format.hpp"
 
-namespace roam::detail::tcp {
+namespace tcp_frame_decoder_test {
+
+using namespace roam::detail;
+using namespace roam::detail::tcp;
+
 namespace {
 
 struct frame {
@@ -294,4 +298,4 @@ TEST(tcp_frame_decoder, a_large_frame_is_received_in_place) {
 }
 
 }  // namespace
-}  // namespace roam::detail::tcp
+}  // namespace tcp_frame_decoder_test

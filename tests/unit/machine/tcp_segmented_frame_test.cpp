@@ -6,8 +6,11 @@
 #include <random>
 #include <vector>
 
+#include "tcp/frame_decoder.hpp"
 #include "tcp/frame_format.hpp"
 #include "tcp/segmented_frame.hpp"
+
+namespace tcp_segmented_frame_test {
 
 using namespace roam::detail;
 using namespace roam::detail::tcp;
@@ -100,8 +103,6 @@ TEST(tcp_segmented_frame, random_payloads_never_crash) {
 }
 
 // ---- the frame decoder's segment mode -------------------------------------------
-
-#include "tcp/frame_decoder.hpp"
 
 namespace {
 
@@ -226,3 +227,5 @@ TEST(tcp_segmented_frame, the_decoder_rejects_a_bad_table_before_the_segments_ar
   EXPECT_EQ(ok.next().st, frame_decoder::status::need_more);
   EXPECT_FALSE(ok.has_complete_frame());
 }
+
+}  // namespace tcp_segmented_frame_test

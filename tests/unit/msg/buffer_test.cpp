@@ -9,14 +9,21 @@
 
 #include <roam/msg/buffer.hpp>
 
+namespace buffer_test {
+
 namespace {
 struct pod {
   std::int32_t a;
   float b;
 };
 }  // namespace
+}  // namespace buffer_test
+
+// Outside the file's namespace: a specialisation goes where its template may be defined.
 template <>
-inline constexpr bool roam::bitwise_serializable<pod> = true;
+inline constexpr bool roam::bitwise_serializable<buffer_test::pod> = true;
+
+namespace buffer_test {
 
 TEST(buffer, a_default_buffer_is_empty_and_owns_nothing) {
   roam::buffer<int> b;
@@ -144,3 +151,5 @@ TEST(buffer, random_input_never_crashes) {
     }
   }
 }
+
+}  // namespace buffer_test

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+namespace crc32c_test {
+
 namespace {
 
 using roam::detail::crc32c;
@@ -128,3 +130,5 @@ TEST(crc32c, combine_equals_the_crc_of_the_concatenation) {
         << "split at " << split;
   }
 }
+
+}  // namespace crc32c_test

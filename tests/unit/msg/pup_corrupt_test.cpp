@@ -26,6 +26,8 @@
 #include <variant>
 #include <vector>
 
+namespace pup_corrupt_test {
+
 namespace {
 
 // --- allocation probe ----------------------------------------------------------
@@ -521,3 +523,5 @@ TEST(pup_corrupt, survives_random_bytes_and_mutations_of_valid_packings) {
     EXPECT_EQ(results[i].accepted + results[i].rejected, static_cast<std::size_t>(iterations)) << "type " << i;
   }
 }
+
+}  // namespace pup_corrupt_test

@@ -21,6 +21,8 @@
 #include <variant>
 #include <vector>
 
+namespace pup_test {
+
 namespace {
 
 // --- user types exercising each way of opting in ---------------------------
@@ -65,9 +67,13 @@ struct pod {
 };
 
 }  // namespace
+}  // namespace pup_test
 
+// Outside the file's namespace: a specialisation goes where its template may be defined.
 template <>
-inline constexpr bool roam::bitwise_serializable<pod> = true;
+inline constexpr bool roam::bitwise_serializable<pup_test::pod> = true;
+
+namespace pup_test {
 
 namespace {
 
@@ -643,3 +649,5 @@ TEST(pup, pup_er_stays_small) {
   static_assert(!std::is_copy_constructible_v<roam::pup_er>);
   SUCCEED();
 }
+
+}  // namespace pup_test

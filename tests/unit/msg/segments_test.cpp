@@ -14,6 +14,8 @@
 #include <roam/msg/detail/packed_payload.hpp>
 #include <roam/msg/detail/wire.hpp>
 
+namespace segments_test {
+
 namespace rd = roam::detail;
 
 namespace {
@@ -311,3 +313,5 @@ TEST(segments, random_segment_lengths_and_contents_never_crash) {
     dispose(u);
   }
 }
+
+}  // namespace segments_test

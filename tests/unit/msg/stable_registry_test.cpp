@@ -7,6 +7,8 @@
 
 #include <roam/msg/detail/stable_registry.hpp>
 
+namespace stable_registry_test {
+
 namespace {
 
 using roam::detail::registry_collision_report;
@@ -61,3 +63,5 @@ TEST(stable_registry, values_compare_by_equality_and_names_come_back) {
 }
 
 }  // namespace
+
+}  // namespace stable_registry_test

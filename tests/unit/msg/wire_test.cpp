@@ -5,6 +5,8 @@
 #include <roam/roam.hpp>
 #include <roam/msg/detail/wire.hpp>
 
+namespace wire_test {
+
 namespace {
 struct wired : roam::chare<wired> {
   void take(std::vector<int> v, std::string s) { (void)v, (void)s; }
@@ -144,3 +146,5 @@ TEST(entries, template_instantiations_get_distinct_identifiers) {
   EXPECT_NE((roam::detail::entry_impl<first_kind, &first_kind::take<int>>::id),
             (roam::detail::entry_impl<first_kind, &first_kind::take<double>>::id));
 }
+
+}  // namespace wire_test

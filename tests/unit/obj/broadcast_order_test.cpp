@@ -6,6 +6,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace broadcast_order_test {
+
 using roam_test::run_on;
 
 namespace {
@@ -85,3 +87,5 @@ TEST(broadcasts, from_several_pes_reach_every_member_once_in_one_common_order) {
     }
   }
 }
+
+}  // namespace broadcast_order_test

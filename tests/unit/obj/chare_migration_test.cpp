@@ -8,9 +8,9 @@
 
 #include "support/run_roam.hpp"
 
-using roam_test::run_on;
-
 namespace chmig {
+
+using roam_test::run_on;
 
 std::vector<long> g_result;
 
@@ -90,9 +90,6 @@ long expected_sum(unsigned pes, long per_pe) {
   return s;
 }
 
-}  // namespace chmig
-using namespace chmig;
-
 TEST(chare_migration, every_message_arrives_once_while_the_chare_moves_within_a_process) {
   std::vector<long> r = storm<false>(4, 3000, 97);
   ASSERT_EQ(r.size(), 5u);
@@ -154,3 +151,5 @@ TEST(chare_migration, a_chare_without_pup_cannot_migrate_and_says_so) {
   EXPECT_EQ(rc, 1);
   EXPECT_NE(err.find("chare chmig::stuck #0.1 on pe 0: cannot migrate: it needs a pup function"), std::string::npos) << err;
 }
+
+}  // namespace chmig

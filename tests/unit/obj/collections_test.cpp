@@ -7,6 +7,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace collections_test {
+
 using roam_test::run_on;
 
 namespace {
@@ -205,3 +207,5 @@ TEST(nodegroups, every_message_runs_once_on_some_pe_of_the_node) {
   });
   EXPECT_EQ(rc, 0);
 }
+
+}  // namespace collections_test

@@ -4,6 +4,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace creation_test {
+
 using roam_test::run_on;
 
 namespace {
@@ -134,3 +136,5 @@ TEST(proxies, are_values_that_compare_by_destination) {
   });
   EXPECT_EQ(rc, 0);
 }
+
+}  // namespace creation_test

@@ -15,6 +15,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace deterministic_test {
+
 namespace {
 
 // Who received what, in delivery order (one thread runs every PE).
@@ -156,3 +158,5 @@ TEST(deterministic, a_run_that_would_wait_forever_stops_and_names_its_seed) {
 }
 
 }  // namespace
+
+}  // namespace deterministic_test

@@ -5,10 +5,11 @@
 
 #include "support/run_roam.hpp"
 
-using roam_test::run_on;
-
 // A named namespace: both compilers then print the same type names.
 namespace errtest {
+
+using roam_test::run_on;
+
 struct thrower : roam::element<thrower, roam::index<2>> {
   void explode(int at) {
     if (this_index()[0] == at) throw std::runtime_error("boom");
@@ -20,9 +21,6 @@ struct grp : roam::group_member<grp> {
 struct victim : roam::chare<victim> {
   void poke() {}
 };
-
-}  // namespace errtest
-using namespace errtest;
 
 namespace {
 std::string run_capturing(unsigned pes, std::function<void()> body, int& rc, std::vector<std::string> extra = {}) {
@@ -128,3 +126,5 @@ TEST(readonly, may_hold_the_proxy_of_a_chare_created_on_pe_zero) {
   });
   EXPECT_EQ(rc, 0);
 }
+
+}  // namespace errtest

@@ -4,6 +4,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace futures_test {
+
 using roam_test::run_on;
 
 namespace {
@@ -112,3 +114,5 @@ TEST(futures, a_packed_exception_arrives_as_a_remote_error_with_its_text) {
   EXPECT_TRUE(remote);
   EXPECT_EQ(what, "bad input");
 }
+
+}  // namespace futures_test

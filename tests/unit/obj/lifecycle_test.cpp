@@ -16,6 +16,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace lifecycle_test {
+
 namespace {
 
 struct counts {
@@ -123,3 +125,5 @@ TEST(lifecycle, every_birth_move_and_death_is_seen_once_by_each_observer_p2) { r
 TEST(lifecycle, every_birth_move_and_death_is_seen_once_by_each_observer_p4) { run_and_check(4); }
 
 }  // namespace
+
+}  // namespace lifecycle_test

@@ -7,6 +7,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace migration_mode_test {
+
 using roam_test::run_on;
 
 namespace {
@@ -110,3 +112,5 @@ TEST(migration_mode, an_element_in_flight_at_exit_is_freed) {
     EXPECT_EQ(rc, 0);
   }
 }
+
+}  // namespace migration_mode_test

@@ -7,9 +7,10 @@
 
 #include "support/run_roam.hpp"
 
+namespace mutual {
+
 using roam_test::run_on;
 
-namespace mutual {
 constexpr int cells_n = 7;
 struct bond;  // declared, not defined, where cell's members name it
 
@@ -43,8 +44,6 @@ cell::cell(roam::array_proxy<bond> bonds, int n) : bonds_(bonds) {
   mine_ = roam::section_proxy<bond>::of(bonds, {roam::index<1>{i}, roam::index<1>{(i + n - 1) % n}});
 }
 void cell::start() { mine_.send<&bond::hello>(this_index()[0]); }
-}  // namespace mutual
-using namespace mutual;
 
 TEST(mutual_proxies, elements_of_two_arrays_hold_proxies_to_each_other_p3) {
   long total = 0;
@@ -68,3 +67,5 @@ TEST(mutual_proxies, elements_of_two_arrays_hold_proxies_to_each_other_p3) {
   for (int i = 0; i < n; ++i) expected += (i + 1) + ((i + n - 1) % n + 1);
   EXPECT_EQ(total, expected);
 }
+
+}  // namespace mutual

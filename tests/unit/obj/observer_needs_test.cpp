@@ -16,6 +16,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace observer_needs_test {
+
 namespace {
 
 constexpr int elements = 8;
@@ -112,3 +114,5 @@ TEST(observer_needs, the_union_of_needs_is_what_every_observer_gets) {
 }
 
 }  // namespace
+
+}  // namespace observer_needs_test

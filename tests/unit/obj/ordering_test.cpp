@@ -5,6 +5,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace ordering_test {
+
 using roam_test::run_on;
 
 namespace {
@@ -103,3 +105,5 @@ TEST(ordering, lifo_puts_a_message_before_its_equals) {
   ASSERT_EQ(recorder::log.size(), 6u);
   EXPECT_EQ(recorder::log, (std::vector<int>{5, 4, 3, 1, 2, 0}));
 }
+
+}  // namespace ordering_test

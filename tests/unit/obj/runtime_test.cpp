@@ -1,9 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+
 #include <atomic>
 #include <chrono>
 
 #include "support/run_roam.hpp"
+
+namespace runtime_test {
 
 using roam_test::run_on;
 
@@ -163,8 +167,6 @@ TEST(runtime, counts_every_message_created_and_processed) {
   EXPECT_EQ(processed, 12u);
 }
 
-#include <sys/resource.h>
-
 namespace {
 double process_cpu_seconds() {
   rusage u{};
@@ -266,3 +268,5 @@ TEST(runtime, busywait_and_affinity_options_run_programs_correctly) {
     EXPECT_EQ(got, 8) << opts[0];
   }
 }
+
+}  // namespace runtime_test

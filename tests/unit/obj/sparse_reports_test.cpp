@@ -5,16 +5,15 @@
 
 #include "support/run_roam.hpp"
 
+namespace sparserep {
+
 using roam_test::run_on;
 
-namespace sparserep {
 struct leaf : roam::element<leaf, roam::index<2>> {
   leaf() = default;
   void poke(roam::promise<int> p) { p.set_value(this_index()[0] + this_index()[1]); }
   void touch() {}
 };
-}  // namespace sparserep
-using namespace sparserep;
 
 TEST(sparse_reports, a_message_to_an_index_never_inserted_is_reported_at_exit) {
   testing::internal::CaptureStderr();
@@ -50,3 +49,5 @@ TEST(sparse_reports, with_demand_creation_the_message_builds_the_element) {
   EXPECT_EQ(rc, 0);
   EXPECT_EQ(answer, 42);
 }
+
+}  // namespace sparserep

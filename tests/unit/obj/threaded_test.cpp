@@ -12,10 +12,10 @@
 
 #include "support/run_roam.hpp"
 
-using roam_test::run_on;
-
 // A named namespace: error texts name these types the same way on every compiler.
 namespace thr {
+
+using roam_test::run_on;
 
 // ---- many threads blocked at once -------------------------------------------
 
@@ -161,9 +161,6 @@ struct sleeper : roam::chare<sleeper> {
 
 std::uint32_t on_pe0(const roam::index<1>&, const roam::index<1>&, std::uint32_t) { return 0; }
 
-}  // namespace thr
-using namespace thr;
-
 TEST(threaded_entries, a_thousand_block_at_once_on_futures_fulfilled_from_other_pes_in_random_order) {
   unsigned seed = std::random_device{}();
   std::printf("seed %u\n", seed);
@@ -284,3 +281,5 @@ TEST(threaded_entries, a_chare_asked_to_migrate_while_its_thread_is_blocked_move
   EXPECT_EQ(where_while_blocked, 0);
   EXPECT_EQ(arrival, (std::vector<int>{1, 1}));
 }
+
+}  // namespace thr

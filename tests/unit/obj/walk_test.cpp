@@ -16,6 +16,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace walk_test {
+
 namespace {
 
 struct walk_cell : roam::element<walk_cell> {
@@ -181,3 +183,5 @@ TEST(walk, every_object_once_round_trips_and_moves_p2) { run_walk(2); }
 TEST(walk, every_object_once_round_trips_and_moves_p4) { run_walk(4); }
 
 }  // namespace
+
+}  // namespace walk_test

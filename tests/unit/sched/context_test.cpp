@@ -13,6 +13,8 @@
 #include <xmmintrin.h>
 #endif
 
+namespace context_test {
+
 using namespace roam::detail;
 
 namespace {
@@ -242,3 +244,5 @@ TEST(stack_pool_death, writing_below_a_stack_hits_its_guard_page) {
       testing::KilledBySignal(SIGSEGV), "");
 }
 #endif
+
+}  // namespace context_test

@@ -3,6 +3,8 @@
 
 #include <roam/sched/detail/idle_policy.hpp>
 
+namespace idle_policy_test {
+
 using namespace std::chrono_literals;
 using roam::detail::idle_policy;
 
@@ -60,3 +62,5 @@ TEST(idle_policy, a_maximum_below_the_minimum_means_a_fixed_spin) {
   for (int i = 0; i < 10; ++i) p.episode(60us);
   EXPECT_EQ(p.budget(), std::chrono::nanoseconds(80us));
 }
+
+}  // namespace idle_policy_test

@@ -7,6 +7,8 @@
 
 #include <roam/sched/observe.hpp>
 
+namespace observe_test {
+
 namespace {
 
 struct quiet : roam::runtime_observer {};
@@ -43,3 +45,5 @@ TEST(observers, at_most_max_observers) {
 }
 
 }  // namespace
+
+}  // namespace observe_test

@@ -4,6 +4,8 @@
 
 #include <roam/sched/detail/pool.hpp>
 
+namespace pool_test {
+
 using namespace roam::detail;
 
 TEST(message_pool, size_classes_cover_requests_with_the_header) {
@@ -27,3 +29,5 @@ TEST(message_pool, reuses_freed_blocks_of_its_own) {
   std::memset(big, 1, 1 << 20);
   pool.deallocate(big);
 }
+
+}  // namespace pool_test

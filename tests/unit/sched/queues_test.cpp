@@ -6,6 +6,8 @@
 
 #include <roam/sched/detail/work.hpp>
 
+namespace queues_test {
+
 using roam::detail::local_queue;
 using roam::detail::mpsc_queue;
 using roam::detail::work_item;
@@ -73,3 +75,5 @@ TEST(mpsc_queue, reports_empty_only_when_everything_was_popped) {
   EXPECT_EQ(q.pop(), &a);
   EXPECT_FALSE(q.maybe_nonempty());
 }
+
+}  // namespace queues_test

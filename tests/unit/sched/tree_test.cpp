@@ -8,6 +8,8 @@
 
 #include <roam/sched/detail/tree.hpp>
 
+namespace tree_test {
+
 using roam::detail::member_tree;
 using roam::detail::pe_tree;
 
@@ -72,3 +74,5 @@ TEST(member_tree, sparse_members_form_one_tree_with_one_edge_into_each_node) {
   for (std::size_t r = 0; r < members.size(); ++r) EXPECT_EQ(reached[r], 1) << "rank " << r;
   EXPECT_EQ(nodes_entered.size(), 5u);  // nodes 1, 3, 4, 6, 7
 }
+
+}  // namespace tree_test

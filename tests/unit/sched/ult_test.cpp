@@ -10,6 +10,8 @@
 
 #include "support/run_roam.hpp"
 
+namespace ult_test {
+
 using roam_test::run_on;
 
 TEST(user_threads, a_thread_blocks_on_a_future_while_its_pe_runs_other_messages) {
@@ -213,3 +215,5 @@ TEST(user_threads_death, overflowing_a_thread_stack_is_a_segfault_on_its_guard_p
               testing::KilledBySignal(SIGSEGV), "");
 }
 #endif
+
+}  // namespace ult_test
