@@ -53,7 +53,6 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR
 # ---- the CMake package ----------------------------------------------------
 
 install(EXPORT roamTargets NAMESPACE roam:: DESTINATION ${ROAM_INSTALL_CMAKEDIR} FILE roamTargets.cmake)
-set(ROAM_PACKAGE_MPI ${ROAM_HAVE_MPI})
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/roamConfig.cmake.in
   ${PROJECT_BINARY_DIR}/package/roamConfig.cmake
   INSTALL_DESTINATION ${ROAM_INSTALL_CMAKEDIR})

@@ -219,6 +219,11 @@ const std::vector<option_spec>& specs() {
        "PEs per group when the Hierarchical strategy balances (default: the PEs of one process); with more than one "
        "group the step runs distributed: no PE gathers every object's load",
        [](runtime_options& o, std::string_view v) { return parse_count(v, 1, 1u << 20, o.lb_group_pes); }},
+      {"version", "", "", "print roam's version and build options and exit",
+       [](runtime_options& o, std::string_view) {
+         o.version = true;
+         return std::string{};
+       }},
       {"help", "", "", "print these options and exit",
        [](runtime_options& o, std::string_view) {
          o.help = true;
@@ -233,7 +238,6 @@ const std::vector<option_spec>& specs() {
 std::string options_help() {
   std::string out = roam::build_description() + "\n";
   out += "roam runtime options (each also settable through its environment variable):\n";
-  out += "  +version            print roam's version and build options and exit\n";
   for (const auto& s : specs()) {
     std::string left = "  +" + std::string(s.name);
     if (s.value_name.starts_with("[")) left += std::string(s.value_name);
@@ -265,10 +269,6 @@ parse_result parse_runtime_options(int& argc, char** argv) {
       continue;
     }
     std::string_view body = arg.substr(1);
-    if (body == "version") {  // not a runtime option: nothing runs
-      r.version = true;
-      continue;
-    }
     const option_spec* match = nullptr;
     std::string_view value;
     bool has_inline_value = false;

@@ -9,7 +9,6 @@ namespace roam::detail {
 struct parse_result {
   runtime_options options;
   std::string error;  ///< non-empty: what was wrong, naming the option
-  bool version = false;  ///< +version: print the build description and exit
 };
 
 /// Reads ROAM_* variables, then removes `+` options from argv (updating argc).

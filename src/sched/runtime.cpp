@@ -626,7 +626,7 @@ int run_main(int& argc, char** argv, unique_function<void(const roam::args&)> ma
     std::fputs(options_help().c_str(), stdout);
     return 0;
   }
-  if (parsed.version) {
+  if (parsed.options.version) {
     std::fputs(roam::build_description().c_str(), stdout);
     return 0;
   }

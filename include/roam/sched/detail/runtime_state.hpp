@@ -36,6 +36,7 @@ struct runtime_options {
   bool deterministic = false;            ///< +deterministic SEED: every PE on one thread, stepped by a seeded choice
   std::uint64_t seed = 0;                ///< its seed
   bool help = false;                     ///< +help
+  bool version = false;                  ///< +version
   // Read by the trace layer (src/trace/):
   bool trace = false;                    ///< +trace[=DIR]: record a trace
   std::string trace_dir = "roam-trace";  ///< where it goes
