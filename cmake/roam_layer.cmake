@@ -18,7 +18,7 @@
 #   include path.
 # - `roam`: the INTERFACE target programs link. Every layer is linked whole
 #   (--whole-archive): an object file that only registers something at static
-#   initialisation (src/obj/objects.cpp installs the remote hooks) is kept
+#   initialisation (src/obj/layer_wiring.cpp installs the remote hooks) is kept
 #   although nothing refers to it.
 #
 # Whole-archive and the link line: CMake refuses a library linked both with

@@ -1,9 +1,9 @@
 #pragma once
 // Collections and the send path shared by every proxy kind. A collection
 // (array, group, nodegroup) has a process-wide immutable descriptor created
-// before its proxy is returned; each PE keeps its own table of the members it
-// hosts (src/obj/objects.cpp). Singleton chares have no descriptor: they are
-// addressed by (PE, 64-bit id).
+// before its proxy is returned (src/obj/descriptors.cpp); each PE keeps its
+// own table of the members it hosts (src/obj/pe_objects.cpp). Singleton chares
+// have no descriptor: they are addressed by (PE, 64-bit id).
 //
 // Across processes a descriptor travels as a `collection_wire` (in creation
 // messages and in every packed proxy) and is rebuilt on arrival: classes and
