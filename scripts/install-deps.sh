@@ -28,9 +28,12 @@ command -v chromium >/dev/null 2>&1 || optional+=(chromium)
 # Optional: lld, which links roam's programs 6x faster than GNU ld (gold, then
 # GNU ld, otherwise).
 command -v ld.lld >/dev/null 2>&1 || optional+=(lld)
+# Optional: ccache, through which CMake compiles when it is present (a rebuild
+# of unchanged files comes from its cache; never needed for a correct build).
+command -v ccache >/dev/null 2>&1 || optional+=(ccache)
 if [ ${#optional[@]} -gt 0 ]; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
-    echo "roam: installing optional packages (${optional[*]}): OpenMPI for the mpi transport, zstd for compressed traces, Chromium for the trace report test, lld for faster links"
+    echo "roam: installing optional packages (${optional[*]}): OpenMPI for the mpi transport, zstd for compressed traces, Chromium for the trace report test, lld for faster links, ccache for faster rebuilds"
     export DEBIAN_FRONTEND=noninteractive
     if ! { apt-get update -qq >/dev/null && apt-get install -y -qq --no-install-recommends "${optional[@]}" >/dev/null; }; then
       # One failing package must not keep the others out: try each alone.

@@ -18,6 +18,7 @@
 #include <roam/coll/detail/checkpoint_support.hpp>
 
 #include "state.hpp"
+#include "waves.hpp"
 
 namespace roam::detail {
 
@@ -25,10 +26,6 @@ namespace {
 
 constexpr std::uint32_t tree_root = 0;
 
-pe_tree all_pes() {
-  runtime_state& rt = tls_pe->runtime();
-  return pe_tree{rt.num_pes, rt.ppn, rt.opts.bfactor};
-}
 
 [[gnu::noinline]] array_reductions& find_state(coll_state& st, const collection_desc* d) {
   auto [it, fresh] = st.arrays.try_emplace(d->id);

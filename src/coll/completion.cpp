@@ -16,7 +16,7 @@ namespace roam::detail {
 namespace {
 
 std::atomic<std::uint32_t> g_next_detector{0};
-constexpr auto retry_delay = std::chrono::microseconds(10);
+constexpr auto completion_retry_delay = std::chrono::microseconds(10);
 
 void launch(std::uint32_t id) { start_wave(wave_tag(wave_kind::completion, id)); }
 
@@ -67,7 +67,7 @@ void completion_result(std::uint64_t tag, std::uint64_t produced, std::uint64_t 
     return;
   }
   if (produced == consumed) launch(id);
-  else roam::after(retry_delay, [id] { launch(id); });
+  else roam::after(completion_retry_delay, [id] { launch(id); });
 }
 
 }  // namespace roam::detail

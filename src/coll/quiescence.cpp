@@ -20,7 +20,7 @@ namespace {
 constexpr std::uint64_t qd_tag = wave_tag(wave_kind::quiescence, 0);
 // Between waves that found work still moving: long enough not to flood busy
 // PEs with probes, short enough that detection follows the last message closely.
-constexpr auto retry_delay = std::chrono::microseconds(10);
+constexpr auto quiescence_retry_delay = std::chrono::microseconds(10);
 
 // On PE 0: a request joins the waiting list and starts waves if none run.
 void request(callback<void> cb) {
@@ -51,7 +51,7 @@ void quiescence_result(std::uint64_t, std::uint64_t created, std::uint64_t proce
     return;
   }
   if (created == processed) start_wave(qd_tag);  // looks quiet: confirm at once
-  else roam::after(retry_delay, [] { start_wave(qd_tag); });
+  else roam::after(quiescence_retry_delay, [] { start_wave(qd_tag); });
 }
 
 }  // namespace roam::detail

@@ -7,12 +7,12 @@
 
 namespace roam::detail {
 
-namespace {
-
 pe_tree all_pes() {
   runtime_state& rt = tls_pe->runtime();
   return {rt.num_pes, rt.ppn, rt.opts.bfactor};
 }
+
+namespace {
 
 void counts(std::uint64_t tag, std::uint64_t& a, std::uint64_t& b) {
   if (static_cast<wave_kind>(tag >> 32) == wave_kind::quiescence) quiescence_counts(tag, a, b);

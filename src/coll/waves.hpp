@@ -4,7 +4,12 @@
 // two consecutive waves. Wave messages are uncounted runtime control messages.
 #include <cstdint>
 
+#include <roam/sched/detail/tree.hpp>
+
 namespace roam::detail {
+
+/// The spanning tree of every PE that waves and array reductions go down.
+pe_tree all_pes();
 
 inline constexpr std::uint32_t wave_root = 0;
 

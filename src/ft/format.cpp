@@ -173,8 +173,6 @@ class file_writer {
     queue(bytes);
   }
 
-  void append_padding() { append(std::span(zeros).first(padding_after(length_))); }
-
   std::uint32_t crc() const noexcept { return crc_; }
   std::uint64_t length() const noexcept { return length_; }
 

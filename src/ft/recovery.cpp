@@ -25,7 +25,7 @@ bool install(std::vector<std::vector<std::byte>> contributions, std::string& err
   return true;
 }
 
-const bool installed = [] {
+const bool recovery_installed = [] {
   g_recovery.inventory = &inventory;
   g_recovery.plan = &plan;
   g_recovery.install = &install;

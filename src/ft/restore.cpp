@@ -228,7 +228,7 @@ void restart_main(const std::vector<std::string>&) {
   for (std::uint32_t k = 0; k < rt.ppn; ++k) post_control_uncounted<&restore_here>(rt.first_pe + k);
 }
 
-const bool installed = [] {
+const bool restart_main_installed = [] {
   g_restart_main = &restart_main;
   return true;
 }();

@@ -124,8 +124,8 @@ std::string parked_work_here() {
   if (chare_msgs) return std::to_string(chare_msgs) + " messages wait for chares that do not exist yet" + here();
   for (auto& lc : objs.collections) {
     if (!lc) continue;
-    std::string name =
-        lc->desc ? std::string(lc->desc->cls->name) : "#" + std::to_string(&lc - objs.collections.data());
+    std::string name = lc->desc ? std::string(lc->desc->cls->name) : std::string("#");
+    if (!lc->desc) name += std::to_string(&lc - objs.collections.data());  // piecewise: no GCC 12 false warning
     if (!lc->pending.empty())
       return std::to_string(lc->pending.size()) + " messages wait for collection " + name + " to be built" + here();
     if (!lc->bcast_early.empty() || !lc->bcast_held.empty())

@@ -169,7 +169,10 @@ std::string describe_target(target_kind t, const collection_desc* desc, const in
   std::string type = desc && desc->cls ? std::string(desc->cls->name) : std::string("?");
   auto coords = [&] {
     std::string c = "[";
-    for (int k = 0; k < dims; ++k) c += (k ? "," : "") + std::to_string(idx.v[k]);
+    for (int k = 0; k < dims; ++k) {
+      if (k) c += ',';
+      c += std::to_string(idx.v[k]);  // piecewise: `"," + std::string` warns falsely under GCC 12 -O2
+    }
     return c + "]";
   };
   switch (t) {

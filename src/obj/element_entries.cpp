@@ -127,12 +127,4 @@ std::uint32_t local_element_count(const collection_desc* d) noexcept {
   return lc ? static_cast<std::uint32_t>(lc->order.size()) : 0;
 }
 
-void for_each_local_element(const collection_desc* d, void (*fn)(void*, void*, element_base&), void* ctx) {
-  local_collection* lc = objects().find(d->id);
-  if (!lc) return;
-  std::vector<local_collection::member> members = lc->order;
-  for (const auto& mem : members)
-    if (lc->elements.find(mem.index) == mem.obj) fn(ctx, mem.obj, *d->elem->base(mem.obj));
-}
-
 }  // namespace roam::detail

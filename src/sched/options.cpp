@@ -241,7 +241,12 @@ std::string options_help() {
   for (const auto& s : specs()) {
     std::string left = "  +" + std::string(s.name);
     if (s.value_name.starts_with("[")) left += std::string(s.value_name);
-    else if (!s.value_name.empty()) left += " " + std::string(s.value_name);
+    else if (!s.value_name.empty()) {
+      // Appended piecewise: GCC 12 warns (-Wstringop-overflow, a false
+      // positive) on `"literal" + std::string` at -O2.
+      left += ' ';
+      left += s.value_name;
+    }
     left.resize(std::max<std::size_t>(left.size() + 1, 22), ' ');
     out += left + std::string(s.help);
     if (!s.env.empty()) out += " [" + std::string(s.env) + "]";

@@ -236,7 +236,10 @@ void summary_observer::report(const roam::detail::runtime_state& rt) {
   nlohmann::json j{{"node", rt.my_node}, {"nodes", rt.num_nodes}, {"pes", rt.num_pes}, {"wall_s", wall},
                    {"entries", entries}, {"pe", pes}};
   std::string path = rt.opts.summary_json;
-  if (rt.num_nodes > 1) path += "." + std::to_string(rt.my_node);
+  if (rt.num_nodes > 1) {
+    path += '.';  // piecewise: `"." + std::string` warns falsely under GCC 12 -O2
+    path += std::to_string(rt.my_node);
+  }
   std::ofstream f(path);
   f << j.dump(1) << "\n";
   f.close();

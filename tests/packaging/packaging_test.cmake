@@ -97,6 +97,11 @@ endfunction()
 
 set(_prefix ${WORK_DIR}/prefix)
 
+# What these builds check is what gets installed and how it is found, not
+# code generation: each layer is compiled as one translation unit per 8 files
+# (CMake's unity build), which takes a third of the time of file by file.
+set(_quick_build -DCMAKE_UNITY_BUILD=ON)
+
 if(MODE STREQUAL "build")
   # roam as a user builds it to install: no tests, benchmarks or examples; no
   # build type (no optimisation, no debug information: the quickest build),
@@ -104,7 +109,8 @@ if(MODE STREQUAL "build")
   file(REMOVE_RECURSE ${ROAM_BINARY_DIR})
   file(MAKE_DIRECTORY ${WORK_DIR})
   run_ok("build: configure" COMMAND ${CMAKE_COMMAND} ${_gen} -S ${ROAM_SOURCE_DIR} -B ${ROAM_BINARY_DIR}
-         -DROAM_BUILD_TESTS=OFF -DROAM_BUILD_BENCH=OFF -DROAM_BUILD_EXAMPLES=OFF -DROAM_HEADER_CHECK=OFF)
+         -DROAM_BUILD_TESTS=OFF -DROAM_BUILD_BENCH=OFF -DROAM_BUILD_EXAMPLES=OFF -DROAM_HEADER_CHECK=OFF
+         ${_quick_build})
   run_ok("build" COMMAND ${CMAKE_COMMAND} --build ${ROAM_BINARY_DIR})
 
 elseif(MODE STREQUAL "install")
@@ -196,7 +202,7 @@ elseif(MODE STREQUAL "subdirectory" OR MODE STREQUAL "fetchcontent")
   set(_b ${WORK_DIR}/consumer)
   # No build type: no optimisation, no debug information; the quickest build of roam.
   configure_consumer("${MODE}" ${_b} -DROAM_CONSUME=${MODE} -DROAM_SOURCE_DIR=${ROAM_SOURCE_DIR}
-                     -DBUILD_SHARED_LIBS=ON)
+                     -DBUILD_SHARED_LIBS=ON ${_quick_build})
   # Every target Ninja knows (the tests run with the Ninja generator).
   run_ok("${MODE}: targets" COMMAND ${CMAKE_COMMAND} --build ${_b} -- -t targets all
          REGEX "(^|\n)consumer:" "(^|\n)roamrun:" "(^|\n)roam_obj:")

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "say.hpp"
 #include "tcp/control_messages.hpp"
 #include "tcp/handshake.hpp"
 #include "tcp/incoming_hello.hpp"
@@ -20,10 +21,6 @@ constexpr auto write_timeout = std::chrono::seconds(10);
 // Allgather blobs are small bootstrap data; this bounds what a node can make us hold.
 constexpr std::uint64_t max_control_payload = std::uint64_t{256} << 20;
 
-void say(const std::string& line) {
-  const std::string s = "roamrun: " + line + "\n";
-  [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, s.data(), s.size());
-}
 }  // namespace
 
 control_server::control_server(tcp::unique_fd listener, tcp::job_secret secret, std::uint32_t nodes, bool verbose)

@@ -21,6 +21,7 @@
 #include "control_server.hpp"
 #include "hosts_file.hpp"
 #include "line_forwarder.hpp"
+#include "say.hpp"
 #include "tcp/job_secret.hpp"
 #include "tcp/socket_io.hpp"
 
@@ -36,10 +37,6 @@ constexpr auto term_to_kill = std::chrono::seconds(2);
 // that keeps the pipe open) gets this long before roamrun stops reading.
 constexpr auto drain_after_exit = std::chrono::seconds(2);
 
-void say(const std::string& line) {
-  const std::string s = "roamrun: " + line + "\n";
-  [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, s.data(), s.size());
-}
 
 std::string signal_name(int sig) {
   const char* d = ::strsignal(sig);

@@ -78,8 +78,8 @@ struct message_event {
 enum class phase_kind : std::uint8_t {
   reduction_done,  ///< a reduction completed at its root: `collection`, `number` = reduction number
   quiescence,      ///< quiescence was detected (on the PE that detected it)
-  load_balance,    ///< a load-balancing step (later layers)
-  checkpoint,      ///< a checkpoint (later layers)
+  load_balance,    ///< a load-balancing step (reported by the lb layer)
+  checkpoint,      ///< a checkpoint (declared for the ft layer; not reported yet)
 };
 
 struct phase_event {

@@ -77,7 +77,6 @@ class mpi_transport final : public transport {
 
  private:
   using clock = std::chrono::steady_clock;
-  bool on_progress_thread() const noexcept;
   // Starts one send now (progress thread). Small frames usually complete at
   // once and are freed here; others join inflight_.
   void start_send(std::uint32_t dst, out_frame frame) noexcept;

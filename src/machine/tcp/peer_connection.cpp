@@ -195,9 +195,4 @@ void peer_connection::close() noexcept {
   want_out_hint_.store(false, std::memory_order_relaxed);
 }
 
-bool peer_connection::is_open() noexcept {
-  std::lock_guard lock(send_mu_);
-  return fd_ && !broken_;
-}
-
 }  // namespace roam::detail::tcp

@@ -75,7 +75,6 @@ class peer_connection {
 
   /// Closes the socket (progress thread); later sends are dropped.
   void close() noexcept;
-  bool is_open() noexcept;
 
  private:
   struct queued_frame {

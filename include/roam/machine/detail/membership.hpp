@@ -62,7 +62,6 @@ class membership_transport final : public transport {
 
   bool is_spare() const noexcept { return my_logical_ == no_node; }
   std::uint32_t physical_node() const noexcept { return me_; }
-  std::uint32_t physical_nodes() const noexcept { return total_; }
   std::uint64_t epoch() const noexcept { return epoch_; }
   /// A failure was declared: the runtime must stop (or has) and recover.
   bool recovery_requested() const noexcept { return recovering_; }

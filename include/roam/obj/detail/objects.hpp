@@ -305,20 +305,14 @@ auto call_entry(const send_options& o, Address address, A&&... a) {
   return f;
 }
 
-/// A fan-out (broadcast, multicast): one message to `root`, which passes it
-/// down its tree; see broadcast_entry.
+/// A fan-out (broadcast, multicast): one message to `root`, which forwards it
+/// down its tree (every PE forwards, then delivers to its local members). A
+/// broadcast goes through `broadcast_root`, which gives every member the same
+/// order of broadcasts, whoever sent them. The arguments are shared, not
+/// copied, by every PE's message; each member gets its own copy of by-value
+/// parameters.
 template <class T, auto M, class Address, class... A>
 void fan_out_entry(std::uint32_t root, const send_options& o, Address address, A&&... a);
-
-/// Broadcasts to an array or a group: one message to the root PE, which
-/// forwards it down the PE tree (every PE forwards, then delivers to its local
-/// members). Going through one root gives every member the same order of
-/// broadcasts, whoever sent them. The arguments are shared, not copied, by
-/// every PE's message; each member gets its own copy of by-value parameters.
-template <class T, auto M, class Address, class... A>
-void broadcast_entry(const send_options& o, Address address, A&&... a) {
-  fan_out_entry<T, M>(broadcast_root, o, address, std::forward<A>(a)...);
-}
 
 
 template <class T, auto M, class Address, class... A>
@@ -372,8 +366,6 @@ void* local_element(const collection_desc* desc, const index_storage& idx) noexc
 bool migrate_local_element(const collection_desc* desc, const index_storage& idx, std::uint32_t pe);
 /// Number of elements of the array on the calling PE now.
 std::uint32_t local_element_count(const collection_desc* desc) noexcept;
-/// Calls fn(obj, element_base&) for every element of the array on the calling PE.
-void for_each_local_element(const collection_desc* desc, void (*fn)(void* ctx, void* obj, element_base& e), void* ctx);
 
 /// How the collectives layer follows the population of an array on each PE
 /// (reductions count the elements that must contribute). Set at start-up.

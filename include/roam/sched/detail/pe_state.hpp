@@ -43,7 +43,7 @@ struct future_state_base {
 };
 
 /// Slots where higher layers keep their per-PE state without the scheduler knowing its type.
-enum class layer_slot : unsigned { objects = 0, collectives, flow, count };
+enum class layer_slot : unsigned { objects = 0, collectives, count };
 
 class pe_state {
  public:

@@ -74,14 +74,4 @@ void post_closure(std::uint32_t dst, F fn, std::int32_t priority = 0) {
   post(dst, make_closure(std::move(fn), priority));
 }
 
-/// Like post_closure, for runtime control traffic that quiescence detection
-/// must not see: counted neither when created nor when processed.
-template <class F>
-void post_closure_uncounted(std::uint32_t dst, F fn, std::int32_t priority = 0) {
-  work_item* c = make_closure(std::move(fn), priority);
-  c->flags |= work_uncounted;
-  if (pe_state* me = tls_pe; me && me->id() == dst) me->enqueue_local(c);
-  else route(*g_runtime.load(std::memory_order_acquire), dst, c);
-}
-
 }  // namespace roam::detail
