@@ -2,10 +2,13 @@
 //   roam-bench NAME [--json] [--reps R] [+p N ...runtime options]
 // NAME: pingpong | empty | create | fib | coll | migrate | thread | flow | idle | lb | checkpoint | aggregation | pdes | all | noop (start and stop only)
 // Under roamrun or mpirun with one PE per process, "cross" cases cross processes.
+#include <algorithm>
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -547,23 +550,85 @@ roam::task<> bench_main() {
   roam::exit(0);
 }
 
+// ---- the command line --------------------------------------------------------
+
+// In the usage's order: pingpong first, the pseudo-benches last.
+constexpr const char* bench_names[] = {"pingpong", "empty", "create", "fib",         "coll", "migrate", "thread", "flow",
+                                       "idle",     "lb",    "checkpoint", "aggregation", "pdes", "all",  "noop"};
+
+// Its first line's "[name|name|...]" is what scripts/bench_compare/runner.py
+// reads (from the usage printed for an unknown argument) to learn the benches.
+std::string usage_text() {
+  std::string names;
+  for (const char* name : bench_names) names += (names.empty() ? "" : "|") + std::string(name);
+  return "usage: roam-bench [" + names +
+         "] [--json] [--reps R] [--case SUBSTRING] [--dir DIR] [+p N and other runtime options]\n"
+         "  NAME              the benchmark (default all; lb and checkpoint are not part of all;\n"
+         "                    noop: start and stop only)\n"
+         "  --json            one JSON object per result instead of a table\n"
+         "  --reps R          repetitions of each case (default 5)\n"
+         "  --case SUBSTRING  only the cases whose name contains SUBSTRING\n"
+         "  --dir DIR         where checkpoint writes (default: a temporary directory)\n"
+         "  -h, --help        this text\n"
+         "Runtime options start with '+' and may go anywhere; `roam-bench +help` lists them.\n"
+         "Example: roam-bench pingpong --reps 3 +p2\n";
+}
+
+struct usage_error : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+bool is_bench_name(const std::string& s) {
+  return std::find(std::begin(bench_names), std::end(bench_names), s) != std::end(bench_names);
+}
+
+int whole_number(const std::string& option, const std::string& text) {
+  int value = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc{} || stop != end || value < 1)
+    throw usage_error(option + " needs a whole number of at least 1, not '" + text + "'");
+  return value;
+}
+
+/// Reads the command line into g_config; throws usage_error saying what is wrong.
+void read_config(const roam::args& a) {
+  for (std::size_t i = 1; i < a.size(); ++i) {
+    const std::string& arg = a[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= a.size()) throw usage_error(arg + " needs a value");
+      return a[++i];
+    };
+    if (arg == "--json") g_config.json = true;
+    else if (arg == "--reps") g_config.reps = whole_number(arg, value());
+    else if (arg == "--case") g_config.only = value();
+    else if (arg == "--dir") g_config.dir = value();
+    else if (is_bench_name(arg)) g_config.name = arg;
+    else if (arg.starts_with("-")) throw usage_error("unknown option " + arg);
+    else throw usage_error("no benchmark named '" + arg + "'");
+  }
+}
+
+bool asks_for_help(const roam::args& a) {
+  return std::any_of(a.begin() + 1, a.end(), [](const std::string& arg) { return arg == "-h" || arg == "--help"; });
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
-    for (std::size_t i = 1; i < a.size(); ++i) {
-      if (a[i] == "--json") g_config.json = true;
-      else if (a[i] == "--reps" && i + 1 < a.size()) g_config.reps = std::stoi(a[++i]);
-      else if (a[i] == "--case" && i + 1 < a.size()) g_config.only = a[++i];
-      else if (a[i] == "--dir" && i + 1 < a.size()) g_config.dir = a[++i];
-      else if (a[i] == "pingpong" || a[i] == "empty" || a[i] == "create" || a[i] == "fib" || a[i] == "coll" || a[i] == "migrate" || a[i] == "thread" || a[i] == "flow" || a[i] == "idle" || a[i] == "lb" || a[i] == "checkpoint" || a[i] == "aggregation" || a[i] == "pdes" || a[i] == "all" ||
-               a[i] == "noop")
-        g_config.name = a[i];
-      else {
-        std::fprintf(stderr, "usage: roam-bench [pingpong|empty|create|fib|coll|migrate|thread|flow|idle|lb|checkpoint|aggregation|pdes|all|noop] [--json] [--reps R] [--case SUBSTRING] [--dir DIR] [+p N]\n");
-        roam::exit(2);
-        co_return;
-      }
+    if (asks_for_help(a)) {
+      std::fputs(usage_text().c_str(), stdout);
+      std::fflush(stdout);
+      roam::exit(0);
+      co_return;
+    }
+    try {
+      read_config(a);
+    } catch (const usage_error& e) {
+      std::fprintf(stderr, "roam-bench: %s\n%s", e.what(), usage_text().c_str());
+      roam::exit(2);
+      co_return;
     }
     if (g_config.name == "noop") {  // start-up and shutdown only (bench/startup.sh)
       roam::exit(0);

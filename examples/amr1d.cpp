@@ -18,6 +18,8 @@
 
 #include <roam/roam.hpp>
 
+#include "command_line.hpp"
+
 namespace {
 
 constexpr int cells = 4;
@@ -100,11 +102,18 @@ roam::task<> settle() {
   co_await f;
 }
 
+constexpr examples::usage_text usage{"amr1d", "[STEPS in 0..100000]",
+                                     "  STEPS         steps of the moving feature: refine, coarsen, spread (default 12)\n",
+                                     "amr1d 40 +p4"};
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
-    const int steps = static_cast<int>(a.int_or(1, 12));
+    const std::optional<int> parsed = examples::read_command_line(
+        a, usage, 1, {}, [](const examples::command_line& c) { return c.whole(1, "STEPS", 12, 0, 100'000); });
+    if (!parsed) co_return;  // the usage is printed and the program ends
+    const int steps = *parsed;
     auto blocks = roam::create_sparse_array<block>();
     const std::int64_t cell_mass = 1 << 20;
     for (std::uint32_t p = 0; p < (1u << base_level); ++p)

@@ -7,6 +7,8 @@
 
 #include <roam/roam.hpp>
 
+#include "command_line.hpp"
+
 namespace {
 
 // Set once in main before any message leaves; every PE reads it.
@@ -41,15 +43,29 @@ struct fib : roam::chare<fib> {
   }
 };
 
+namespace {
+
+constexpr examples::usage_text usage{"fib", "[N in 0..90] [GRAIN in 0..1000]",
+                                     "  N             which Fibonacci number (default 20)\n"
+                                     "  GRAIN         below this n a chare computes fib(n) itself (default 10)\n",
+                                     "fib 25 12 +p4"};
+
+struct fib_args {
+  long long n = 20;
+  long long grain = 10;
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
-    const long long n = a.int_or(1, 20);
-    const long long g = a.int_or(2, 10);
-    if (n < 0 || n > 90 || g < 0 || g > 1000) {
-      std::fprintf(stderr, "usage: fib [N in 0..90] [GRAIN >= 0] [+p N]\n");
-      roam::exit(2);
-      co_return;
-    }
+    const std::optional<fib_args> parsed =
+        examples::read_command_line(a, usage, 2, {}, [](const examples::command_line& c) {
+          return fib_args{c.whole(1, "N", 20LL, 0LL, 90LL), c.whole(2, "GRAIN", 10LL, 0LL, 1000LL)};
+        });
+    if (!parsed) co_return;  // the usage is printed and the program ends
+    const long long n = parsed->n;
+    const long long g = parsed->grain;
     grain = static_cast<int>(g);
 
     auto root = roam::create_chare<fib>();

@@ -1,8 +1,11 @@
 // hello: an array of greeters; a broadcast asks each to say hello, and each
 // reports back to a counter chare on PE 0, which ends the program.
+//   hello [GREETERS=8] [+p N ...runtime options]
 #include <cstdio>
 
 #include <roam/roam.hpp>
+
+#include "command_line.hpp"
 
 struct counter : roam::chare<counter> {
   explicit counter(int expected) : expected_(expected) {}
@@ -28,9 +31,15 @@ struct greeter : roam::element<greeter> {
   roam::chare_proxy<counter> counter_;
 };
 
+constexpr examples::usage_text usage{"hello", "[GREETERS in 1..1000000]",
+                                     "  GREETERS      array elements that say hello (default 8)\n", "hello 16 +p4"};
+
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) {
-    int n = static_cast<int>(a.int_or(1, 8));
+    const std::optional<int> parsed = examples::read_command_line(
+        a, usage, 1, {}, [](const examples::command_line& c) { return c.whole(1, "GREETERS", 8, 1, 1'000'000); });
+    if (!parsed) return;  // the usage is printed and the program ends
+    const int n = *parsed;
     auto c = roam::create_chare_on<counter>(roam::pe_id{0}, n);
     auto greeters = roam::create_array<greeter>({n}, c);
     greeters.send<&greeter::say_hello>(std::string("hello from roam"));

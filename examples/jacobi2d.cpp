@@ -169,14 +169,26 @@ struct block : roam::element<block, roam::index<2>> {
   jacobi_clock::time_point t0_;
 };
 
+constexpr examples::usage_text usage{
+    "jacobi2d",
+    "[N in 1..8192] [BLOCKS_PER_SIDE in 1..min(N,1024)] [MAX_ITERATIONS in 1..1000000] [TOLERANCE >= 0] "
+    "[--checkpoint-every C >= 0] [--checkpoint-dir DIR]\n"
+    "       jacobi2d +restart DIR",
+    "  N                   unknowns per side of the grid (default 64)\n"
+    "  BLOCKS_PER_SIDE     the grid is split in B x B blocks, one array element each (default 4)\n"
+    "  MAX_ITERATIONS      stop after this many iterations (default 500)...\n"
+    "  TOLERANCE           ...or once no unknown changes by this much (default 1e-4)\n"
+    "  --checkpoint-every C  a checkpoint after every C iterations (default 0: none)\n"
+    "  --checkpoint-dir DIR  where checkpoints go (default jacobi2d-checkpoints); \"memory\": in memory, a copy\n"
+    "                      at another process (roamrun --ft)\n"
+    "  +restart DIR        go on from the newest checkpoint in DIR (or DIR/ckpt-NNNNNNNN), on any number of PEs\n",
+    "jacobi2d 256 8 1000 1e-5 --checkpoint-every 100 +p4"};
+
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) {
     checkpoint_params c;
-    std::optional<jacobi_params> p = parse_args(a, "jacobi2d", &c);
-    if (!p) {
-      roam::exit(2);
-      return;
-    }
+    std::optional<jacobi_params> p = parse_args(a, usage, &c);
+    if (!p) return;  // the usage is printed and the program ends
     params = *p;
     checkpointing = c;
     roam::create_array<block>(roam::index<2>{p->blocks, p->blocks}).send<&block::start>();

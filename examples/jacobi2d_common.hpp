@@ -18,6 +18,8 @@
 
 #include <roam/roam.hpp>
 
+#include "command_line.hpp"
+
 namespace jacobi {
 
 using jacobi_clock = std::chrono::steady_clock;
@@ -193,81 +195,32 @@ struct checkpoint_params {
   void pup(roam::pup_er& p) { p | every | dir; }
 };
 
-// The command line (`name` in messages): the parameters, after printing what
-// will run, or nothing after printing the usage. With `checkpoints`, the
-// program also takes the checkpoint options, anywhere among the positional
-// arguments; without, the arguments are all positional.
-inline std::optional<jacobi_params> parse_args(const roam::args& all, const char* name,
+// The command line (`usage` also names the program in messages): the parameters, after printing what will run, or nothing after
+// printing the usage (and roam::exit: 0 for --help, 2 for a bad argument).
+// With `checkpoints`, the program also takes the checkpoint options, anywhere
+// among the positional arguments.
+inline std::optional<jacobi_params> parse_args(const roam::args& a, const examples::usage_text& usage,
                                                checkpoint_params* checkpoints = nullptr) {
-  const char* options_usage = checkpoints ? " [--checkpoint-every C >= 0] [--checkpoint-dir DIR]" : "";
-  auto usage = [&] {
-    std::fprintf(stderr,
-                 "usage: %s [N in 1..8192] [BLOCKS_PER_SIDE in 1..min(N,1024)] [MAX_ITERATIONS in 1..1000000] "
-                 "[TOLERANCE >= 0]%s [+p N]\n",
-                 name, options_usage);
-  };
-  roam::args a = all;
-  if (checkpoints) {
-    std::string error;
-    std::vector<std::string> positional;
-    for (std::size_t i = 0; i < all.size() && error.empty(); ++i) {
-      const std::string& o = all[i];
-      if (i == 0 || o.rfind("--", 0) != 0) {
-        positional.push_back(o);
-      } else if (o != "--checkpoint-every" && o != "--checkpoint-dir") {
-        error = "unknown option " + o;
-      } else if (i + 1 == all.size()) {
-        error = o + " needs a value";
-      } else if (o == "--checkpoint-dir") {
-        checkpoints->dir = all[++i];
-        if (checkpoints->dir.empty()) error = "--checkpoint-dir needs a directory";
-      } else {
-        const std::string& v = all[++i];
-        std::size_t used = 0;
-        long long every = -1;
-        try {
-          every = std::stoll(v, &used);
-        } catch (const std::exception&) {
-          used = 0;  // not a number: reported below
+  std::vector<std::string> options;
+  if (checkpoints) options = {"--checkpoint-every", "--checkpoint-dir"};
+  std::optional<jacobi_params> parsed =
+      examples::read_command_line(a, usage, 4, options, [&](const examples::command_line& c) {
+        if (checkpoints) {
+          if (const std::string* every = c.option("--checkpoint-every"))
+            checkpoints->every = examples::command_line::whole_number("--checkpoint-every", *every, 0, 1'000'000);
+          if (const std::string* dir = c.option("--checkpoint-dir")) checkpoints->dir = *dir;
+          if (checkpoints->dir.empty()) throw examples::bad_argument("--checkpoint-dir needs a directory");
         }
-        if (v.empty() || used != v.size() || every < 0 || every > 1'000'000)
-          error = "--checkpoint-every: '" + v + "' is not a number of iterations in 0..1000000";
-        else
-          checkpoints->every = static_cast<int>(every);
-      }
-    }
-    if (!error.empty()) {
-      std::fprintf(stderr, "%s: %s\n", name, error.c_str());
-      usage();
-      return std::nullopt;
-    }
-    a = roam::args(std::move(positional));
-  }
-  jacobi_params p;
-  const long long n = a.int_or(1, 64);
-  const long long b = a.int_or(2, 4);
-  const long long iters = a.int_or(3, 500);
-  double tol = 1e-4;
-  bool tol_ok = true;
-  if (a.size() > 4) {
-    try {
-      std::size_t used = 0;
-      tol = std::stod(a[4], &used);
-      tol_ok = used == a[4].size();
-    } catch (const std::exception&) {
-      tol_ok = false;
-    }
-  }
-  if (n < 1 || n > 8192 || b < 1 || b > n || b > 1024 || iters < 1 || iters > 1'000'000 || !tol_ok ||
-      !(tol >= 0)) {
-    usage();
-    return std::nullopt;
-  }
-  p.n = static_cast<int>(n);
-  p.blocks = static_cast<int>(b);
-  p.max_iters = static_cast<int>(iters);
-  p.tol = tol;
-
+        jacobi_params p;
+        p.n = c.whole(1, "N", 64, 1, 8192);
+        p.blocks = c.whole(2, "BLOCKS_PER_SIDE", 4, 1, std::min(p.n, 1024));
+        p.max_iters = c.whole(3, "MAX_ITERATIONS", 500, 1, 1'000'000);
+        p.tol = c.real(4, "TOLERANCE", 1e-4, 0, HUGE_VAL);
+        return p;
+      });
+  if (!parsed) return std::nullopt;
+  const jacobi_params& p = *parsed;
+  const char* name = usage.program;
   std::printf("%s: %dx%d grid in %dx%d blocks (about %dx%d each) on %u pes, tolerance %g, at most %d "
               "iterations\n",
               name, p.n, p.n, p.blocks, p.blocks, p.n / p.blocks, p.n / p.blocks, roam::num_pes(), p.tol, p.max_iters);

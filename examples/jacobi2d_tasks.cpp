@@ -78,13 +78,19 @@ struct block : roam::element<block, roam::index<2>> {
   block_grid grid_;
 };
 
+constexpr examples::usage_text usage{
+    "jacobi2d_tasks",
+    "[N in 1..8192] [BLOCKS_PER_SIDE in 1..min(N,1024)] [MAX_ITERATIONS in 1..1000000] [TOLERANCE >= 0]",
+    "  N                 unknowns per side of the grid (default 64)\n"
+    "  BLOCKS_PER_SIDE   the grid is split in B x B blocks, one array element each (default 4)\n"
+    "  MAX_ITERATIONS    stop after this many iterations (default 500)...\n"
+    "  TOLERANCE         ...or once no unknown changes by this much (default 1e-4)\n",
+    "jacobi2d_tasks 256 8 1000 1e-5 +p4"};
+
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
-    std::optional<jacobi_params> p = parse_args(a, "jacobi2d_tasks");
-    if (!p) {
-      roam::exit(2);
-      co_return;
-    }
+    std::optional<jacobi_params> p = parse_args(a, usage);
+    if (!p) co_return;  // the usage is printed and the program ends
     auto [f, done] = roam::make_future<gathered>();
     auto grid = roam::create_array<block>({p->blocks, p->blocks}, *p, done);
     grid.send<&block::run>();

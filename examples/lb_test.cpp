@@ -5,25 +5,40 @@
 // e.g. `lb_test 32 100 10 static 20 +p2 +balancer Greedy`.
 #include <cstdio>
 
+#include "command_line.hpp"
 #include "lb_workload.hpp"
+
+namespace {
+
+constexpr examples::usage_text usage{
+    "lb_test",
+    "[ELEMENTS=32] [STEPS=300] [MAX_MS=10] [static|drift|sudden] [SYNC_EVERY=20] [+balancer NAME | +MetaLB]",
+    "  ELEMENTS      elements of the ring, at least 1 (default 32)\n"
+    "  STEPS         steps, at least 1 (default 300)\n"
+    "  MAX_MS        the heaviest element's work per step in ms, at least 0 (default 10)\n"
+    "  static|drift|sudden  how the loads change over the steps (default static)\n"
+    "  SYNC_EVERY    at_sync every this many steps, 0: never (default 20)\n"
+    "  +balancer NAME, +MetaLB, +LBDebug  (runtime options) the load balancer and its report\n",
+    "lb_test 32 100 10 static 20 +p2 +balancer Greedy"};
+
+lb_workload::config read_config(const examples::command_line& args) {
+  lb_workload::config c;
+  c.elements = args.whole(1, "ELEMENTS", 32, 1, 1'000'000);
+  c.steps = args.whole(2, "STEPS", 300, 1, 1'000'000);
+  c.max_ms = args.whole(3, "MAX_MS", 10, 0, 1'000'000);
+  if (const std::string* loads = args.word(4); loads && !lb_workload::parse_pattern(*loads, c.loads))
+    throw examples::bad_argument("unknown load pattern '" + *loads + "' (static, drift or sudden)");
+  c.sync_every = args.whole(5, "SYNC_EVERY", 20, 0, 1'000'000);
+  return c;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
-    lb_workload::config c;
-    c.elements = static_cast<int>(a.int_or(1, 32));
-    c.steps = static_cast<int>(a.int_or(2, 300));
-    c.max_ms = static_cast<double>(a.int_or(3, 10));
-    if (a.size() > 4 && !lb_workload::parse_pattern(a[4], c.loads)) {
-      std::fprintf(stderr, "lb_test: unknown load pattern '%s' (static, drift or sudden)\n", a[4].c_str());
-      roam::exit(2);
-      co_return;
-    }
-    c.sync_every = static_cast<int>(a.int_or(5, 20));
-    if (c.elements < 1 || c.steps < 1 || c.max_ms < 0 || c.sync_every < 0) {
-      std::fprintf(stderr, "lb_test: ELEMENTS and STEPS must be at least 1, MAX_MS and SYNC_EVERY at least 0\n");
-      roam::exit(2);
-      co_return;
-    }
+    const std::optional<lb_workload::config> parsed = examples::read_command_line(a, usage, 5, {}, read_config);
+    if (!parsed) co_return;  // the usage is printed and the program ends
+    const lb_workload::config& c = *parsed;
     const lb_workload::outcome o = co_await lb_workload::run(c);
     std::printf("lb_test: %d elements, %d steps, %s loads up to %.1f ms, at_sync every %d steps, %u PEs: %.3f s "
                 "(perfect %.3f s, ratio %.3f), %u balancing steps\n",

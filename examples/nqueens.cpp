@@ -17,6 +17,8 @@
 
 #include <roam/roam.hpp>
 
+#include "command_line.hpp"
+
 namespace {
 
 constexpr std::uint64_t total_credit = std::uint64_t{1} << 62;
@@ -108,15 +110,31 @@ struct queens : roam::chare<queens> {
   roam::chare_proxy<counter> counter_;
 };
 
+namespace {
+
+constexpr examples::usage_text usage{"nqueens", "[N in 1..16] [GRAIN in 0..16]",
+                                     "  N             queens on an N x N board (default 8)\n"
+                                     "  GRAIN         boards with fewer queens become chares; deeper ones are searched\n"
+                                     "                sequentially (default 3)\n",
+                                     "nqueens 12 4 +p4"};
+
+struct nqueens_args {
+  long long n = 8;
+  long long grain = 3;
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
-    const long long n = a.int_or(1, 8);
-    const long long grain = a.int_or(2, 3);
-    if (n < 1 || n > max_n || grain < 0 || grain > max_n) {
-      std::fprintf(stderr, "usage: nqueens [N in 1..%d] [GRAIN in 0..%d] [+p N]\n", max_n, max_n);
-      roam::exit(2);
-      co_return;
-    }
+    const std::optional<nqueens_args> parsed =
+        examples::read_command_line(a, usage, 2, {}, [](const examples::command_line& c) {
+          return nqueens_args{c.whole(1, "N", 8LL, 1LL, static_cast<long long>(max_n)),
+                              c.whole(2, "GRAIN", 3LL, 0LL, static_cast<long long>(max_n))};
+        });
+    if (!parsed) co_return;  // the usage is printed and the program ends
+    const long long n = parsed->n;
+    const long long grain = parsed->grain;
     auto [f, p] = roam::make_future<long long>();
     auto c = roam::create_chare_on<counter>(roam::pe_id{0}, p);
     auto root = roam::create_chare<queens>(static_cast<int>(n), static_cast<int>(grain), c);

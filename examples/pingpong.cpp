@@ -9,6 +9,8 @@
 
 #include <roam/roam.hpp>
 
+#include "command_line.hpp"
+
 namespace {
 
 using pp_clock = std::chrono::steady_clock;
@@ -61,15 +63,30 @@ struct pinger : roam::element<pinger> {
   pp_clock::time_point t0_;
 };
 
+namespace {
+
+constexpr examples::usage_text usage{"pingpong", "[ROUND_TRIPS >= 1] [DOUBLES in 1..16777216]",
+                                     "  ROUND_TRIPS   how often the payload goes there and back (default 1000)\n"
+                                     "  DOUBLES       the payload's size in doubles (default 1024)\n",
+                                     "pingpong 10000 1 +p2"};
+
+struct pingpong_args {
+  long long trips = 1000;
+  long long doubles = 1024;
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
-    const long long trips = a.int_or(1, 1000);
-    const long long doubles = a.int_or(2, 1024);
-    if (trips < 1 || doubles < 1 || doubles > (1 << 24)) {
-      std::fprintf(stderr, "usage: pingpong [ROUND_TRIPS>=1] [DOUBLES in 1..16777216] [+p N]\n");
-      roam::exit(2);
-      co_return;
-    }
+    const std::optional<pingpong_args> parsed =
+        examples::read_command_line(a, usage, 2, {}, [](const examples::command_line& c) {
+          return pingpong_args{c.whole(1, "ROUND_TRIPS", 1000LL, 1LL, 1LL << 40),
+                               c.whole(2, "DOUBLES", 1024LL, 1LL, 1LL << 24)};
+        });
+    if (!parsed) co_return;  // the usage is printed and the program ends
+    const long long trips = parsed->trips;
+    const long long doubles = parsed->doubles;
     std::vector<double> payload(static_cast<std::size_t>(doubles));
     for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<double>(i) * 0.5;
 

@@ -25,6 +25,8 @@
 
 #include <roam/roam.hpp>
 
+#include "command_line.hpp"
+
 namespace {
 
 // Set by main before it creates anything; every PE reads it.
@@ -285,14 +287,21 @@ struct member : roam::element<member> {
   roam::chare_proxy<judge> judge_;
 };
 
+namespace {
+
+// At most 20 elements: 20! still fits in 64 bits.
+constexpr examples::usage_text usage{"reductions", "[N in 1..20]",
+                                     "  N             array elements contributing to every reduction (default 10)\n",
+                                     "reductions 20 +p4"};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
-    const long long n = a.int_or(1, 10);
-    if (n < 1 || n > 20) {  // 20! still fits in 64 bits
-      std::fprintf(stderr, "usage: reductions [N in 1..20] [+p N]\n");
-      roam::exit(2);
-      co_return;
-    }
+    const std::optional<int> parsed = examples::read_command_line(
+        a, usage, 1, {}, [](const examples::command_line& c) { return c.whole(1, "N", 10, 1, 20); });
+    if (!parsed) co_return;  // the usage is printed and the program ends
+    const long long n = *parsed;
     elements = static_cast<int>(n);  // readonly: before anything is created
     std::printf("reductions: %d elements on %u pes\n", *elements, roam::num_pes());
 

@@ -9,6 +9,8 @@
 
 #include <roam/roam.hpp>
 
+#include "command_line.hpp"
+
 namespace {
 
 roam::readonly<int> grain;
@@ -44,15 +46,31 @@ struct fib : roam::chare<fib> {
   }
 };
 
+namespace {
+
+constexpr examples::usage_text usage{
+    "threaded_fib", "[N in 0..40] [GRAIN in 0..1000]",
+    "  N             which Fibonacci number (default 16)\n"
+    "  GRAIN         below this n a chare computes fib(n) itself (default 6)\n"
+    "  +ulstack BYTES  (runtime option) the stack of each user-level thread\n",
+    "threaded_fib 20 8 +p4"};
+
+struct fib_args {
+  long long n = 16;
+  long long grain = 6;
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
-    const long long n = a.int_or(1, 16);
-    const long long g = a.int_or(2, 6);
-    if (n < 0 || n > 40 || g < 0 || g > 1000) {
-      std::fprintf(stderr, "usage: threaded_fib [N in 0..40] [GRAIN >= 0] [+p N]\n");
-      roam::exit(2);
-      co_return;
-    }
+    const std::optional<fib_args> parsed =
+        examples::read_command_line(a, usage, 2, {}, [](const examples::command_line& c) {
+          return fib_args{c.whole(1, "N", 16LL, 0LL, 40LL), c.whole(2, "GRAIN", 6LL, 0LL, 1000LL)};
+        });
+    if (!parsed) co_return;  // the usage is printed and the program ends
+    const long long n = parsed->n;
+    const long long g = parsed->grain;
     grain = static_cast<int>(g);
 
     auto root = roam::create_chare<fib>();

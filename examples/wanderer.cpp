@@ -10,6 +10,8 @@
 
 #include <roam/roam.hpp>
 
+#include "command_line.hpp"
+
 namespace {
 
 struct wanderer : roam::element<wanderer> {
@@ -49,10 +51,29 @@ struct wanderer : roam::element<wanderer> {
 
 }  // namespace
 
+namespace {
+
+constexpr examples::usage_text usage{"wanderer", "[LAPS in 1..100000] [PAYLOAD_KIB in 0..1048576]",
+                                     "  LAPS          how often the element visits every PE (default 2)\n"
+                                     "  PAYLOAD_KIB   the data it carries, in KiB (default 64)\n",
+                                     "wanderer 3 1024 +p4"};
+
+struct wanderer_args {
+  int laps = 2;
+  int kib = 64;
+};
+
+}  // namespace
+
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
-    int laps = static_cast<int>(a.int_or(1, 2));
-    int kib = static_cast<int>(a.int_or(2, 64));
+    const std::optional<wanderer_args> parsed =
+        examples::read_command_line(a, usage, 2, {}, [](const examples::command_line& c) {
+          return wanderer_args{c.whole(1, "LAPS", 2, 1, 100'000), c.whole(2, "PAYLOAD_KIB", 64, 0, 1 << 20)};
+        });
+    if (!parsed) co_return;  // the usage is printed and the program ends
+    const int laps = parsed->laps;
+    const int kib = parsed->kib;
     auto [f, p] = roam::make_future<std::vector<std::uint32_t>>();
     auto w = roam::create_array<wanderer>(roam::index<1>{1}, laps, kib, p);
     w[0].send<&wanderer::step>();

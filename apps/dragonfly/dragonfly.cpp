@@ -19,8 +19,8 @@
 #include <roam/pdes/simulation.hpp>
 #include <roam/roam.hpp>
 
+#include "command_line.hpp"
 #include "dragonfly_model.hpp"
-#include "option_value.hpp"
 
 namespace {
 
@@ -50,33 +50,29 @@ bool parse_traffic(const std::string& s, dragonfly::traffic& out) {
   return true;
 }
 
-/// A whole number in [low, high] (std::stoull alone takes "-1" and "3x").
-std::uint64_t whole(const std::string& option, const std::string& v, std::uint64_t low, std::uint64_t high) {
-  std::size_t used = 0;
-  unsigned long long x = 0;
-  try {
-    if (!v.empty() && v[0] != '-') x = std::stoull(v, &used);
-  } catch (const std::logic_error&) {  // not a number, or out of range
-    used = 0;
-  }
-  if (used == 0 || used != v.size() || x < low || x > high)
-    throw std::invalid_argument(option + " " + v + ": need a whole number in [" + std::to_string(low) + ", " +
-                                std::to_string(high) + "]");
-  return x;
-}
-/// A number above 0 ("inf" allowed where `infinite_ok`).
-double positive(const std::string& option, const std::string& v, bool infinite_ok) {
-  std::size_t used = 0;
-  double x = 0;
-  try {
-    x = std::stod(v, &used);
-  } catch (const std::logic_error&) {  // not a number, or out of range
-    used = 0;
-  }
-  if (used == 0 || used != v.size() || !(x > 0) || (std::isinf(x) && !infinite_ok))
-    throw std::invalid_argument(option + " " + v + ": need a number above 0");
-  return x;
-}
+using roam_apps::positive;
+using roam_apps::whole;
+
+constexpr roam_apps::usage_text usage{
+    "dragonfly",
+    "usage: dragonfly [options]\n"
+    "  --a N                 routers per group (default 8)\n"
+    "  --p N                 terminals (MPI processes) per router (default 4)\n"
+    "  --h N                 global links per router (default 4); the network has a*h + 1 groups\n"
+    "  --traffic KIND        uniform, transpose or neighbor (default uniform)\n"
+    "  --messages N          messages each process sends (default 1000)\n"
+    "  --packets N           packets per message (default 4)\n"
+    "  --interval NS         mean time between a process's messages, ns (default 1000)\n"
+    "  --end NS              simulated time to stop at, ns (default inf: when every message is delivered)\n"
+    "  --synch KIND          sequential, conservative, optimistic or optimistic-check (default sequential)\n"
+    "  --batch N             events per scheduling slice (default 16)\n"
+    "  --gvt-interval N      batches between GVT rounds (default 16)\n"
+    "  --lps-per-chare N     LPs per migratable chare (default: one group per chare)\n"
+    "  --max-optimism NS|auto  optimistic: run only events below GVT + NS (default inf)\n"
+    "  --check-gvt           fail if anything arrives below GVT\n"
+    "  -h, --help            this text\n"
+    "Exit status: 0 when the run completes, 1 when it fails (a check, a runtime error), 2 on bad arguments.\n",
+    "dragonfly --a 4 --p 2 --h 2 --messages 100 --synch optimistic +p4"};
 
 /// Reads the command line into `s`; throws std::invalid_argument naming the bad option.
 void parse(const roam::args& a, settings& s) {
@@ -106,7 +102,7 @@ void parse(const roam::args& a, settings& s) {
       else s.max_optimism = positive(k, v, true);
     }
     else if (k == "--check-gvt") s.check_gvt = true;
-    else throw std::invalid_argument("unknown option '" + k + "' (see apps/dragonfly/README.md)");
+    else throw std::invalid_argument("unknown option '" + k + "'");
   }
   const dragonfly::topology t{s.a, s.p, s.h};
   // Process and terminal numbers travel as 32 bits, port numbers as 16.
@@ -172,16 +168,13 @@ int main(int argc, char** argv) {
     settings s;
     dragonfly::model m;
     pdes::engine_options o;
-    try {
+    const bool go_on = roam_apps::read_command_line(a, usage, [&] {
       parse(a, s);
       m = make_model(s);
       o = make_options(s, m);
       pdes::resolve(o);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "dragonfly: %s\n", e.what());
-      roam::exit(2);
-      co_return;
-    }
+    });
+    if (!go_on) co_return;  // the usage is printed and the program ends
     print_configuration(s, m, o);
     std::fflush(stdout);
     const auto r = co_await pdes::simulate(m, o);

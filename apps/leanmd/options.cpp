@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <string>
 
+#include "command_line.hpp"
+
 namespace leanmd {
 namespace {
 
-constexpr const char* usage = R"(usage: leanmd [X Y Z [STEPS]] [options] [+p N and other runtime options]
+constexpr roam_apps::usage_text usage{"leanmd", R"(usage: leanmd [X Y Z [STEPS]] [options] [+p N and other runtime options]
   X Y Z                 the box in cells (default 4 4 4); each cell is (cutoff + margin) / k wide
   STEPS                 time steps (default 100); also --steps N
   --preset NAME         charm: Charm++'s LeanMD example (300 atoms per cell, cutoff 12 A, margin 4 A,
@@ -40,9 +42,10 @@ constexpr const char* usage = R"(usage: leanmd [X Y Z [STEPS]] [options] [+p N a
   --verify-forces / --no-verify-forces
                         check the forces against a serial O(N^2) computation at the first and last step
                         (default: on up to 30000 atoms)
-  --help                this text
+  -h, --help            this text
 Exit status: 0 when energy is conserved within the tolerance (and forces match), 1 otherwise, 2 on bad arguments.
-)";
+)",
+                                      "leanmd 4 4 4 100 --atoms 100 --lb-period 20 +p4 +balancer GreedyRefine"};
 
 template <class T>
 bool number(const std::string& s, T& out) {
@@ -79,8 +82,8 @@ std::optional<config> parse_options(const roam::args& a, int& exit_code) {
     auto want = [&](auto& field, const char* what) {
       if (std::string v = value(i); error.empty() && !number(v, field)) error = o + ": '" + v + "' is not " + what;
     };
-    if (o == "--help" || o == "-h") {
-      std::printf("%s", usage);
+    if (roam_apps::is_help(o)) {
+      roam_apps::print_usage(stdout, usage);
       exit_code = 0;
       return std::nullopt;
     } else if (o == "--preset") {
@@ -165,7 +168,8 @@ std::optional<config> parse_options(const roam::args& a, int& exit_code) {
       error = "--dt must be positive, --v0 and --tolerance not negative";
   }
   if (!error.empty()) {
-    std::fprintf(stderr, "leanmd: %s\n%s", error.c_str(), usage);
+    std::fprintf(stderr, "leanmd: %s\n", error.c_str());
+    roam_apps::print_usage(stderr, usage);
     exit_code = 2;
     return std::nullopt;
   }

@@ -6,6 +6,7 @@
 //         [--synch sequential|conservative|optimistic|optimistic-check] [--batch n] [--gvt-interval n]
 //         [--lps-per-chare n] [--max-optimism t] [--check-gvt] [--wrong-reverse]
 #include <cstdio>
+#include <limits>
 #include <string>
 
 #include <roam/pdes/phold.hpp>
@@ -13,7 +14,7 @@
 #include <roam/pdes/simulation.hpp>
 #include <roam/roam.hpp>
 
-#include "option_value.hpp"
+#include "command_line.hpp"
 
 namespace {
 
@@ -46,44 +47,95 @@ void report_and_exit(pdes::run_stats r) {
   roam::exit(0);
 }
 
-bool parse(const roam::args& a, settings& s) {
+constexpr roam_apps::usage_text usage{
+    "phold",
+    "usage: phold [options]\n"
+    "  --lps N               logical processes (default 80)\n"
+    "  --remote R            share of events sent to a random LP, in [0, 1] (default 0.25)\n"
+    "  --start-events K      events per LP at the start (default 1)\n"
+    "  --lookahead L         least time between an event and the one it sends, in (0, 1] (default 1)\n"
+    "  --mean M              mean of that time, at least L (default 1)\n"
+    "  --end T               simulated time to stop at (default 100000)\n"
+    "  --synch KIND          sequential, conservative, optimistic or optimistic-check (default sequential)\n"
+    "  --batch N             events per scheduling slice (default 16)\n"
+    "  --gvt-interval N      PE 0's batches between GVT rounds (default 16)\n"
+    "  --lps-per-chare N     LPs per LP chare (default: about 4 chares per PE)\n"
+    "  --max-optimism T|auto optimistic: run only events below GVT + T; auto: a window that follows GVT\n"
+    "  --auto-optimism-factor F  the auto window's factor (default 1)\n"
+    "  --check-gvt           fail if anything arrives below GVT\n"
+    "  --wrong-reverse       a deliberately broken reverse handler (the rollback check's test)\n"
+    "  --balance-every N     GVT rounds between load balancing steps (with +balancer NAME)\n"
+    "  --checkpoint-every N  GVT rounds between checkpoints into --checkpoint-dir D\n"
+    "  --checkpoint-dir D    where checkpoints go; `phold +restart D` finishes the run\n"
+    "  -h, --help            this text\n"
+    "Exit status: 0 when the run completes, 1 when it fails (a check, a runtime error), 2 on bad arguments.\n",
+    "phold --lps 80 --remote 0.1 --start-events 16 --lookahead 0.1 --end 2500 --synch optimistic +p4"};
+
+/// Reads the command line into `s`; throws std::invalid_argument naming the bad option.
+void parse(const roam::args& a, settings& s) {
+  using roam_apps::number;
+  using roam_apps::whole;
+  constexpr std::uint64_t u32 = std::numeric_limits<std::uint32_t>::max();
+  constexpr std::uint64_t u64 = std::numeric_limits<std::uint64_t>::max();
   for (std::size_t i = 1; i < a.size(); ++i) {
     const std::string& k = a[i];
     auto value = [&]() -> const std::string& { return roam_apps::option_value(a, i); };
-    if (k == "--lps") s.lps = std::stoull(value());
-    else if (k == "--remote") s.remote = std::stod(value());
-    else if (k == "--start-events") s.start_events = static_cast<std::uint32_t>(std::stoul(value()));
-    else if (k == "--lookahead") s.lookahead = std::stod(value());
-    else if (k == "--mean") s.mean = std::stod(value());
-    else if (k == "--end") s.end = std::stod(value());
+    if (k == "--lps") s.lps = whole(k, value(), 0, u64);
+    else if (k == "--remote") s.remote = number(k, value());
+    else if (k == "--start-events") s.start_events = static_cast<std::uint32_t>(whole(k, value(), 0, u32));
+    else if (k == "--lookahead") s.lookahead = number(k, value());
+    else if (k == "--mean") s.mean = number(k, value());
+    else if (k == "--end") s.end = number(k, value(), true);
     else if (k == "--synch") {
-      if (!pdes::parse_synch(value(), s.synch)) {
-        std::fprintf(stderr, "phold: --synch %s: use sequential, conservative, optimistic or optimistic-check\n", a[i].c_str());
-        return false;
-      }
-    } else if (k == "--batch") s.batch = static_cast<std::uint32_t>(std::stoul(value()));
-    else if (k == "--gvt-interval") s.gvt_interval = static_cast<std::uint32_t>(std::stoul(value()));
-    else if (k == "--lps-per-chare") s.lps_per_chare = std::stoull(value());
+      if (!pdes::parse_synch(value(), s.synch))
+        throw std::invalid_argument("--synch " + a[i] + ": use sequential, conservative, optimistic or optimistic-check");
+    } else if (k == "--batch") s.batch = static_cast<std::uint32_t>(whole(k, value(), 0, u32));
+    else if (k == "--gvt-interval") s.gvt_interval = static_cast<std::uint32_t>(whole(k, value(), 0, u32));
+    else if (k == "--lps-per-chare") s.lps_per_chare = whole(k, value(), 0, u64);
     else if (k == "--max-optimism") {
       const std::string& v = value();
       if (v == "auto") s.auto_optimism = true;
-      else s.max_optimism = std::stod(v);
-    } else if (k == "--auto-optimism-factor") s.auto_factor = std::stod(value());
+      else s.max_optimism = number(k, v, true);
+    } else if (k == "--auto-optimism-factor") s.auto_factor = number(k, value());
     else if (k == "--check-gvt") s.check_gvt = true;
-    else if (k == "--balance-every") s.balance_every = static_cast<std::uint32_t>(std::stoul(value()));
-    else if (k == "--checkpoint-every") s.checkpoint_every = static_cast<std::uint32_t>(std::stoul(value()));
+    else if (k == "--balance-every") s.balance_every = static_cast<std::uint32_t>(whole(k, value(), 0, u32));
+    else if (k == "--checkpoint-every") s.checkpoint_every = static_cast<std::uint32_t>(whole(k, value(), 0, u32));
     else if (k == "--checkpoint-dir") s.checkpoint_dir = value();
     else if (k == "--wrong-reverse") s.wrong_reverse = true;
-    else {
-      std::fprintf(stderr, "phold: unknown option '%s' (see apps/phold/README.md)\n", k.c_str());
-      return false;
-    }
+    else throw std::invalid_argument("unknown option '" + k + "'");
   }
-  if (s.lps == 0 || s.lookahead <= 0 || s.lookahead > 1.0 || s.mean < s.lookahead || s.remote < 0 || s.remote > 1) {
-    std::fprintf(stderr, "phold: need --lps > 0, 0 < --lookahead <= 1 <= ..., --mean >= --lookahead, --remote in [0, 1]\n");
-    return false;
-  }
-  return true;
+  if (s.lps == 0 || s.lookahead <= 0 || s.lookahead > 1.0 || s.mean < s.lookahead || s.remote < 0 || s.remote > 1)
+    throw std::invalid_argument("need --lps > 0, 0 < --lookahead <= 1 <= ..., --mean >= --lookahead, --remote in [0, 1]");
+}
+
+pdes::phold_model make_model(const settings& s) {
+  pdes::phold_model model;
+  model.remote = s.remote;
+  model.lookahead = s.lookahead;
+  model.mean = s.mean - s.lookahead;
+  model.start_events = s.start_events;
+  model.lps = s.lps;
+  model.wrong_reverse = s.wrong_reverse;
+  return model;
+}
+
+pdes::engine_options make_options(const settings& s) {
+  pdes::engine_options o;
+  o.lps = s.lps;
+  o.end = s.end;
+  o.mode = s.synch;
+  o.lookahead = s.lookahead;
+  o.batch = s.batch;
+  o.gvt_interval = s.gvt_interval;
+  o.lps_per_chare = s.lps_per_chare;
+  o.max_optimism = s.max_optimism;
+  o.auto_optimism = s.auto_optimism;
+  o.auto_optimism_factor = s.auto_factor;
+  o.check_gvt = s.check_gvt;
+  o.balance_every = s.balance_every;
+  o.checkpoint_every = s.checkpoint_every;
+  o.checkpoint_dir = s.checkpoint_dir;
+  return o;
 }
 
 }  // namespace
@@ -91,45 +143,14 @@ bool parse(const roam::args& a, settings& s) {
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
     settings s;
-    try {
-      if (!parse(a, s)) {
-        roam::exit(2);
-        co_return;
-      }
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "phold: %s\n", e.what());
-      roam::exit(2);
-      co_return;
-    }
-    pdes::phold_model model;
-    model.remote = s.remote;
-    model.lookahead = s.lookahead;
-    model.mean = s.mean - s.lookahead;
-    model.start_events = s.start_events;
-    model.lps = s.lps;
-    model.wrong_reverse = s.wrong_reverse;
     pdes::engine_options o;
-    o.lps = s.lps;
-    o.end = s.end;
-    o.mode = s.synch;
-    o.lookahead = s.lookahead;
-    o.batch = s.batch;
-    o.gvt_interval = s.gvt_interval;
-    o.lps_per_chare = s.lps_per_chare;
-    o.max_optimism = s.max_optimism;
-    o.auto_optimism = s.auto_optimism;
-    o.auto_optimism_factor = s.auto_factor;
-    o.check_gvt = s.check_gvt;
-    o.balance_every = s.balance_every;
-    o.checkpoint_every = s.checkpoint_every;
-    o.checkpoint_dir = s.checkpoint_dir;
-    try {
-      pdes::resolve(o);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "phold: %s\n", e.what());
-      roam::exit(2);
-      co_return;
-    }
+    const bool go_on = roam_apps::read_command_line(a, usage, [&] {
+      parse(a, s);
+      o = make_options(s);
+      (void)pdes::resolve(o);  // only to reject inconsistent options here; simulate resolves them again
+    });
+    if (!go_on) co_return;  // the usage is printed and the program ends
+    const pdes::phold_model model = make_model(s);
     std::printf("phold: %llu LPs, remote %g, %u start events, lookahead %g, mean %g, end %g, %s on %u PEs\n",
                 static_cast<unsigned long long>(s.lps), s.remote, s.start_events, s.lookahead, s.mean, s.end,
                 pdes::synch_name(s.synch), roam::num_pes());

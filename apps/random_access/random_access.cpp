@@ -20,14 +20,15 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include <roam/aggregation/aggregator.hpp>
 #include <roam/roam.hpp>
 
+#include "command_line.hpp"
 #include "hpcc_stream.hpp"
-#include "option_value.hpp"
 
 namespace {
 
@@ -165,36 +166,43 @@ struct part : roam::element<part> {
   }
 };
 
-bool parse(const roam::args& a, settings& s) {
+constexpr roam_apps::usage_text usage{
+    "random_access",
+    "usage: random_access [options] (on a power-of-two number of PEs)\n"
+    "  --log-size N          each PE owns 2^N 64-bit words of the table, N in [3, 34] (default 20)\n"
+    "  --variant KIND        aggregated: updates through a roam::aggregator to group members [default];\n"
+    "                        direct: one message per update; array: through an aggregator to K elements per PE\n"
+    "  --elements-per-pe K   array variant: elements per PE, a power of two (default 8)\n"
+    "  --buffer ITEMS        aggregator: updates per buffer (default: the aggregator's)\n"
+    "  --dims D              aggregator: dimensions of its mesh of PEs (default: the aggregator's)\n"
+    "  --window BUFFERS      aggregator: most buffers in flight per PE (default: the aggregator's)\n"
+    "  --max-rss-ratio R     fail if peak memory per PE exceeds R x its table share (default: not checked)\n"
+    "  --check-stream        only check the HPCC random stream's jump-ahead, then exit\n"
+    "  -h, --help            this text\n"
+    "Exit status: 0 when the table verifies, 1 otherwise, 2 on bad arguments.\n",
+    "random_access --log-size 22 --variant aggregated +p4"};
+
+/// Reads the command line into `s`; throws std::invalid_argument naming the bad option.
+void parse(const roam::args& a, settings& s) {
+  using roam_apps::whole;
+  constexpr std::uint64_t u32 = std::numeric_limits<std::uint32_t>::max();
   for (std::size_t i = 1; i < a.size(); ++i) {
     const std::string& k = a[i];
     auto value = [&]() -> const std::string& { return roam_apps::option_value(a, i); };
-    if (k == "--log-size") s.log_size = static_cast<std::uint32_t>(std::stoul(value()));
+    if (k == "--log-size") s.log_size = static_cast<std::uint32_t>(whole(k, value(), 3, 34));
     else if (k == "--variant") s.variant = value();
-    else if (k == "--elements-per-pe") s.elements_per_pe = static_cast<std::uint32_t>(std::stoul(value()));
-    else if (k == "--buffer") s.buffer = static_cast<std::uint32_t>(std::stoul(value()));
-    else if (k == "--dims") s.dims = static_cast<std::uint32_t>(std::stoul(value()));
-    else if (k == "--window") s.window = static_cast<std::uint32_t>(std::stoul(value()));
-    else if (k == "--max-rss-ratio") s.max_rss_ratio = std::stod(value());
+    else if (k == "--elements-per-pe") s.elements_per_pe = static_cast<std::uint32_t>(whole(k, value(), 0, u32));
+    else if (k == "--buffer") s.buffer = static_cast<std::uint32_t>(whole(k, value(), 0, u32));
+    else if (k == "--dims") s.dims = static_cast<std::uint32_t>(whole(k, value(), 0, u32));
+    else if (k == "--window") s.window = static_cast<std::uint32_t>(whole(k, value(), 0, u32));
+    else if (k == "--max-rss-ratio") s.max_rss_ratio = roam_apps::number(k, value());
     else if (k == "--check-stream") s.check_stream = true;
-    else {
-      std::fprintf(stderr, "random_access: unknown option '%s' (see apps/random_access/README.md)\n", k.c_str());
-      return false;
-    }
+    else throw std::invalid_argument("unknown option '" + k + "'");
   }
-  if (s.variant != "aggregated" && s.variant != "direct" && s.variant != "array") {
-    std::fprintf(stderr, "random_access: unknown variant '%s' (aggregated, direct, array)\n", s.variant.c_str());
-    return false;
-  }
-  if (s.log_size < 3 || s.log_size > 34) {
-    std::fprintf(stderr, "random_access: --log-size %u outside [3, 34]\n", s.log_size);
-    return false;
-  }
-  if (s.elements_per_pe == 0 || (s.elements_per_pe & (s.elements_per_pe - 1)) != 0) {
-    std::fprintf(stderr, "random_access: --elements-per-pe must be a power of two\n");
-    return false;
-  }
-  return true;
+  if (s.variant != "aggregated" && s.variant != "direct" && s.variant != "array")
+    throw std::invalid_argument("unknown variant '" + s.variant + "' (aggregated, direct, array)");
+  if (s.elements_per_pe == 0 || (s.elements_per_pe & (s.elements_per_pe - 1)) != 0)
+    throw std::invalid_argument("--elements-per-pe must be a power of two");
 }
 
 // starts(n) against stepping the stream n times.
@@ -216,16 +224,7 @@ bool check_stream() {
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
     settings s;
-    try {
-      if (!parse(a, s)) {
-        roam::exit(2);
-        co_return;
-      }
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "random_access: %s\n", e.what());
-      roam::exit(2);
-      co_return;
-    }
+    if (!roam_apps::read_command_line(a, usage, [&] { parse(a, s); })) co_return;  // the usage is printed and the program ends
     if (s.check_stream) {
       roam::exit(check_stream() ? 0 : 1);
       co_return;

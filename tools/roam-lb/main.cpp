@@ -31,8 +31,20 @@ constexpr const char* usage_text =
     "       roam-lb --list\n"
     "OPTIONS: --group-pes G (Hierarchical: PEs per group), --inner NAME (Hierarchical: inside groups),\n"
     "         --tolerance T (Refine, GreedyRefine, Hierarchical: refine_tolerance)\n"
+    "  FILE              a dump written by a run under the runtime option +LBDump FILE\n"
+    "  --pes N           replay on N PEs; --synthetic: the problem's PEs\n"
+    "  --strategy NAME   the strategy to run (roam-lb --list names them)\n"
+    "  --step K          only step K of the dump (default: every step)\n"
+    "  --synthetic OBJECTS  a made-up problem of OBJECTS objects instead of a dump\n"
+    "  --seed S, --spread X  the synthetic problem's seed (default 1) and load spread (default 0.5)\n"
+    "  --write-dump FILE write the synthetic problem as a dump\n"
+    "  --json            one JSON object per step instead of a line of text\n"
+    "  --list            the strategies\n"
+    "  -h, --help        this text\n"
     "A dump replayed on N PEs other than its own puts each object on PE (its PE mod N) and folds\n"
-    "each PE's background onto PE (its index mod N).\n";
+    "each PE's background onto PE (its index mod N).\n"
+    "Exit status: 0 done, 1 a dump or strategy error, 2 bad usage.\n"
+    "Example: roam-lb --synthetic 2000 --pes 16 --strategy GreedyRefine\n";
 
 struct usage_error : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -60,11 +72,14 @@ struct arguments {
   strategy_options options;
   bool json = false;
   bool list = false;
+  bool help = false;  ///< -h or --help: the usage, and nothing else
 };
 
 arguments parse(int argc, char** argv) {
   arguments a;
   std::vector<std::string> args(argv + 1, argv + argc);
+  for (const std::string& arg : args) a.help = a.help || arg == "-h" || arg == "--help";
+  if (a.help) return a;
   if (args.empty()) throw usage_error("nothing to do");
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -84,7 +99,6 @@ arguments parse(int argc, char** argv) {
     else if (arg == "--group-pes") a.options.group_pes = parse_number<std::uint32_t>(arg, value());
     else if (arg == "--inner") a.options.inner = value();
     else if (arg == "--tolerance") a.options.refine_tolerance = parse_number<double>(arg, value());
-    else if (arg == "-h" || arg == "--help") throw usage_error("");
     else if (arg.starts_with("-")) throw usage_error("unknown option " + arg);
     else if (a.dump.empty()) a.dump = arg;
     else throw usage_error("one dump at a time (" + a.dump + " and " + arg + ")");
@@ -190,6 +204,10 @@ void report(const arguments& args, std::size_t index, const problem& p) {
 }
 
 int run(const arguments& args) {
+  if (args.help) {
+    std::fputs(usage_text, stdout);
+    return 0;
+  }
   if (args.list) {
     for (const std::string& name : strategy_names())
       std::printf("%-14s %s%s\n", name.c_str(), find_strategy(name)->description.c_str(),
@@ -225,7 +243,7 @@ int main(int argc, char** argv) {
   try {
     return run(parse(argc, argv));
   } catch (const usage_error& e) {
-    if (*e.what() != '\0') std::fprintf(stderr, "roam-lb: %s\n", e.what());
+    std::fprintf(stderr, "roam-lb: %s\n", e.what());
     std::fputs(usage_text, stderr);
     return 2;
   } catch (const std::exception& e) {

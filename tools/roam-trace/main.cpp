@@ -15,12 +15,22 @@
 
 namespace {
 
-int usage(const char* why) {
-  if (why) std::fprintf(stderr, "roam-trace: %s\n", why);
-  std::fprintf(stderr,
-               "usage: roam-trace summary DIR\n"
-               "       roam-trace perfetto DIR -o FILE.json[.gz]\n"
-               "       roam-trace report DIR -o FILE.html\n");
+constexpr const char* usage_text =
+    "usage: roam-trace summary DIR\n"
+    "       roam-trace perfetto DIR -o FILE.json[.gz]\n"
+    "       roam-trace report DIR -o FILE.html\n"
+    "Reads DIR, the trace directory a roam program wrote under its runtime option +trace=DIR.\n"
+    "  summary         the summary table on stdout\n"
+    "  perfetto        a trace for ui.perfetto.dev or chrome://tracing (.gz: compressed)\n"
+    "  report          one self-contained HTML page\n"
+    "  -o FILE         where perfetto and report write\n"
+    "  -h, --help      this text\n"
+    "Exit status: 0 done, 1 an unreadable trace or unwritable FILE, 2 bad usage.\n"
+    "Example: ./jacobi2d 256 8 +p4 +trace=jt && roam-trace report jt -o jt.html\n";
+
+/// A bad command line: why, then the usage, on stderr; exit status 2.
+int usage_error(const std::string& why) {
+  std::fprintf(stderr, "roam-trace: %s\n%s", why.c_str(), usage_text);
   return 2;
 }
 
@@ -48,25 +58,32 @@ std::string write_file(const std::string& path, const std::string& text) {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "-h" || args[0] == "--help") return usage(nullptr);
+  for (const std::string& arg : args) {
+    if (arg == "-h" || arg == "--help") {
+      std::fputs(usage_text, stdout);
+      return 0;
+    }
+  }
+  if (args.empty()) return usage_error("which command?");
   const std::string command = args[0];
+  if (command.starts_with("-")) return usage_error("unknown option " + command);
   std::string dir, out;
   for (std::size_t i = 1; i < args.size(); ++i) {
     if (args[i] == "-o") {
-      if (i + 1 >= args.size()) return usage("-o needs a file name");
+      if (i + 1 >= args.size()) return usage_error("-o needs a file name");
       out = args[++i];
     } else if (args[i].starts_with("-")) {
-      return usage(("unknown option " + args[i]).c_str());
+      return usage_error("unknown option " + args[i]);
     } else if (dir.empty()) {
       dir = args[i];
     } else {
-      return usage(("unexpected argument " + args[i]).c_str());
+      return usage_error("unexpected argument " + args[i]);
     }
   }
   if (command != "summary" && command != "perfetto" && command != "report")
-    return usage(("unknown command '" + command + "'").c_str());
-  if (dir.empty()) return usage("which trace directory?");
-  if (command != "summary" && out.empty()) return usage("-o FILE is required");
+    return usage_error("unknown command '" + command + "'");
+  if (dir.empty()) return usage_error("which trace directory?");
+  if (command != "summary" && out.empty()) return usage_error("-o FILE is required");
   try {
     const roam_trace::trace_run run = roam_trace::read_trace(dir);
     const roam_trace::analysis a = roam_trace::analyze(run);

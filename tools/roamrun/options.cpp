@@ -34,8 +34,12 @@ std::string usage_text() {
          "  --version           print roam's version and build options (of the library roamrun was built with)\n"
          "  -h, --help          this text\n"
          "\n"
+         "\n"
+         "PROGRAM's runtime options (+p N, +balancer NAME, ...) follow it; `PROGRAM +help` lists them.\n"
          "Exit status: 0 if every node exits 0, else the first failure's code (128+N for signal N);\n"
-         "2 for a usage error, 127 if PROGRAM cannot be run, 128+N if roamrun is stopped by signal N.\n";
+         "2 for a usage error, 127 if PROGRAM cannot be run, 128+N if roamrun is stopped by signal N.\n"
+         "\n"
+         "Example: roamrun -n 2 +ppn 2 ./jacobi2d 256 8\n";
 }
 
 parsed_options parse_options(int argc, const char* const* argv) {
