@@ -170,6 +170,8 @@ function(roam_add_header_check)
     # Only whether it compiles matters: no optimisation, debug information or
     # instrumentation, whatever the build's (the ASan build checks too).
     target_compile_options(roam_header_check_${layer} PRIVATE -O0 -g0 $<$<BOOL:${ROAM_SANITIZE}>:-fno-sanitize=all>)
+    # Each header alone is the point: never merged into a unity build.
+    set_target_properties(roam_header_check_${layer} PROPERTIES UNITY_BUILD OFF)
     list(APPEND _all_tus roam_header_check_${layer})
   endforeach()
   # Translation units of headers since removed go too.

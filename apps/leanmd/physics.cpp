@@ -146,12 +146,12 @@ struct stream {
 };
 }  // namespace
 
-atoms initial_atoms(const config& cfg, std::array<int, 3> cell) {
-  const int number = cell[0] + cfg.cells[0] * (cell[1] + cfg.cells[1] * cell[2]);
-  const int n = cfg.atoms_in(number);
-  stream rng{cfg.seed * 0x100000001b3ULL + static_cast<std::uint64_t>(number)};
+atoms initial_atoms(const config& conf, std::array<int, 3> cell) {
+  const int number = cell[0] + conf.cells[0] * (cell[1] + conf.cells[1] * cell[2]);
+  const int n = conf.atoms_in(number);
+  stream rng{conf.seed * 0x100000001b3ULL + static_cast<std::uint64_t>(number)};
   const int m = static_cast<int>(std::ceil(std::cbrt(static_cast<double>(n)) - 1e-9));
-  const double w = cfg.cell_width(), h = w / m;
+  const double w = conf.cell_width(), h = w / m;
   // n of the m³ lattice sites, in random order (a partial Fisher-Yates shuffle).
   std::vector<int> sites(m * m * m);
   std::iota(sites.begin(), sites.end(), 0);
@@ -165,7 +165,7 @@ atoms initial_atoms(const config& cfg, std::array<int, 3> cell) {
     const int site[3] = {sites[i] % m, sites[i] / m % m, sites[i] / (m * m)};
     for (int d = 0; d < 3; ++d) {
       out.pos[d * n + i] = cell[d] * w + (site[d] + 0.25 + 0.5 * rng.uniform()) * h;
-      out.vel[d * n + i] = (2 * rng.uniform() - 1) * cfg.v0;
+      out.vel[d * n + i] = (2 * rng.uniform() - 1) * conf.v0;
     }
   }
   return out;

@@ -5,11 +5,11 @@
 
 namespace leanmd {
 
-double serial_forces(const config& cfg, std::vector<probe>& all) {
-  const constants k(cfg);
+double serial_forces(const config& conf, std::vector<probe>& all) {
+  const constants k(conf);
   std::sort(all.begin(), all.end(), [](const probe& p, const probe& q) { return p.id < q.id; });
   double box[3];
-  for (int d = 0; d < 3; ++d) box[d] = cfg.cells[d] * cfg.cell_width();
+  for (int d = 0; d < 3; ++d) box[d] = conf.cells[d] * conf.cell_width();
   for (probe& p : all) std::fill(std::begin(p.acc), std::end(p.acc), 0.0);
   double u = 0;
   for (std::size_t i = 0; i < all.size(); ++i) {
