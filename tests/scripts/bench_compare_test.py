@@ -190,10 +190,13 @@ class WholeScript(unittest.TestCase):
 
     def test_a_hanging_run_is_killed_and_reported(self):
         base = self.fake("base", 1.0, benches=("coll", "hang"))
-        r, report = self.run_script(base, base, "--pes", "1", "--rounds", "1", "--timeout", "1")
+        # 5 s, not 1: on a loaded 2-core machine starting the fake (a Python
+        # program) took over a second, and the healthy "coll" runs were
+        # counted as hung too (4 failed runs instead of 2).
+        r, report = self.run_script(base, base, "--pes", "1", "--rounds", "1", "--timeout", "5")
         self.assertEqual(r.returncode, 3, r.stdout + r.stderr)
         self.assertEqual(report["failed_runs"], 2)
-        self.assertIn("no result after 1 s", r.stdout)
+        self.assertIn("no result after 5 s", r.stdout)
 
     def test_unknown_bench_is_an_error(self):
         base = self.fake("base", 1.0)

@@ -149,6 +149,13 @@ struct config {
   pdes::lp_id per_chare;
 };
 
+// GoogleTest prints a parameter in the test listing, which gtest_discover_tests
+// copies into CTest's test name; without this it dumps the struct's bytes,
+// padding included, and the names changed from build to build.
+void PrintTo(const config& c, std::ostream* os) {
+  *os << pdes::synch_name(c.mode) << "/p" << c.pes << "/chare" << c.per_chare;
+}
+
 class schedulers : public ::testing::TestWithParam<config> {};
 
 TEST_P(schedulers, same_final_states_as_sequential) {
