@@ -7,10 +7,6 @@
 //   phold_ross --synch=3 --nlp=80 --remote=0.1 --start-events=16 --lookahead=0.1 --mean=1.0 --end=25000 [+p2]
 #include <ross.h>
 
-#include <cstdio>
-#include <cstdlib>
-#include <string_view>
-
 struct phold_state {
   long count;
 };
@@ -70,47 +66,7 @@ static const tw_optdef app_opt[] = {
     TWOPT_END(),
 };
 
-namespace {
-
-// ROSS's tw_init (libs/pdes) reads the options itself and ends the process
-// (std::exit) after printing its option table for --help, or one line for a
-// bad option. What every roam program adds to those, this model prints on the
-// way out: an example after the table; the usage after the line.
-constexpr const char* example_line =
-    "Example: phold_ross --synch=3 --nlp=80 --remote=0.1 --start-events=16 --lookahead=0.1 --mean=1.0 --end=2500 +p4\n";
-
-enum class exit_note { none, help, usage };
-exit_note note_on_exit = exit_note::none;
-
-void print_exit_note() {
-  if (note_on_exit == exit_note::help) {
-    std::printf("  -h, --help                 this text\n"
-                "Runtime options start with '+' and may go anywhere; `phold_ross +help` lists them.\n%s",
-                example_line);
-  } else if (note_on_exit == exit_note::usage) {
-    std::fprintf(stderr,
-                 "usage: phold_ross [--name=value ...] [+p N and other runtime options]\n"
-                 "`phold_ross --help` lists the options; `phold_ross +help` the runtime options.\n%s",
-                 example_line);
-  }
-}
-
-/// Whether the command line asks for help; `-h` becomes the `--help` tw_init knows.
-bool asks_for_help(int argc, char** argv) {
-  static char long_help[] = "--help";
-  bool help = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::string_view(argv[i]) == "-h") argv[i] = long_help;
-    help = help || std::string_view(argv[i]) == "--help";
-  }
-  return help;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
-  note_on_exit = asks_for_help(argc, argv) ? exit_note::help : exit_note::usage;
-  std::atexit(print_exit_note);
   tw_opt_add(app_opt);
   tw_init(&argc, &argv);
   if (lookahead > 1.0) tw_error(TW_LOC, "lookahead above 1.0");
@@ -118,7 +74,6 @@ int main(int argc, char** argv) {
   g_tw_lookahead = lookahead;
   tw_define_lps(nlp, sizeof(phold_message));
   for (tw_lpid g = 0; g < nlp; g++) tw_lp_settype(g, &phold_types[0]);
-  note_on_exit = exit_note::none;  // the options are read: any exit from here on is the run's
   tw_run();
   return tw_end();
 }

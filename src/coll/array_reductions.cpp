@@ -26,7 +26,6 @@ namespace {
 
 constexpr std::uint32_t tree_root = 0;
 
-
 [[gnu::noinline]] array_reductions& find_state(coll_state& st, const collection_desc* d) {
   auto [it, fresh] = st.arrays.try_emplace(d->id);
   array_reductions& r = it->second;

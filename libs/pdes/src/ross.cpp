@@ -74,19 +74,38 @@ const tw_optdef core_options[] = {
     TWOPT_END(),
 };
 
+const char* program_name() { return the_setup().argv ? the_setup().argv[0] : "model"; }
+
+// The lines every roam program's usage has: the synopsis, and (after the
+// option table, in --help) where the runtime options are and a command that
+// runs (a model's own options all have defaults).
+void print_synopsis(std::FILE* to) {
+  std::fprintf(to, "usage: %s [--name=value ...] [+p N and other runtime options]\n", program_name());
+}
+void print_runtime_hint_and_example(std::FILE* to) {
+  std::fprintf(to,
+               "Runtime options start with '+' and may go anywhere; `%s +help` lists them.\n"
+               "Example: %s --synch=3 --end=100 +p2\n",
+               program_name(), program_name());
+}
+
 void print_help() {
-  std::printf("usage: %s [--name=value ...] [roam's +options]\n", the_setup().argv ? the_setup().argv[0] : "model");
+  print_synopsis(stdout);
   for (const tw_optdef* t : the_setup().tables) {
     for (const tw_optdef* o = t; o->type != TWOPTTYPE_END; ++o) {
       if (o->type == TWOPTTYPE_GROUP) std::printf("%s:\n", o->help);
       else std::printf("  --%-24s %s\n", o->name, o->help);
     }
   }
+  std::printf("  -h, --help                 this text\n");
+  print_runtime_hint_and_example(stdout);
 }
 
 [[noreturn]] void bad_option(const std::string& what) {
-  std::fprintf(stderr, "%s: %s (--help lists the options)\n", the_setup().argv ? the_setup().argv[0] : "model",
-               what.c_str());
+  std::fprintf(stderr, "%s: %s\n", program_name(), what.c_str());
+  print_synopsis(stderr);
+  std::fprintf(stderr, "`%s --help` lists the options.\n", program_name());
+  print_runtime_hint_and_example(stderr);
   std::exit(2);
 }
 
@@ -320,11 +339,11 @@ void tw_init(int* argc, char*** argv) {
   s.tables.insert(s.tables.begin(), core_options);
   for (int i = 1; i < *argc; ++i) {
     const std::string arg = (*argv)[i];
-    if (arg.rfind("--", 0) != 0) continue;  // roam's +options and anything else: the runtime's
-    if (arg == "--help") {
+    if (arg == "-h" || arg == "--help") {
       print_help();
       std::exit(0);
     }
+    if (arg.rfind("--", 0) != 0) continue;  // roam's +options and anything else: the runtime's
     const std::size_t eq = arg.find('=');
     const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
     const tw_optdef* o = find_option(name);
