@@ -122,6 +122,9 @@ set(_libs "")
 foreach(_t IN LISTS _roam_link_order)
   string(APPEND _libs " -l${_t}")
 endforeach()
+# C programs (ROSS models against ross.h) link with the C compiler: name
+# the C++ runtime roam needs.
+string(APPEND _private_libs " -lstdc++ -lm")
 if(BUILD_SHARED_LIBS)
   set(ROAM_PC_LIBS "-L\${libdir}${_libs} -pthread")
   set(ROAM_PC_LIBS_PRIVATE "${_private_libs}")

@@ -54,7 +54,8 @@ constexpr roam_apps::usage_text usage{
     "  --remote R            share of events sent to a random LP, in [0, 1] (default 0.25)\n"
     "  --start-events K      events per LP at the start (default 1)\n"
     "  --lookahead L         least time between an event and the one it sends, in (0, 1] (default 1)\n"
-    "  --mean M              mean of that time, at least L (default 1)\n"
+    "  --mean M              mean of that time (default 1); below L, as under ROSS, the exponential\n"
+    "                        part is negative and the run ends at the first event sent into the past\n"
     "  --end T               simulated time to stop at (default 100000)\n"
     "  --synch KIND          sequential, conservative, optimistic or optimistic-check (default sequential)\n"
     "  --batch N             events per scheduling slice (default 16)\n"
@@ -104,8 +105,9 @@ void parse(const roam::args& a, settings& s) {
     else if (k == "--wrong-reverse") s.wrong_reverse = true;
     else throw std::invalid_argument("unknown option '" + k + "'");
   }
-  if (s.lps == 0 || s.lookahead <= 0 || s.lookahead > 1.0 || s.mean < s.lookahead || s.remote < 0 || s.remote > 1)
-    throw std::invalid_argument("need --lps > 0, 0 < --lookahead <= 1 <= ..., --mean >= --lookahead, --remote in [0, 1]");
+  // --mean below --lookahead is accepted, as ROSS's phold accepts it.
+  if (s.lps == 0 || s.lookahead <= 0 || s.lookahead > 1.0 || !(s.mean > 0) || s.remote < 0 || s.remote > 1)
+    throw std::invalid_argument("need --lps > 0, 0 < --lookahead <= 1, --mean > 0, --remote in [0, 1]");
 }
 
 pdes::phold_model make_model(const settings& s) {

@@ -244,6 +244,18 @@ struct coordinator {
   std::vector<std::pair<double, std::uint32_t>> group_results;  ///< per group: max PE load after, moves
   std::uint32_t done = 0;
   double strategy_seconds = 0;
+  /// A sync step that cannot finish (stuck_sync.cpp): two rounds of counts
+  /// from every PE, a second apart or more, while a sync step waits.
+  struct sync_probe {
+    bool armed = false;            ///< a probe is due or in flight
+    std::uint32_t step = 0;        ///< the sync step being probed
+    std::uint32_t round = 0;       ///< 1, then 2 when round 1 found everything quiet
+    std::uint32_t replies = 0;
+    std::uint64_t created = 0, processed = 0, timers = 0;
+    std::uint64_t first_created = 0, first_processed = 0;  ///< round 1's totals
+    std::vector<std::string> missing;  ///< round 2: "pe P: object" that never called at_sync
+    std::size_t missing_total = 0;
+  } probe;
 };
 
 /// The process's load balancing state (built by setup.cpp when a run starts).
@@ -304,6 +316,15 @@ void on_moves(std::uint8_t kind, std::uint32_t number, std::vector<move_order> o
 void on_done(std::uint8_t kind, std::uint32_t number);
 void on_finish(std::uint8_t kind, std::uint32_t number, std::vector<std::uint32_t> served);
 void on_synced_elsewhere(std::uint32_t sync_step, wire_identity who);
+/// An object here died: it no longer takes part in the step (its PE may now be complete).
+void note_died(pe_lb& p, const object_event& e);
+void on_membership_recheck();
+// A sync step that cannot finish (stuck_sync.cpp).
+/// On PE 0 when a sync step starts: probe it later unless a probe is due already.
+void arm_sync_probe(coordinator& c);
+void on_sync_probe(std::uint32_t step, std::uint32_t round);
+void on_sync_probe_reply(std::uint32_t step, std::uint32_t round, std::uint64_t created, std::uint64_t processed,
+                         std::uint64_t timers, std::uint64_t missing_here, std::vector<std::string> missing);
 // Distributed hierarchical steps (groups.cpp).
 void on_group_report(std::uint8_t kind, std::uint32_t number, pe_report r);
 void on_group_summary(std::uint8_t kind, std::uint32_t number, std::uint32_t group, double load, double max_pe,
@@ -333,6 +354,8 @@ std::vector<std::vector<offered_object>> pick_offers(std::vector<offered_object>
 /// The coordinator, once every group summary is in: the transfers between groups.
 void plan_between_groups(coordinator& c);
 std::uint32_t group_count(const lb_state& s);
+/// "array T[i,j]", "chare T #id", or `type`: an object for an error message.
+std::string describe_object(const object_identity& id, std::string_view type);
 /// An object that called at_sync is leaving for `to`: its being synchronised goes with it.
 void note_leaving(pe_lb& p, const object_event& e);
 
@@ -344,7 +367,7 @@ class membership_watch final : public lifecycle_observer {
   void born(const object_event& e) noexcept override { changed(e); }
   void arrived(const object_event& e) noexcept override;
   void leaving(const object_event& e) noexcept override;
-  void died(const object_event& e) noexcept override { changed(e); }
+  void died(const object_event& e) noexcept override;
 
  private:
   void changed(const object_event& e) noexcept {

@@ -119,6 +119,11 @@ void membership_watch::leaving(const object_event& e) noexcept {
   if (pe_lb* p = s_.of(e.pe)) note_leaving(*p, e);
 }
 
+void membership_watch::died(const object_event& e) noexcept {
+  changed(e);
+  if (pe_lb* p = s_.of(e.pe)) note_died(*p, e);
+}
+
 void membership_watch::arrived(const object_event& e) noexcept {
   changed(e);
   if (pe_lb* p = s_.of(e.pe)) note_arrival(*p, e.object);

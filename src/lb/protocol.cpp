@@ -33,12 +33,7 @@
 
 namespace roam::lb::detail {
 
-namespace {
-
-using roam::detail::post_control;
-using roam::detail::report_fatal;
-
-std::string describe(const object_identity& id, std::string_view type) {
+std::string describe_object(const object_identity& id, std::string_view type) {
   std::string s;
   switch (id.kind) {
     case object_kind::chare:
@@ -54,11 +49,16 @@ std::string describe(const object_identity& id, std::string_view type) {
   }
 }
 
+namespace {
+
+using roam::detail::post_control;
+using roam::detail::report_fatal;
+
 // The object at `obj` on this PE, named for an error message.
 std::string describe_local(const void* obj, std::string_view type) {
   std::string out = std::string(type);
   for_each_local_object([&](const local_object& o) {
-    if (o.obj == obj) out = describe(o.id, o.type_name);
+    if (o.obj == obj) out = describe_object(o.id, o.type_name);
   });
   return out;
 }
@@ -175,7 +175,7 @@ void on_moves(std::uint8_t kind, std::uint32_t number, std::vector<move_order> o
   y.moves_known = true;
   for (const move_order& m : out)
     if (!migrate_local_object(m.who.id, m.to)) {
-      report_fatal("roam: load balancing could not move " + describe(m.who.id, "object") + " to pe " +
+      report_fatal("roam: load balancing could not move " + describe_object(m.who.id, "object") + " to pe " +
                    std::to_string(m.to) + " (it is not here any more, or cannot migrate)");
       return;
     }
@@ -229,6 +229,16 @@ void note_leaving(pe_lb& p, const object_event& e) {
   const bool was_synced = y.synced.erase(e.obj) > 0 || y.synced_elsewhere.erase({e.object}) > 0;
   if (was_synced && e.peer != ~0u) post_control<&on_synced_elsewhere>(e.peer, 0, y.sync_step, wire_identity{e.object});
 }
+
+void note_died(pe_lb& p, const object_event& e) {
+  // Its address may be reused by the next object born here.
+  p.sync.synced.erase(e.obj);
+  // Perhaps it was the last one this PE waited for: look again once the
+  // destruction is over (not from inside it).
+  roam::detail::post_control_uncounted<&on_membership_recheck>(p.pe);
+}
+
+void on_membership_recheck() { try_report_sync(this_pe_lb("load balancing")); }
 
 void on_synced_elsewhere(std::uint32_t sync_step, wire_identity who) {
   pe_lb& p = this_pe_lb("load balancing");
@@ -290,6 +300,7 @@ void maybe_start(coordinator& c) {
     return;
   }
   c.active = {kind, number};
+  if (kind == step_kind::sync) arm_sync_probe(c);
   c.reports.clear();
   c.summaries.clear();
   c.done = 0;
@@ -369,7 +380,7 @@ void run_step(coordinator& c) {
     const std::uint32_t from = pb.objects[i].pe, to = a.pe[i];
     if (to == from) continue;
     if (to >= s.num_pes || !pb.objects[i].migratable) {
-      report_fatal("roam: pe 0: load balancing strategy " + st->name + " moved " + describe(ids[i], "object") +
+      report_fatal("roam: pe 0: load balancing strategy " + st->name + " moved " + describe_object(ids[i], "object") +
                    (to >= s.num_pes ? " to pe " + std::to_string(to) + ", which does not exist" : ", which cannot migrate"));
       return;
     }

@@ -43,6 +43,45 @@ std::string detect_transport() {
   return "";
 }
 
+namespace {
+// A count or rank from variable `name`: false (and `error`) when unset or not a number.
+bool read_count(const char* name, std::uint32_t& out, std::string& error) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) {
+    error = std::string(name) + " is not set";
+    return false;
+  }
+  char* end = nullptr;
+  const unsigned long n = std::strtoul(v, &end, 10);
+  if (*end != '\0' || n > 0xffffffffUL) {
+    error = std::string(name) + "='" + v + "' is not a number";
+    return false;
+  }
+  out = static_cast<std::uint32_t>(n);
+  return true;
+}
+}  // namespace
+
+bool job_size_from_environment(const std::string& kind, std::uint32_t& processes, std::uint32_t& rank,
+                               std::string& error) {
+  bool ok = false;
+  if (kind == "tcp") {
+    ok = read_count("ROAM_TCP_NODES", processes, error) && read_count("ROAM_TCP_NODE", rank, error);
+  } else if (kind == "mpi") {
+    ok = env_set("OMPI_COMM_WORLD_SIZE")
+             ? read_count("OMPI_COMM_WORLD_SIZE", processes, error) && read_count("OMPI_COMM_WORLD_RANK", rank, error)
+             : read_count("PMI_SIZE", processes, error) && read_count("PMI_RANK", rank, error);
+  } else {
+    error = "unknown transport '" + kind + "'";
+  }
+  if (ok && rank >= processes) {
+    error = "rank " + std::to_string(rank) + " of a job of " + std::to_string(processes) + " processes";
+    ok = false;
+  }
+  if (!ok) error = kind + " job: " + error;
+  return ok;
+}
+
 std::unique_ptr<transport> make_transport(const std::string& kind, std::string& error) {
   if (kind == "tcp" || kind == "mpi") tune_malloc_for_messages();
   if (kind == "tcp") return make_tcp_transport(error);

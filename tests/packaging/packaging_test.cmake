@@ -58,6 +58,7 @@ endfunction()
 function(run_consumer what dir roamrun)
   run_ok("${what}: consumer +p2" COMMAND ${dir}/consumer +p2 REGEX "2 PEs, 24 elements, sum 4396, product 0: OK")
   run_ok("${what}: consumer_pdes +p2" COMMAND ${dir}/consumer_pdes +p2 REGEX "2 PEs, .*: OK")
+  run_ok("${what}: consumer_ross +p2" COMMAND ${dir}/consumer_ross +p2 REGEX "consumer_ross: 2 PEs, 4 LPs" "Net Events Processed +76\n")
   run_ok("${what}: roamrun -n 2 consumer" COMMAND ${roamrun} -n 2 ${dir}/consumer
          REGEX "2 PEs, 24 elements, sum 4396, product 0: OK")
   run_ok("${what}: roamrun --version" COMMAND ${roamrun} --version REGEX "^roamrun: roam [0-9]+\\.[0-9]+\\.[0-9]+ \\(")
@@ -149,6 +150,9 @@ elseif(MODE STREQUAL "install")
          -o ${WORK_DIR}/pkgconfig/consumer)
   run_ok("pkg-config: compile pdes" COMMAND c++ -std=c++20 ${CONSUMER_DIR}/consumer_pdes.cpp ${_flags}
          -o ${WORK_DIR}/pkgconfig/consumer_pdes)
+  # A ROSS model is C: compiled and linked by the C compiler with the same flags.
+  run_ok("pkg-config: compile ross (C)" COMMAND cc -std=c11 ${CONSUMER_DIR}/consumer_ross.c ${_flags}
+         -o ${WORK_DIR}/pkgconfig/consumer_ross)
   run_consumer("pkg-config" ${WORK_DIR}/pkgconfig ${_prefix}/bin/roamrun)
 
 elseif(MODE STREQUAL "version")
@@ -217,7 +221,7 @@ elseif(MODE STREQUAL "subdirectory" OR MODE STREQUAL "fetchcontent")
     message(FATAL_ERROR "${MODE}: roam as a subproject registered tests: ${_ctest}")
   endif()
   if(MODE STREQUAL "subdirectory")
-    run_ok("subdirectory: build" COMMAND ${CMAKE_COMMAND} --build ${_b} --target consumer consumer_pdes roamrun)
+    run_ok("subdirectory: build" COMMAND ${CMAKE_COMMAND} --build ${_b} --target consumer consumer_pdes consumer_ross roamrun)
     file(GLOB _so ${_b}/roam/src/libroam_obj.so)
     if(NOT _so)
       message(FATAL_ERROR "subdirectory: BUILD_SHARED_LIBS=ON built no libroam_obj.so under ${_b}/roam/src")

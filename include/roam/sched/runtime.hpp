@@ -2,6 +2,7 @@
 /// Starting and stopping roam, and what every PE can ask of its scheduler.
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -36,6 +37,23 @@ class args {
 /// removed from argv (argc is updated). Returns 2 on a bad option.
 template <class Main>
 int run(int& argc, char** argv, Main main);
+
+/// What roam::run will start with these arguments, known before it starts:
+/// from the `+` options (argv is left as it is) and the launcher's
+/// environment (roamrun's, or mpirun's for the MPI transport). For code that
+/// must size things before the run, as ROSS models do with tw_nnodes()
+/// between tw_init and tw_run. It is the layout at start: a recovery after a
+/// failure may change it.
+struct startup_layout {
+  std::uint32_t num_pes = 0;       ///< PEs of the whole program
+  std::uint32_t num_nodes = 1;     ///< processes running PEs (spares not counted)
+  std::uint32_t node = 0;          ///< this process (num_nodes or above: a spare, no PEs)
+  std::uint32_t pes_per_node = 0;
+  std::uint32_t first_pe() const noexcept { return node < num_nodes ? node * pes_per_node : num_pes; }
+};
+/// The layout, or nullopt and `error` (what roam::run would say) when the
+/// options or the environment are malformed.
+std::optional<startup_layout> planned_layout(int argc, char** argv, std::string& error);
 
 /// Ends the program with `code`: every PE stops after its current message. The
 /// first call wins. Callable from any PE.

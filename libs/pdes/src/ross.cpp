@@ -1,10 +1,12 @@
-// ROSS's model API (ross.h) on roam's PDES engine: options, the LP-type
-// registry, the model adapter (one engine instance per message size class)
-// and tw_run, which starts roam and prints ROSS's statistics.
+// ROSS's model API (ross.h, a C header) on roam's PDES engine: options, the
+// LP-type registry, the model adapter (one engine instance per message size
+// class) and tw_run, which starts roam and prints ROSS's statistics.
 #include <ross.h>
 
 #include <algorithm>
 #include <cstdarg>
+#include <cstddef>
+#include <optional>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -24,12 +26,21 @@ unsigned int g_tw_gvt_interval = 16;
 tw_stime g_tw_max_opt_lookahead = 0;
 tw_lpid g_tw_nlp = 0;
 tw_lpid g_tw_lps_per_chare = 0;
-std::size_t g_tw_events_per_pe = 0;
+unsigned int g_tw_events_per_pe = 0;
 unsigned int g_tw_check_gvt = 0;
 
 namespace {
 
 namespace pdes = roam::pdes;
+
+// The C header's views of the engine's types: the same layout.
+static_assert(sizeof(tw_bf) == sizeof(pdes::bitfield) && alignof(tw_bf) == alignof(pdes::bitfield));
+static_assert(sizeof(tw_rng_stream) == sizeof(pdes::rng_stream) &&
+              offsetof(tw_rng_stream, count) == offsetof(pdes::rng_stream, count));
+static_assert(offsetof(tw_event, data) % 16 == 0);
+tw_bf* c_view(pdes::bitfield& b) { return reinterpret_cast<tw_bf*>(&b); }
+tw_rng_stream* c_view(pdes::rng_stream& r) { return reinterpret_cast<tw_rng_stream*>(&r); }
+pdes::rng_stream& engine_view(tw_rng_stream* g) { return *reinterpret_cast<pdes::rng_stream*>(g); }
 
 // ---- the process-wide setup (written by main before tw_run, read-only after) ----
 struct setup {
@@ -38,7 +49,10 @@ struct setup {
   char** argv = nullptr;
   std::size_t msg_sz = 0;
   bool defined = false;
-  std::vector<const tw_lptype*> type_of;  // per gid, or empty with a mapper
+  std::vector<const tw_lptype*> type_of;  // per local LP (gid % g_tw_nlp), or empty with a mapper
+  // What roam::run will start (tw_init): tw_nnodes() and g_tw_mynode before the run.
+  std::optional<roam::startup_layout> layout;
+  std::string layout_error;
   const tw_lptype* mapped_types = nullptr;
   std::size_t (*mapper)(tw_lpid) = nullptr;
   bool running = false;
@@ -53,7 +67,7 @@ setup& the_setup() {
 const tw_lptype* type_of(tw_lpid gid) {
   const setup& s = the_setup();
   if (s.mapper) return &s.mapped_types[s.mapper(gid)];
-  return s.type_of[gid];
+  return s.type_of[gid % s.type_of.size()];
 }
 
 // ---- options ----
@@ -187,7 +201,8 @@ struct ross_model {
     static_cast<lp_type*>(engine_lp)->send(dest, offset, m);
   }
   static tw_lp view(state& s, lp_type& l) {
-    return tw_lp{l.gid(), l.gid(), s.bytes.data(), &l.rng(), type_of(l.gid()), l.now(), &l, &ross_model::send};
+    return tw_lp{l.gid() % g_tw_nlp, l.gid(), s.bytes.data(), c_view(l.rng()), type_of(l.gid()), l.now(), &l,
+                 &ross_model::send};
   }
   void init(state& s, lp_type& l) {
     const tw_lptype* t = type_of(l.gid());
@@ -201,15 +216,15 @@ struct ross_model {
   }
   void event(state& s, pdes::bitfield& bf, message& m, lp_type& l) {
     tw_lp v = view(s, l);
-    v.type->event(v.cur_state, &bf, m.bytes, &v);
+    v.type->event(v.cur_state, c_view(bf), m.bytes, &v);
   }
   void reverse(state& s, pdes::bitfield& bf, message& m, lp_type& l) {
     tw_lp v = view(s, l);
-    if (v.type->revent) v.type->revent(v.cur_state, &bf, m.bytes, &v);
+    if (v.type->revent) v.type->revent(v.cur_state, c_view(bf), m.bytes, &v);
   }
   void commit(state& s, pdes::bitfield& bf, message& m, lp_type& l) {
     tw_lp v = view(s, l);
-    if (v.type->commit) v.type->commit(v.cur_state, &bf, m.bytes, &v);
+    if (v.type->commit) v.type->commit(v.cur_state, c_view(bf), m.bytes, &v);
   }
   void final(state& s, lp_type& l) {
     tw_lp v = view(s, l);
@@ -219,9 +234,10 @@ struct ross_model {
   void pup(P&) {}  // the LP types are the process's own (every process ran the same main)
 };
 
-pdes::engine_options options_from_globals() {
+// The engine's options; `pes`: the PE count the LPs are defined for.
+pdes::engine_options options_from_globals(std::uint32_t pes) {
   pdes::engine_options o;
-  o.lps = g_tw_nlp;
+  o.lps = g_tw_nlp * pes;
   o.end = g_tw_ts_end;
   switch (g_tw_synchronization_protocol) {
     case 1: o.mode = pdes::synch::sequential; break;
@@ -281,6 +297,9 @@ thread_local event_scratch t_scratch;
 
 // ---- events ----
 tw_event* tw_event_new(tw_lpid dest, tw_stime offset, tw_lp* sender) {
+  if (!(offset >= 0))
+    tw_error(TW_LOC, "LP %llu: cannot send events into the past (offset %g)",
+             static_cast<unsigned long long>(sender->gid), offset);
   event_scratch& s = t_scratch;
   tw_event* e = s.free;
   if (e) {
@@ -303,6 +322,10 @@ void tw_event_send(tw_event* e) {
 }
 
 // ---- random numbers ----
+double tw_rand_unif(tw_rng_stream* g) { return pdes::unif(engine_view(g)); }
+void tw_rand_reverse_unif(tw_rng_stream* g) { pdes::reverse_unif(engine_view(g)); }
+long tw_rand_integer(tw_rng_stream* g, long low, long high) { return pdes::integer(engine_view(g), low, high); }
+double tw_rand_exponential(tw_rng_stream* g, double mean) { return pdes::exponential(engine_view(g), mean); }
 unsigned long tw_rand_ulong(tw_rng_stream* g, unsigned long low, unsigned long high) {
   const double u = tw_rand_unif(g);
   const unsigned long span_end = high == ~0ul ? high : high + 1;
@@ -350,25 +373,27 @@ void tw_init(int* argc, char*** argv) {
     if (!o) bad_option("unknown option --" + name);
     set_option(*o, name, eq == std::string::npos ? nullptr : (*argv)[i] + eq + 1);
   }
+  // As under ROSS, the model may size itself by tw_nnodes() and g_tw_mynode from here on.
+  s.layout = roam::planned_layout(*argc, *argv, s.layout_error);
 }
 
-void tw_define_lps(tw_lpid total_lps, std::size_t msg_sz) {
+void tw_define_lps(tw_lpid nlp, std::size_t msg_sz) {
   setup& s = the_setup();
-  if (total_lps == 0) tw_error(TW_LOC, "tw_define_lps: no LPs");
+  if (nlp == 0) tw_error(TW_LOC, "tw_define_lps: no LPs");
   if (msg_sz > 1024) tw_error(TW_LOC, "tw_define_lps: messages of %zu bytes; roam's ROSS API carries at most 1024", msg_sz);
-  g_tw_nlp = total_lps;
+  g_tw_nlp = nlp;
   s.msg_sz = msg_sz;
   s.defined = true;
-  s.type_of.assign(total_lps, nullptr);
+  s.type_of.assign(nlp, nullptr);
 }
 
-void tw_lp_settype(tw_lpid gid, const tw_lptype* type) {
+void tw_lp_settype(tw_lpid lp, const tw_lptype* type) {
   setup& s = the_setup();
   if (!s.defined) tw_error(TW_LOC, "tw_lp_settype before tw_define_lps");
-  if (gid >= s.type_of.size())
-    tw_error(TW_LOC, "tw_lp_settype: LP %llu of %llu (roam counts LPs in total: tw_define_lps(all LPs, ...))",
-             static_cast<unsigned long long>(gid), static_cast<unsigned long long>(s.type_of.size()));
-  s.type_of[gid] = type;
+  if (lp >= s.type_of.size())
+    tw_error(TW_LOC, "tw_lp_settype: local LP %llu of %llu (tw_define_lps defines the LPs of one PE)",
+             static_cast<unsigned long long>(lp), static_cast<unsigned long long>(s.type_of.size()));
+  s.type_of[lp] = type;
 }
 
 void tw_lp_setmapper(const tw_lptype* types, std::size_t (*mapper)(tw_lpid)) {
@@ -376,20 +401,28 @@ void tw_lp_setmapper(const tw_lptype* types, std::size_t (*mapper)(tw_lpid)) {
   the_setup().mapper = mapper;
 }
 
-void tw_run() {
+void tw_run(void) {
   setup& s = the_setup();
   if (!s.defined) tw_error(TW_LOC, "tw_run before tw_define_lps");
   if (!s.mapper) {
     for (tw_lpid g = 0; g < s.type_of.size(); ++g)
-      if (!s.type_of[g]) tw_error(TW_LOC, "LP %llu has no type (tw_lp_settype or tw_lp_setmapper)", static_cast<unsigned long long>(g));
+      if (!s.type_of[g]) tw_error(TW_LOC, "local LP %llu has no type (tw_lp_settype or tw_lp_setmapper)", static_cast<unsigned long long>(g));
   }
-  const pdes::engine_options o = options_from_globals();
-  s.running = true;  // from here on tw_nnodes() and g_tw_mynode answer (handlers only run inside)
-  s.exit_status = roam::run(s.argc, s.argv, [o](const roam::args&) -> roam::task<> {
+  (void)options_from_globals(1);  // a bad --synch is reported here, before the runtime starts
+  s.running = true;  // from here on tw_nnodes() and g_tw_mynode answer from the runtime
+  s.exit_status = roam::run(s.argc, s.argv, [](const roam::args&) -> roam::task<> {
+    const setup& su = the_setup();
+    if (su.layout && su.layout->num_pes != roam::num_pes()) {
+      std::fprintf(stderr, "%s: tw_nnodes() said %u PEs before tw_run, but the run has %u (runtime bug)\n",
+                   su.argv[0], su.layout->num_pes, roam::num_pes());
+      roam::exit(1);
+      co_return;
+    }
+    const pdes::engine_options o = options_from_globals(roam::num_pes());
     try {
       (void)pdes::resolve(o);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "%s: %s\n", the_setup().argv[0], e.what());
+      std::fprintf(stderr, "%s: %s\n", su.argv[0], e.what());
       roam::exit(2);
       co_return;
     }
@@ -400,7 +433,7 @@ void tw_run() {
   s.running = false;
 }
 
-int tw_end() { return the_setup().exit_status; }
+int tw_end(void) { return the_setup().exit_status; }
 
 void tw_error(const char* file, int line, const char* fmt, ...) {
   char text[1024];
@@ -414,18 +447,28 @@ void tw_error(const char* file, int line, const char* fmt, ...) {
   std::exit(1);
 }
 
-void tw_output(tw_lp*, const char* fmt, ...) {
+int tw_output(tw_lp*, const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  std::vprintf(fmt, ap);
+  const int n = std::vprintf(fmt, ap);
   va_end(ap);
+  return n;
 }
 
-tw_node tw_nnodes() {
-  if (!the_setup().running)
-    tw_error(TW_LOC, "tw_nnodes() before tw_run: size the model with its own options (roam places the LPs; "
-                     "docs/design/pdes.md, The ROSS API)");
-  return roam::num_pes();
+tw_node tw_nnodes(void) {
+  const setup& s = the_setup();
+  if (s.running && roam::num_pes() != 0) return roam::num_pes();
+  if (!s.layout)
+    tw_error(TW_LOC, "tw_nnodes(): %s", s.argv ? s.layout_error.c_str() : "called before tw_init");
+  return s.layout->num_pes;
 }
 
-tw_node roam_ross_mynode() { return the_setup().running ? roam::my_pe().value() : 0; }
+tw_node roam_ross_mynode(void) {
+  const setup& s = the_setup();
+  if (s.running && roam::num_pes() != 0) return roam::my_pe().value();
+  return s.layout ? s.layout->first_pe() : 0;
+}
+
+// ROSS's instrumentation: roam's tracing and the rollback check (--synch=4) serve instead.
+void st_model_settype(tw_lpid, st_model_types*) {}
+void crv_add_custom_state_checkpoint(crv_checkpointer*) {}

@@ -122,6 +122,14 @@ class transport {
 /// mpirun/srun (or ROAM_TRANSPORT=mpi), "" for a single process.
 std::string detect_transport();
 
+/// The job this process was started in, from its launcher's environment,
+/// before any transport starts: the number of processes and this one's rank
+/// ("tcp": roamrun's ROAM_TCP_NODES and ROAM_TCP_NODE; "mpi": OpenMPI's
+/// OMPI_COMM_WORLD_SIZE and OMPI_COMM_WORLD_RANK, or PMI_SIZE and PMI_RANK).
+/// False and `error` (naming the variable) when the environment does not say.
+bool job_size_from_environment(const std::string& kind, std::uint32_t& processes, std::uint32_t& rank,
+                               std::string& error);
+
 /// Creates and bootstraps the named transport on the calling (progress)
 /// thread: connects to the peers or initialises MPI. Returns nullptr and sets
 /// `error` when it cannot (the error names the transport and the cause).

@@ -133,6 +133,8 @@ class pe_state {
     when = timers_.front().first;
     return true;
   }
+  /// Timers set on this PE and not yet run (owner thread only).
+  std::size_t pending_timers() const noexcept { return timers_.size(); }
   /// Runs the earliest timer whether or not it is due (virtual time).
   void run_earliest_timer();
 

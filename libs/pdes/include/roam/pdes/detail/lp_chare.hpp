@@ -40,6 +40,8 @@ class lp_chare final : public element<lp_chare<Model>, index<1>> {
   void at_balancing_point() { this->at_sync(); }
   /// After the balancer, on the PE the chare is now on.
   void resume_from_sync() { local_manager()->reattach(*this); }
+  /// The simulation has finished (its manager has read the LPs' results).
+  void retire() { this->destroy_self(); }
   /// Moving in the middle of the run would leave its manager's events behind.
   void before_migration() {
     if (!local_manager()->balancing())

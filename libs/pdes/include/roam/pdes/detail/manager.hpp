@@ -770,6 +770,12 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     } else {
       this->contribute(stats_, custom_reducer<&merge_stats>(), done_);
     }
+    // The run is over: its LP chares go. Left alive they would take part in
+    // every later sync step of the program (their type has resume_from_sync)
+    // and hold it for ever.
+    for (lp_chare<Model>* c : chares_here_) chares_[c->this_index()].template send<&lp_chare<Model>::retire>();
+    chares_here_.clear();
+    std::fill(local_.begin(), local_.end(), nullptr);
   }
 
  public:
