@@ -243,6 +243,7 @@ struct coordinator {
   std::vector<group_summary> summaries;
   std::vector<std::pair<double, std::uint32_t>> group_results;  ///< per group: max PE load after, moves
   std::uint32_t done = 0;
+  bool step_balanced = false;  ///< a strategy ran in the active step (what load_balancing_steps counts)
   double strategy_seconds = 0;
   /// A sync step that cannot finish (stuck_sync.cpp): two rounds of counts
   /// from every PE, a second apart or more, while a sync step waits.
@@ -314,7 +315,7 @@ void on_poll(std::uint8_t kind, std::uint32_t number, bool grouped);
 void on_report(std::uint8_t kind, std::uint32_t number, pe_report r);
 void on_moves(std::uint8_t kind, std::uint32_t number, std::vector<move_order> out, std::vector<wire_identity> in);
 void on_done(std::uint8_t kind, std::uint32_t number);
-void on_finish(std::uint8_t kind, std::uint32_t number, std::vector<std::uint32_t> served);
+void on_finish(std::uint8_t kind, std::uint32_t number, std::vector<std::uint32_t> served, bool balanced);
 void on_synced_elsewhere(std::uint32_t sync_step, wire_identity who);
 /// An object here died: it no longer takes part in the step (its PE may now be complete).
 void note_died(pe_lb& p, const object_event& e);

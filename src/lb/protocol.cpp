@@ -182,7 +182,7 @@ void on_moves(std::uint8_t kind, std::uint32_t number, std::vector<move_order> o
   check_done(p);
 }
 
-void on_finish(std::uint8_t kind_byte, std::uint32_t number, std::vector<std::uint32_t> served) {
+void on_finish(std::uint8_t kind_byte, std::uint32_t number, std::vector<std::uint32_t> served, bool balanced) {
   pe_lb& p = this_pe_lb("load balancing finish");
   pe_sync& y = p.sync;
   const auto kind = static_cast<step_kind>(kind_byte);
@@ -203,7 +203,7 @@ void on_finish(std::uint8_t kind_byte, std::uint32_t number, std::vector<std::ui
   y.incoming.clear();
   y.arrived.clear();
   restart_period(p);
-  ++p.steps_done;
+  if (balanced) ++p.steps_done;
   roam::detail::report_phase(phase_kind::load_balance, 0, number);
   // The balance_now() callbacks this step serves (collected before running any: one may call balance_now).
   std::vector<std::function<void()>> callbacks;
@@ -306,6 +306,7 @@ void maybe_start(coordinator& c) {
   c.done = 0;
   // Hierarchical over several groups runs distributed (groups.cpp): no PE gathers every report.
   c.grouped = s.measuring && !s.meta && group_count(s) > 1 && listed_strategy(s, c.balancings) == "Hierarchical";
+  c.step_balanced = c.grouped;  // run_step decides otherwise (a grouped step always runs Hierarchical)
   for (std::uint32_t pe = 0; pe < s.num_pes; ++pe)
     post_control<&on_poll>(pe, 0, static_cast<std::uint8_t>(kind), number, c.grouped);
 }
@@ -359,6 +360,7 @@ void run_step(coordinator& c) {
     }
   assignment a = stay(pb);
   const strategy_info* st = choose_strategy(s, c, kind, pb);
+  c.step_balanced = st != nullptr;
   const auto t0 = std::chrono::steady_clock::now();
   if (st) {
     try {
@@ -464,7 +466,7 @@ void on_done(std::uint8_t kind, std::uint32_t number) {
   const std::vector<std::uint32_t> served = std::move(c.serving);
   c.serving.clear();
   c.active.reset();
-  for (std::uint32_t pe = 0; pe < s.num_pes; ++pe) post_control<&on_finish>(pe, 0, kind, number, served);
+  for (std::uint32_t pe = 0; pe < s.num_pes; ++pe) post_control<&on_finish>(pe, 0, kind, number, served, c.step_balanced);
   maybe_start(c);
 }
 

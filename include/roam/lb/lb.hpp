@@ -31,7 +31,9 @@ void balance_now(std::function<void()> done = {});
 /// Whether measurement and balancing are on in this run (+balancer or +MetaLB given, no +LBOff).
 bool load_balancing_enabled() noexcept;
 
-/// Balancing steps completed so far (as seen by the calling PE).
+/// Balancing steps completed so far (as seen by the calling PE): steps in
+/// which a strategy ran. Sync steps without one (no +balancer, or +MetaLB
+/// deciding that balancing would not pay) are not counted.
 std::uint32_t load_balancing_steps() noexcept;
 /// For a library whose entry methods do other objects' work (libs/pdes's
 /// manager runs its LP chares' events): counts `t` of the running entry's
