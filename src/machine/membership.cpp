@@ -3,6 +3,8 @@
 // docs/design/fault-tolerance.md has the protocol and its reasons.
 #include <roam/machine/detail/membership.hpp>
 
+#include "membership_lists.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +12,8 @@
 #include <string_view>
 
 namespace roam::detail {
+
+using namespace membership_lists;
 
 namespace {
 
@@ -19,7 +23,7 @@ constexpr std::uint32_t control_magic = 0x5446524d;  // "MRFT"
 constexpr std::size_t header_size = 16;
 
 enum control_kind : std::uint8_t {
-  suspect_kind = 1,   // u32 count, u32 physical nodes: the sender believes them failed
+  suspect_kind = 1,   // a suspicion (membership_lists.hpp): the nodes the sender believes failed, and why
   declare_kind = 2,   // u32 count, u32 physical nodes: the failed set of this epoch (also a marker)
   exchange_kind = 3,  // u32 round, then the blob
   job_end_kind = 4,   // i32 exit code: the job ended (to spares)
@@ -36,26 +40,6 @@ std::uint64_t get_u64(const std::byte* at) {
   std::uint64_t v;
   std::memcpy(&v, at, 8);
   return v;
-}
-
-std::vector<std::byte> node_list(const std::vector<std::uint32_t>& nodes) {
-  std::vector<std::byte> out(4 + 4 * nodes.size());
-  put_u32(out.data(), static_cast<std::uint32_t>(nodes.size()));
-  for (std::size_t i = 0; i < nodes.size(); ++i) put_u32(out.data() + 4 + 4 * i, nodes[i]);
-  return out;
-}
-
-bool parse_node_list(std::span<const std::byte> payload, std::uint32_t limit, std::vector<std::uint32_t>& out) {
-  if (payload.size() < 4) return false;
-  const std::uint32_t n = get_u32(payload.data());
-  if (payload.size() != 4 + std::size_t{4} * n) return false;
-  out.clear();
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const std::uint32_t node = get_u32(payload.data() + 4 + 4 * i);
-    if (node >= limit) return false;
-    out.push_back(node);
-  }
-  return true;
 }
 
 std::int64_t now_ns();
@@ -77,7 +61,8 @@ membership_transport::membership_transport(std::unique_ptr<transport> physical, 
       my_logical_(me_),
       dead_(total_, 0),
       suspected_(total_, 0),
-      marker_(total_, 0) {
+      marker_(total_, 0),
+      reasons_(total_) {
   // Until the first resume() the view is the physical one (bootstrap: every
   // process, spares included, takes part in the all-gathers).
   for (std::uint32_t p = 0; p < total_; ++p) {
@@ -204,6 +189,7 @@ void membership_transport::send_control(std::uint32_t dst, std::uint8_t kind, st
 void membership_transport::suspect(std::uint32_t node, const std::string& why) {
   if (node >= total_ || node == me_ || dead_[node] || suspected_[node]) return;
   suspected_[node] = 1;
+  reasons_[node] = why;
   if (detected_ns_ == 0) detected_ns_ = now_ns();
   notes_.push_back(why);
   send_suspicions();
@@ -220,7 +206,7 @@ void membership_transport::send_suspicions() {
     dead.insert(dead.end(), mine.begin(), mine.end());
     adopt(epoch_ + 1, dead);
   } else {
-    send_control(c, suspect_kind, node_list(mine));
+    send_control(c, suspect_kind, suspicion_list(mine, reasons_));
   }
 }
 
@@ -277,15 +263,20 @@ void membership_transport::on_control(std::uint32_t src, std::span<const std::by
   const auto payload = frame.subspan(header_size);
   std::vector<std::uint32_t> nodes;
   switch (kind) {
-    case suspect_kind:
-      if (!parse_node_list(payload, total_, nodes)) break;
-      for (std::uint32_t p : nodes)
+    case suspect_kind: {
+      std::vector<std::string> reasons;
+      if (!parse_suspicions(payload, total_, nodes, reasons)) break;
+      for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const std::uint32_t p = nodes[i];
         if (!dead_[p] && p != me_ && !suspected_[p]) {
           suspected_[p] = 1;
-          notes_.push_back("process " + std::to_string(p) + ": reported by process " + std::to_string(src));
+          reasons_[p] = reasons[i].empty() ? "process " + std::to_string(p) + ": no reason given" : reasons[i];
+          notes_.push_back(reasons_[p] + " (reported by process " + std::to_string(src) + ")");
         }
+      }
       send_suspicions();
       return;
+    }
     case declare_kind:
       if (!parse_node_list(payload, total_, nodes)) break;
       marker_[src] = std::max(marker_[src], epoch);

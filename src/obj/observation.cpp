@@ -105,6 +105,19 @@ void resume_observed(const object_identity& who, const void* obj, task_roots& ro
 }
 
 namespace {
+// What a message carries, however it holds it: the envelope plus its
+// payload's serialized size, so that a roam::buffer or std::vector argument
+// counts its contents, not the few bytes of its handle (a typed payload's
+// payload_bytes is sizeof the arguments). A sizing pass only: no copy.
+std::uint64_t carried_bytes(const message* m) noexcept {
+  if (m->payload == payload_kind::packed || !m->ops || !m->ops->packed_size) return sizeof(message) + m->payload_bytes;
+  try {
+    return sizeof(message) + m->ops->packed_size(m, nullptr);
+  } catch (...) {  // a payload that cannot be serialized (local only): what it holds in memory
+    return sizeof(message) + m->payload_bytes;
+  }
+}
+
 // Per PE (one PE per thread): the number the next send observed here carries.
 constinit thread_local std::uint32_t t_next_flow = 0;
 }  // namespace
@@ -117,7 +130,7 @@ void note_sent(message* m, std::uint32_t dst, bool to_node) noexcept {
   message_event e{.pe = tls_pe ? tls_pe->id() : 0,
                   .peer = dst,
                   .to_node = to_node,
-                  .bytes = sizeof(message) + m->payload_bytes,
+                  .bytes = carried_bytes(m),
                   .entry = m->ops ? m->ops->id : 0,
                   .flow = flow,
                   .ticks = needs & need_send_times ? clock_ticks() : 0,
@@ -139,7 +152,7 @@ void note_received(message* m) noexcept {
   const message_event e{.pe = tls_pe->id(),
                         .peer = m->src_pe,
                         .to_node = m->target == target_kind::nodegroup,
-                        .bytes = sizeof(message) + m->payload_bytes,
+                        .bytes = carried_bytes(m),
                         .entry = m->ops ? m->ops->id : 0,
                         .flow = (m->flags & work_flow_mask) >> work_flow_shift,
                         .ticks = ticks,

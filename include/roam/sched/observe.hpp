@@ -60,7 +60,9 @@ struct message_event {
   std::uint32_t pe = 0;             ///< the PE sending, or receiving
   std::uint32_t peer = 0;           ///< sent: the destination PE (or node); received: the source PE
   bool to_node = false;             ///< sent to a node's queue (nodegroups): `peer` is the node, or ~0u for all
-  std::uint64_t bytes = 0;          ///< envelope plus payload as held in memory (packed size once packed)
+  /// Envelope plus the payload's serialized size: what the message carries, however it holds it
+  /// (a roam::buffer or std::vector argument counts its contents).
+  std::uint64_t bytes = 0;
   std::uint64_t entry = 0;          ///< the entry's stable id
   /// Links a send to its receipt: numbered per sending PE (20 bits, wrapping), carried by the message
   /// (and by each copy a broadcast or multicast tree makes, each copy being a send of its own).

@@ -160,6 +160,7 @@ class membership_transport final : public transport {
   std::vector<std::uint64_t> marker_;     // [physical]: the newest epoch it stopped for
   std::vector<std::uint32_t> failed_order_;
   std::vector<std::string> notes_;
+  std::vector<std::string> reasons_;  ///< per physical node: why it is suspected (travels with the suspicion)
   std::size_t failed_since_resume_ = 0;  // index into failed_order_
   std::int64_t detected_ns_ = 0;
   bool recovering_ = false;

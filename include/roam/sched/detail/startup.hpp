@@ -66,7 +66,10 @@ struct recovery_record {
   std::uint64_t epoch = 0;               ///< 0: this run never recovered
   std::int64_t detected_ns = 0;          ///< when this process first learned of the failure
   std::int64_t installed_ns = 0;         ///< when the checkpoint was whole here again
-  std::string failed;                    ///< "process 1 (node 1, PEs 1-1): why", one per failure
+  /// "node 2 (PE 2) failed: <note>; <note>": the failed nodes (their PEs),
+  /// then each failure note this process holds: the detecting process's
+  /// reason, "... (reported by process K)" when process K detected it.
+  std::string failed;
   std::uint32_t processes_before = 0;    ///< logical processes before and after
   std::uint32_t processes_after = 0;
 };
