@@ -15,6 +15,8 @@ bool env_set(const char* name) {
   return v != nullptr && *v != '\0';
 }
 
+}  // namespace
+
 // Messages between processes allocate and free large buffers all the time:
 // a std::vector argument is copied into the message and unpacked into a new
 // vector on every delivery. glibc serves blocks above its mmap threshold
@@ -23,6 +25,10 @@ bool env_set(const char* name) {
 // every use: 10 % of the time of a 1 MiB std::vector ping-pong, 2.3x its
 // one-way time overall (docs/perf.md, 2026-11-22). Keeping them in the heap
 // makes them reuse mapped memory, as MPI libraries' own start-up tuning does.
+// Between the PEs of one process the same holds (a marshalled std::vector is
+// allocated by the sender's thread and freed by the receiver's): a 1 MiB
+// cross-PE ping-pong page-faulted 34,888 times untuned, 2,469 tuned, and ran
+// 3-5 % faster, quiet or with a competing process (docs/perf.md, 2026-11-28).
 // The user's own MALLOC_* / GLIBC_TUNABLES settings win; ROAM_MALLOC_TUNING=0
 // turns this off. (roam::buffer memory and large message blocks do not
 // depend on it: they come from the block cache, byte_block.hpp.)
@@ -34,7 +40,6 @@ void tune_malloc_for_messages() noexcept {
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
 }
-}  // namespace
 
 std::string detect_transport() {
   if (const char* t = std::getenv("ROAM_TRANSPORT"); t && *t) return t;

@@ -654,6 +654,7 @@ int run_main(int& argc, char** argv, unique_function<void(const roam::args&)> ma
     return 2;
   }
   if (opts.pes == 0) opts.pes = opts.ppn ? opts.ppn : static_cast<std::uint32_t>(available_cores());
+  tune_malloc_for_messages();  // (the transports do it for multi-process runs)
   runtime_state rt(opts, node_layout{0, 1, opts.pes}, nullptr);
   if (!install_runtime(rt)) return 1;
   int code = opts.deterministic ? run_pes_deterministic(rt, main, program_args) : run_pes(rt, main, program_args);

@@ -117,6 +117,11 @@ class transport {
   virtual void tell_launcher(std::string_view /*line*/) {}
 };
 
+/// Keeps large freed blocks in glibc's heap instead of unmapping them (the
+/// user's MALLOC_* / GLIBC_TUNABLES settings win; ROAM_MALLOC_TUNING=0 turns
+/// it off). Called at start-up, by every kind of run.
+void tune_malloc_for_messages() noexcept;
+
 /// Which transport this process was started under, from its environment:
 /// "tcp" when started by roamrun (ROAM_TRANSPORT=tcp), "mpi" when started by
 /// mpirun/srun (or ROAM_TRANSPORT=mpi), "" for a single process.
