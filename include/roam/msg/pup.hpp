@@ -252,9 +252,11 @@ class pup_er {
     if constexpr (detail::is_bool_like_v<T>) {
       // A bool object holding anything but 0 or 1 is undefined behaviour, so
       // other bytes are corruption rather than "true". The target is not read
-      // when unpacking: it may be uninitialized.
+      // when unpacking (it may be uninitialized), and written only then:
+      // sizing and packing only read, so several PEs may size one shared
+      // payload at once (observers count what a message carries).
       const bool b = bool_(mode_ != mode::unpacking && static_cast<bool>(v), what, {});
-      v = static_cast<T>(b);
+      if (mode_ == mode::unpacking) v = static_cast<T>(b);
     } else {
       raw_(std::addressof(v), sizeof(T), what, {});
     }
