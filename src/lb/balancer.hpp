@@ -293,7 +293,7 @@ class load_meter final : public runtime_observer, public lifecycle_observer {
  public:
   explicit load_meter(lb_state& s) : s_(s) {}
   std::uint32_t needs() const noexcept override {
-    return need_begin_times | need_end_times | (s_.comm ? need_begin_calls | need_targets : 0u) |
+    return need_begin_times | need_end_times | (s_.comm ? need_begin_calls | need_targets | need_message_bytes : 0u) |
            (s_.cpu_time ? need_begin_calls : 0u);
   }
   void entry_begin(const entry_event& e) noexcept override;

@@ -233,9 +233,12 @@ void note_leaving(pe_lb& p, const object_event& e) {
 void note_died(pe_lb& p, const object_event& e) {
   // Its address may be reused by the next object born here.
   p.sync.synced.erase(e.obj);
-  // Perhaps it was the last one this PE waited for: look again once the
-  // destruction is over (not from inside it).
-  roam::detail::post_control_uncounted<&on_membership_recheck>(p.pe);
+  // Perhaps it was the last one this PE waited for (it was asked for its
+  // report and has not sent it): look again once the destruction is over
+  // (not from inside it).
+  const pe_sync& y = p.sync;
+  if (y.polled && *y.polled == y.sync_step && !y.reported)
+    roam::detail::post_control_uncounted<&on_membership_recheck>(p.pe);
 }
 
 void on_membership_recheck() { try_report_sync(this_pe_lb("load balancing")); }

@@ -42,8 +42,6 @@ coordinator* coordinator_here() {
 
 bool sync_step_running(const coordinator& c) { return c.active && c.active->first == step_kind::sync; }
 
-void schedule_probe(coordinator& c);
-
 void start_round(coordinator& c, std::uint32_t round) {
   coordinator::sync_probe& p = c.probe;
   p.round = round;

@@ -108,9 +108,12 @@ namespace {
 // What a message carries, however it holds it: the envelope plus its
 // payload's serialized size, so that a roam::buffer or std::vector argument
 // counts its contents, not the few bytes of its handle (a typed payload's
-// payload_bytes is sizeof the arguments). A sizing pass only: no copy.
-std::uint64_t carried_bytes(const message* m) noexcept {
-  if (m->payload == payload_kind::packed || !m->ops || !m->ops->packed_size) return sizeof(message) + m->payload_bytes;
+// payload_bytes is sizeof the arguments). A sizing pass only: no copy, and
+// only when an observer asks (need_message_bytes: the trace, a
+// communication-aware balancer), not for every balanced run's messages.
+std::uint64_t carried_bytes(const message* m, std::uint32_t needs) noexcept {
+  if (!(needs & need_message_bytes) || m->payload == payload_kind::packed || !m->ops || !m->ops->packed_size)
+    return sizeof(message) + m->payload_bytes;
   try {
     return sizeof(message) + m->ops->packed_size(m, nullptr);
   } catch (...) {  // a payload that cannot be serialized (local only): what it holds in memory
@@ -130,7 +133,7 @@ void note_sent(message* m, std::uint32_t dst, bool to_node) noexcept {
   message_event e{.pe = tls_pe ? tls_pe->id() : 0,
                   .peer = dst,
                   .to_node = to_node,
-                  .bytes = carried_bytes(m),
+                  .bytes = carried_bytes(m, needs),
                   .entry = m->ops ? m->ops->id : 0,
                   .flow = flow,
                   .ticks = needs & need_send_times ? clock_ticks() : 0,
@@ -145,14 +148,15 @@ void note_received(message* m) noexcept {
   if (m->flags & work_received) return;  // parked and delivered again: received once
   m->flags |= work_received;
   std::uint64_t ticks = 0;
-  if (observer_needs_now() & need_begin_times) {
+  const std::uint32_t needs = observer_needs_now();
+  if (needs & need_begin_times) {
     ticks = t_receipt_ticks = clock_ticks();
     t_receipt_message = m;
   }
   const message_event e{.pe = tls_pe->id(),
                         .peer = m->src_pe,
                         .to_node = m->target == target_kind::nodegroup,
-                        .bytes = carried_bytes(m),
+                        .bytes = carried_bytes(m, needs),
                         .entry = m->ops ? m->ops->id : 0,
                         .flow = (m->flags & work_flow_mask) >> work_flow_shift,
                         .ticks = ticks,

@@ -60,8 +60,7 @@ struct message_event {
   std::uint32_t pe = 0;             ///< the PE sending, or receiving
   std::uint32_t peer = 0;           ///< sent: the destination PE (or node); received: the source PE
   bool to_node = false;             ///< sent to a node's queue (nodegroups): `peer` is the node, or ~0u for all
-  /// Envelope plus the payload's serialized size: what the message carries, however it holds it
-  /// (a roam::buffer or std::vector argument counts its contents).
+  /// Envelope plus the payload's serialized size (need_message_bytes; else as held in memory).
   std::uint64_t bytes = 0;
   std::uint64_t entry = 0;          ///< the entry's stable id
   /// Links a send to its receipt: numbered per sending PE (20 bits, wrapping), carried by the message
@@ -111,7 +110,12 @@ enum observer_needs : std::uint32_t {
   need_begin_calls = 1u << 4,
   /// Sends are numbered (message_event::flow), linking each receipt to its send. Else flow is 0.
   need_flows = 1u << 5,
-  need_everything = need_begin_times | need_end_times | need_send_times | need_identity | need_begin_calls | need_flows,
+  /// message_event::bytes is what the message carries, however it holds it (a sizing pass of the
+  /// entry's pup per send and receipt). Else it is the envelope plus the payload as held in memory:
+  /// a roam::buffer or std::vector argument counts its handle, not its contents.
+  need_message_bytes = 1u << 7,
+  need_everything = need_begin_times | need_end_times | need_send_times | need_identity | need_begin_calls | need_flows |
+                    need_message_bytes,
   /// message_sent names the object addressed (message_event::to). Not part of need_everything: only a
   /// load balancer building the communication graph wants it.
   need_targets = 1u << 6,

@@ -3,7 +3,8 @@
 // the arguments hold it (issue #35: LeanMD's kilobyte multicasts of
 // roam::buffer payloads were all counted under 256 B). A std::vector and a
 // roam::bytes of known sizes, sent within a PE and across PEs, are counted
-// with their contents, at the send and at the receipt.
+// with their contents, at the send and at the receipt, for an observer that
+// declares need_message_bytes (the sizing pass costs nothing otherwise).
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -27,7 +28,7 @@ struct sizes : roam::runtime_observer {
   std::atomic<std::uint64_t> largest_sent{0}, largest_received{0};
   std::atomic<long> at_least_vector_sent{0}, at_least_buffer_sent{0}, at_least_vector_received{0},
       at_least_buffer_received{0};
-  std::uint32_t needs() const noexcept override { return 0; }
+  std::uint32_t needs() const noexcept override { return roam::need_message_bytes; }
   static void keep_max(std::atomic<std::uint64_t>& a, std::uint64_t v) {
     for (std::uint64_t c = a.load(); v > c && !a.compare_exchange_weak(c, v);) {
     }
