@@ -34,11 +34,12 @@ struct settings {
   double interval = 1000;
   double end = pdes::infinite_time;  // run until every message is delivered
   pdes::synch synch = pdes::synch::sequential;
-  std::uint32_t batch = 16;
+  std::uint32_t batch = 64;
+  bool adaptive_batch = true;
   std::uint32_t gvt_interval = 16;
   std::uint64_t lps_per_chare = 0;  // 0: one group per chare
   double max_optimism = pdes::infinite_time;
-  bool auto_optimism = false;
+  bool auto_optimism = true;
   bool check_gvt = false;
 };
 
@@ -65,10 +66,11 @@ constexpr roam_apps::usage_text usage{
     "  --interval NS         mean time between a process's messages, ns (default 1000)\n"
     "  --end NS              simulated time to stop at, ns (default inf: when every message is delivered)\n"
     "  --synch KIND          sequential, conservative, optimistic or optimistic-check (default sequential)\n"
-    "  --batch N             events per scheduling slice (default 16)\n"
+    "  --batch N             events per scheduling slice, fixed (default: 16-64 by the rollbacks)\n"
     "  --gvt-interval N      batches between GVT rounds (default 16)\n"
     "  --lps-per-chare N     LPs per migratable chare (default: one group per chare)\n"
-    "  --max-optimism NS|auto  optimistic: run only events below GVT + NS (default inf)\n"
+    "  --max-optimism NS|auto|none  optimistic: run only events below GVT + NS; auto (default): a window\n"
+    "                        each PE adapts to its rollbacks; none: unbounded\n"
     "  --check-gvt           fail if anything arrives below GVT\n"
     "  -h, --help            this text\n"
     "Exit status: 0 when the run completes, 1 when it fails (a check, a runtime error), 2 on bad arguments.\n",
@@ -93,12 +95,16 @@ void parse(const roam::args& a, settings& s) {
     else if (k == "--synch") {
       if (!pdes::parse_synch(value(), s.synch))
         throw std::invalid_argument("--synch " + a[i] + ": use sequential, conservative, optimistic or optimistic-check");
-    } else if (k == "--batch") s.batch = static_cast<std::uint32_t>(whole(k, value(), 1, u32));
+    } else if (k == "--batch") {
+      s.batch = static_cast<std::uint32_t>(whole(k, value(), 1, u32));
+      s.adaptive_batch = false;
+    }
     else if (k == "--gvt-interval") s.gvt_interval = static_cast<std::uint32_t>(whole(k, value(), 1, u32));
     else if (k == "--lps-per-chare") s.lps_per_chare = whole(k, value(), 1, std::numeric_limits<std::uint64_t>::max());
     else if (k == "--max-optimism") {
       const std::string& v = value();
-      if (v == "auto") s.auto_optimism = true;
+      s.auto_optimism = v == "auto";
+      if (v == "none" || v == "auto") s.max_optimism = pdes::infinite_time;
       else s.max_optimism = positive(k, v, true);
     }
     else if (k == "--check-gvt") s.check_gvt = true;
@@ -129,6 +135,7 @@ pdes::engine_options make_options(const settings& s, const dragonfly::model& m) 
   o.mode = s.synch;
   o.lookahead = m.d.lookahead();
   o.batch = s.batch;
+  o.adaptive_batch = s.adaptive_batch;
   o.gvt_interval = s.gvt_interval;
   o.lps_per_chare = s.lps_per_chare ? s.lps_per_chare : m.topo.lps_per_group();
   o.max_optimism = s.max_optimism;

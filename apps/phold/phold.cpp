@@ -28,12 +28,13 @@ struct settings {
   double mean = 1.0;
   double end = 100000;
   pdes::synch synch = pdes::synch::sequential;
-  std::uint32_t batch = 16;
+  std::uint32_t batch = 64;
+  bool adaptive_batch = true;
   std::uint32_t gvt_interval = 16;
   std::uint64_t lps_per_chare = 0;
   double max_optimism = pdes::infinite_time;
-  bool auto_optimism = false;
-  double auto_factor = 1.0;
+  bool auto_optimism = true;
+  double target_efficiency = 0.98;
   bool check_gvt = false;
   bool wrong_reverse = false;
   std::uint32_t balance_every = 0;
@@ -58,11 +59,12 @@ constexpr roam_apps::usage_text usage{
     "                        part is negative and the run ends at the first event sent into the past\n"
     "  --end T               simulated time to stop at (default 100000)\n"
     "  --synch KIND          sequential, conservative, optimistic or optimistic-check (default sequential)\n"
-    "  --batch N             events per scheduling slice (default 16)\n"
+    "  --batch N             events per scheduling slice, fixed (default: 16-64 by the rollbacks)\n"
     "  --gvt-interval N      PE 0's batches between GVT rounds (default 16)\n"
     "  --lps-per-chare N     LPs per LP chare (default: about 4 chares per PE)\n"
-    "  --max-optimism T|auto optimistic: run only events below GVT + T; auto: a window that follows GVT\n"
-    "  --auto-optimism-factor F  the auto window's factor (default 1)\n"
+    "  --max-optimism T|auto|none  optimistic: run only events below GVT + T; auto (default): a window\n"
+    "                        each PE adapts to its rollbacks; none: unbounded\n"
+    "  --target-efficiency E the auto window's aim: at most 1 - E of the events undone (default 0.98)\n"
     "  --check-gvt           fail if anything arrives below GVT\n"
     "  --wrong-reverse       a deliberately broken reverse handler (the rollback check's test)\n"
     "  --balance-every N     GVT rounds between load balancing steps (with +balancer NAME)\n"
@@ -90,14 +92,21 @@ void parse(const roam::args& a, settings& s) {
     else if (k == "--synch") {
       if (!pdes::parse_synch(value(), s.synch))
         throw std::invalid_argument("--synch " + a[i] + ": use sequential, conservative, optimistic or optimistic-check");
-    } else if (k == "--batch") s.batch = static_cast<std::uint32_t>(whole(k, value(), 0, u32));
+    } else if (k == "--batch") {
+      s.batch = static_cast<std::uint32_t>(whole(k, value(), 0, u32));
+      s.adaptive_batch = false;
+    }
     else if (k == "--gvt-interval") s.gvt_interval = static_cast<std::uint32_t>(whole(k, value(), 0, u32));
     else if (k == "--lps-per-chare") s.lps_per_chare = whole(k, value(), 0, u64);
     else if (k == "--max-optimism") {
       const std::string& v = value();
-      if (v == "auto") s.auto_optimism = true;
+      s.auto_optimism = v == "auto";
+      if (v == "none" || v == "auto") s.max_optimism = pdes::infinite_time;
       else s.max_optimism = number(k, v, true);
-    } else if (k == "--auto-optimism-factor") s.auto_factor = number(k, value());
+    } else if (k == "--target-efficiency") {
+      s.target_efficiency = number(k, value(), true);
+      if (!(s.target_efficiency < 1)) throw std::invalid_argument("--target-efficiency must lie between 0 and 1");
+    }
     else if (k == "--check-gvt") s.check_gvt = true;
     else if (k == "--balance-every") s.balance_every = static_cast<std::uint32_t>(whole(k, value(), 0, u32));
     else if (k == "--checkpoint-every") s.checkpoint_every = static_cast<std::uint32_t>(whole(k, value(), 0, u32));
@@ -128,11 +137,12 @@ pdes::engine_options make_options(const settings& s) {
   o.mode = s.synch;
   o.lookahead = s.lookahead;
   o.batch = s.batch;
+  o.adaptive_batch = s.adaptive_batch;
   o.gvt_interval = s.gvt_interval;
   o.lps_per_chare = s.lps_per_chare;
   o.max_optimism = s.max_optimism;
   o.auto_optimism = s.auto_optimism;
-  o.auto_optimism_factor = s.auto_factor;
+  o.target_efficiency = s.target_efficiency;
   o.check_gvt = s.check_gvt;
   o.balance_every = s.balance_every;
   o.checkpoint_every = s.checkpoint_every;

@@ -40,14 +40,18 @@ struct engine_options {
   synch mode = synch::optimistic;
   lp_id lps_per_chare = 0;     ///< LPs grouped into one migratable chare (0: about 4 chares per PE)
   sim_time lookahead = 0;      ///< conservative: the least send offset (every send is checked)
-  sim_time max_optimism = infinite_time;  ///< optimistic: events only below GVT + this
-  /// Optimistic, no max_optimism: a window of `auto_optimism_factor` x the
-  /// recent GVT advance per round, never shrinking while it holds a PE back
-  /// (fewer rollbacks: PHOLD >= 98 % efficient in one process, at a rate up
-  /// to ~10 % lower; docs/design/pdes.md).
-  bool auto_optimism = false;
-  double auto_optimism_factor = 1.0;
-  std::uint32_t batch = 16;          ///< events per scheduling slice (then messages are let in)
+  sim_time max_optimism = infinite_time;  ///< optimistic: events only below GVT + this (a fixed window)
+  /// Optimistic, no max_optimism: each PE bounds how far beyond GVT it runs
+  /// by its own rollbacks, a window that shrinks while more than
+  /// 1 - target_efficiency of its events are undone and grows back while
+  /// far fewer are (docs/design/pdes.md, "Optimism"). Off: unbounded.
+  bool auto_optimism = true;
+  double target_efficiency = 0.98;
+  std::uint32_t batch = 64;          ///< events per scheduling slice (then messages are let in); with adaptive_batch the most
+  /// Optimistic: the slice follows the rollbacks, from batch / 4 (a quarter
+  /// of the latency for the other PEs' messages) up to batch (a quarter of
+  /// the scheduling and message overhead per event). Off: always `batch`.
+  bool adaptive_batch = true;
   std::uint32_t gvt_interval = 16;   ///< PE 0's batches between GVT rounds
   std::uint64_t max_uncommitted = std::uint64_t{1} << 20;  ///< processed, uncommitted events a PE holds before it waits for GVT
   bool check_gvt = false;      ///< fail if anything arrives below GVT or GVT goes back
@@ -67,7 +71,7 @@ struct engine_options {
 
   template <class P>
   void pup(P& p) {
-    p | lps | end | mode | lps_per_chare | lookahead | max_optimism | auto_optimism | auto_optimism_factor | batch |
+    p | lps | end | mode | lps_per_chare | lookahead | max_optimism | auto_optimism | target_efficiency | batch | adaptive_batch |
         gvt_interval | max_uncommitted | check_gvt | balance_every | checkpoint_every | checkpoint_dir;
   }
 };

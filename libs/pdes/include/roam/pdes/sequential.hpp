@@ -3,11 +3,11 @@
 /// committed as soon as it ran. It is the reference the parallel schedulers
 /// (simulation.hpp) must match event for event, and the baseline of the
 /// speed-ups. Models: model.hpp.
-#include <queue>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <roam/pdes/detail/event.hpp>
 #include <roam/pdes/model.hpp>
 
 namespace roam::pdes {
@@ -28,13 +28,13 @@ class sequential_engine final : detail::event_sink<Model> {
       for (lp_id g = 0; g < lps_.size(); ++g) model_.pre_run(states_[g], lps_[g]);
     }
     while (!pending_.empty()) {
-      pending_event e = pending_.top();
-      pending_.pop();
-      auto& to = lps_[e.dest];
-      detail::lp_access::set_now(to, e.key.ts, e.key.depth);
+      event_type* e = pending_.pop();
+      auto& to = lps_[e->dest];
+      detail::lp_access::set_now(to, e->key.ts, e->key.depth);
       bitfield bf{};
-      model_.event(states_[e.dest], bf, e.message, to);
-      model_.commit(states_[e.dest], bf, e.message, to);
+      model_.event(states_[e->dest], bf, e->message, to);
+      model_.commit(states_[e->dest], bf, e->message, to);
+      pool_.release(e);
       ++stats_.committed;
       ++stats_.processed;
     }
@@ -53,12 +53,7 @@ class sequential_engine final : detail::event_sink<Model> {
   const typename Model::state& state(lp_id g) const { return states_.at(g); }
 
  private:
-  struct pending_event {
-    event_key key;
-    lp_id dest;
-    typename Model::message message;
-    friend bool operator<(const pending_event& a, const pending_event& b) noexcept { return b.key < a.key; }
-  };
+  using event_type = detail::event<typename Model::message>;
 
   void send(lp<Model>& from, lp_id dest, sim_time offset, const typename Model::message& m) override {
     if (dest >= lps_.size())
@@ -72,14 +67,21 @@ class sequential_engine final : detail::event_sink<Model> {
       ++stats_.past_end;
       return;
     }
-    pending_.push({detail::lp_access::next_key(from, ts), dest, m});
+    event_type* e = pool_.make();
+    e->key = detail::lp_access::next_key(from, ts);
+    e->dest = dest;
+    e->message = m;
+    pending_.push(e);
   }
 
   Model model_;
   sim_time end_;
   std::vector<lp<Model>> lps_;
   std::vector<typename Model::state> states_;
-  std::priority_queue<pending_event> pending_;
+  // The parallel engine's pool and heap: the same per-event costs, so that
+  // speed-ups over this engine measure parallelism, not data structures.
+  detail::event_pool<typename Model::message> pool_;
+  detail::pending_heap<typename Model::message> pending_;
   run_stats stats_;
 };
 

@@ -33,6 +33,8 @@ inline engine_options resolve(engine_options o) {
   if (o.mode == synch::conservative && !(o.lookahead > 0))
     throw std::invalid_argument("roam::pdes: the conservative scheduler needs a lookahead above 0");
   if (!(o.max_optimism > 0)) throw std::invalid_argument("roam::pdes: the optimism window must be above 0");
+  if (!(o.target_efficiency > 0 && o.target_efficiency < 1))
+    throw std::invalid_argument("roam::pdes: the target efficiency must lie between 0 and 1 (exclusive)");
   if (o.checkpoint_every != 0 && o.mode == synch::sequential)
     throw std::invalid_argument("roam::pdes: the sequential scheduler takes no checkpoints (use a parallel one)");
   if (o.checkpoint_every != 0 && o.checkpoint_dir.empty())

@@ -2,6 +2,7 @@
 /// The parallel engine's events, their per-PE pool, the pending heap and the
 /// per-LP record of processed events (docs/design/pdes.md, "Events").
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -25,8 +26,9 @@ template <class Message>
 struct event {
   event_key key;
   lp_id dest = 0;
-  event* first_child = nullptr;
-  event* next_sibling = nullptr;  ///< in the parent's child list; the free list's link while free
+  event* first_child = nullptr;  ///< events it sent to LPs of this PE
+  event* first_stub = nullptr;   ///< stubs of the events it sent to other PEs
+  event* next_sibling = nullptr;  ///< in the parent's child or stub list; the free list's link while free
   bitfield bf{};
   event_status status = event_status::pending;
   std::uint32_t past_end = 0;  ///< sends it dropped at or beyond the end time (counted when it commits)
@@ -50,7 +52,13 @@ class event_pool {
     event_type* e = free_;
     free_ = e->next_sibling;
     ++live_;
-    *e = event_type{};
+    // Field by field: assigning a whole fresh event wrote its message twice.
+    e->first_child = nullptr;
+    e->first_stub = nullptr;
+    e->next_sibling = nullptr;
+    e->bf = {};
+    e->status = event_status::pending;
+    e->past_end = 0;
     return e;
   }
   void release(event_type* e) noexcept {
@@ -89,17 +97,21 @@ template <class Message>
 class pending_heap {
  public:
   using event_type = event<Message>;
+  /// A timestamp's bits compare as unsigned integers in the timestamps'
+  /// order (they are never negative; -0 is stored as +0), which compilers
+  /// turn into conditional moves more readily than double comparisons.
   struct entry {
-    sim_time ts;
+    std::uint64_t ts_bits;
     event_type* e;
   };
   bool empty() const noexcept { return h_.empty(); }
   std::size_t size() const noexcept { return h_.size(); }
   const entry& top() const noexcept { return h_.front(); }
+  sim_time top_time() const noexcept { return std::bit_cast<sim_time>(h_.front().ts_bits); }
   void push(event_type* e) {
     e->arrival = arrivals_++;
     std::size_t i = h_.size();
-    h_.push_back({e->key.ts, e});
+    h_.push_back({std::bit_cast<std::uint64_t>(e->key.ts + 0.0), e});
     const entry moving = h_[i];
     while (i > 0) {
       const std::size_t parent = (i - 1) / 4;
@@ -109,33 +121,70 @@ class pending_heap {
     }
     h_[i] = moving;
   }
+  /// Floyd's pop: the hole left by the top goes down to a leaf along the
+  /// least children (chosen without branches when timestamps differ: the
+  /// comparisons of a pop are unpredictable, and mispredicted branches were
+  /// most of its cost), then the last entry rises from there (usually not at
+  /// all: it came from the bottom).
   event_type* pop() {
     event_type* top_event = h_.front().e;
     const entry moving = h_.back();
     h_.pop_back();
     const std::size_t n = h_.size();
     if (n == 0) return top_event;
+    entry* h = h_.data();
     std::size_t i = 0;
     for (;;) {
       const std::size_t first = 4 * i + 1;
-      if (first >= n) break;
-      std::size_t best = first;
-      const std::size_t last = first + 4 < n ? first + 4 : n;
-      for (std::size_t c = first + 1; c < last; ++c)
-        if (before(h_[c], h_[best])) best = c;
-      if (!before(h_[best], moving)) break;
-      h_[i] = h_[best];
+      std::size_t best;
+      if (first + 4 <= n) {
+        best = first + least_of_four(h + first);
+      } else if (first < n) {
+        best = first;
+        for (std::size_t c = first + 1; c < n; ++c)
+          if (before(h[c], h[best])) best = c;
+      } else {
+        break;
+      }
+      h[i] = h[best];
       i = best;
     }
-    h_[i] = moving;
+    while (i > 0) {
+      const std::size_t parent = (i - 1) / 4;
+      if (!before(moving, h[parent])) break;
+      h[i] = h[parent];
+      i = parent;
+    }
+    h[i] = moving;
+    // The next event's line loads while this one runs (its status is read
+    // first thing by the caller's next pop).
+    __builtin_prefetch(h[0].e);
     return top_event;
   }
   /// Every entry (for migration and the end of a run).
   std::vector<entry>& entries() noexcept { return h_; }
 
  private:
+  /// Which of four siblings comes first: by timestamp with conditional
+  /// moves; only when the least timestamp occurs twice are the keys read.
+  static std::size_t least_of_four(const entry* c) noexcept {
+    const std::uint64_t t0 = c[0].ts_bits, t1 = c[1].ts_bits, t2 = c[2].ts_bits, t3 = c[3].ts_bits;
+    const std::size_t a = t1 < t0 ? 1 : 0;
+    const std::uint64_t ta = t1 < t0 ? t1 : t0;
+    const std::size_t b = t3 < t2 ? 3 : 2;
+    const std::uint64_t tb = t3 < t2 ? t3 : t2;
+    const std::size_t m = tb < ta ? b : a;
+    const std::uint64_t tm = tb < ta ? tb : ta;
+    const int equal = int(t0 == tm) + int(t1 == tm) + int(t2 == tm) + int(t3 == tm);
+    if (equal == 1) [[likely]]
+      return m;
+    std::size_t best = 0;
+    for (std::size_t k = 1; k < 4; ++k)
+      if (before(c[k], c[best])) best = k;
+    return best;
+  }
   static bool before(const entry& a, const entry& b) noexcept {
-    if (a.ts != b.ts) return a.ts < b.ts;
+    if (a.ts_bits != b.ts_bits) return a.ts_bits < b.ts_bits;
     if (a.e->key < b.e->key) return true;
     if (b.e->key < a.e->key) return false;
     return a.e->arrival < b.e->arrival;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <optional>
 #include <string>
@@ -33,6 +34,11 @@ struct lp_record {
   lp<Model> ctx;
   typename Model::state state{};
   pointer_ring<event<typename Model::message>> processed;  ///< oldest first, keys ascending
+  /// The key of processed.back(), below every key when nothing is processed:
+  /// an arriving event is a straggler when it orders before it (read on every
+  /// send and receive; the ring's back is a cache miss away).
+  event_key last_key = lowest_key();
+  static constexpr event_key lowest_key() noexcept { return {-infinite_time, 0, 0, 0}; }
   std::vector<event_key> cancelled;  ///< anti-messages for events still pending here (matched as they come out)
   std::uint32_t slot = 0;            ///< its chare's place in the manager's list (to charge event time)
   std::uint64_t committed = 0;       ///< its events committed (travels with it: exact across restarts)
@@ -79,6 +85,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     me_ = my_pe().value();
     local_.assign(o_.lps, nullptr);
     out_.resize(num_pes());
+    batch_ = o_.batch;
   }
   /// Rebuilt from a checkpoint (pup below); resume_from_checkpoint makes it run.
   explicit manager(migrating) { out_.resize(num_pes()); }
@@ -91,6 +98,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     if (p.is_unpacking()) {
       me_ = my_pe().value();
       local_.assign(o_.lps, nullptr);
+      batch_ = o_.batch;
       begun_ = inited_ = true;
     }
   }
@@ -123,8 +131,9 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     chares_ = chares;
     const std::uint32_t n = o_.chares();
     pe_of_chare_.resize(n);
+    pe_of_lp_.resize(o_.lps);
     for (std::uint32_t c = 0; c < n; ++c) {
-      pe_of_chare_[c] = chares[index<1>{static_cast<std::int32_t>(c)}].home_pe().value();
+      place_chare(c, chares[index<1>{static_cast<std::int32_t>(c)}].home_pe().value());
       expected_ += pe_of_chare_[c] == me_;
     }
     begun_ = true;
@@ -156,7 +165,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       limit = -infinite_time;
     }
     const auto batch_start = measuring_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-    while (n < o_.batch && !heap_.empty()) {
+    while (n < batch_ && !heap_.empty()) {
       event_type* top = heap_.top().e;
       if (top->status == event_status::cancelled) {
         pool_.release(heap_.pop());
@@ -236,7 +245,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
         fail_at(heap_.top().e->dest, "GVT " + std::to_string(v.min) + " is above an event still pending here at " +
                                          std::to_string(least));
     }
-    if (o_.auto_optimism && v.min != infinite_time) adapt_window(v.min - gvt_);
+    if (o_.mode != synch::conservative && v.min != infinite_time) adapt_optimism(v.min);
     gvt_ = v.min;
     ++stats_.gvt_rounds;
     batches_since_gvt_ = 0;
@@ -283,6 +292,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     gvt_ = gvt;
     sent_[0] = sent_[1] = received_[0] = received_[1] = 0;
     pe_of_chare_.assign(o_.chares(), 0);
+    pe_of_lp_.assign(o_.lps, 0);
     std::vector<std::uint32_t> here;
     for (std::uint32_t c = 0; c < o_.chares(); ++c) {
       if (lp_chare<Model>* chare = chares_[index<1>{static_cast<std::int32_t>(c)}].local()) {
@@ -301,7 +311,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   /// After a restart: every manager's chares, (chare, PE) pairs per PE.
   void restarted(std::vector<std::vector<std::vector<std::uint32_t>>> per_pe) {
     for (const auto& list : per_pe)
-      for (const auto& w : list) pe_of_chare_[w[0]] = w[1];
+      for (const auto& w : list) place_chare(w[0], w[1]);
     measuring_ = load_balancing_enabled();
     t0_ = std::chrono::steady_clock::now();
     stats_ = {};  // this run's activity (a member's counts may be of another PE of the old layout)
@@ -314,7 +324,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   void resume(std::vector<std::vector<std::uint32_t>> where) {
     for (const auto& w : where) {
       if (pe_of_chare_[w[0]] != w[1]) ++stats_.chares_moved;
-      pe_of_chare_[w[0]] = w[1];
+      place_chare(w[0], w[1]);
     }
     ++stats_.balancing_steps;
     balancing_ = false;
@@ -350,6 +360,13 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   }
 
  private:
+
+  void place_chare(std::uint32_t c, std::uint32_t pe) {
+    pe_of_chare_[c] = pe;
+    const lp_id per = o_.per_chare();
+    const lp_id last = std::min<lp_id>(o_.lps, (lp_id{c} + 1) * per);
+    for (lp_id g = lp_id{c} * per; g < last; ++g) pe_of_lp_[g] = pe;
+  }
 
   void register_chare(lp_chare<Model>& c) {
     const auto slot = static_cast<std::uint32_t>(chares_here_.size());
@@ -401,6 +418,10 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   /// Processing starts again after a balancing or checkpoint step.
   void go_on() {
     running_ = true;
+    // A balancing or checkpoint step rolled every LP back to GVT: not a sign
+    // of too much optimism.
+    processed_mark_ = stats_.processed;
+    rolled_back_mark_ = stats_.rolled_back;
     batches_since_gvt_ = 0;
     if (me_ == 0) {
       round_active_ = false;
@@ -469,23 +490,45 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     return o_.auto_optimism ? gvt_ + auto_window_ : infinite_time;
   }
 
-  /// The automatic optimism window (`auto_optimism`): a multiple of how far
-  /// GVT moves per round (a moving average), so that a PE runs ahead of GVT
-  /// about as far as the slowest PE moves it in a few rounds. The least
-  /// pending event is always inside the window: it never stops progress.
-  void adapt_window(sim_time advance) {
+  /// Optimism follows the rollbacks (engine_options: adaptive_batch,
+  /// auto_optimism; docs/design/pdes.md, "Optimism"). Every `adapt_every`
+  /// events a PE looks at the share of them undone since the last look.
+  /// Above 1 - target_efficiency it first halves its slice (the other PEs'
+  /// events get in sooner), down to a quarter of `batch`; then it narrows
+  /// its window by a fifth per look, starting from how far beyond GVT it
+  /// actually ran. Under half that share it doubles its slice back and
+  /// widens the window by a fifth if the window held it back. The window
+  /// never goes below the lookahead (the conservative scheduler's window,
+  /// which never rolls back), and the least pending event is always inside
+  /// it: it never stops progress.
+  void adapt_optimism(sim_time new_gvt) {
+    const std::uint64_t processed = stats_.processed - processed_mark_;
+    if (processed < adapt_every) return;  // too few events to judge (GVT rounds can be a few events apart)
     const bool held = window_held_;
     window_held_ = false;
-    if (!(advance >= 0) || advance == infinite_time) return;
-    advance_avg_ = rounds_averaged_ == 0 ? advance : 0.875 * advance_avg_ + 0.125 * advance;
-    if (++rounds_averaged_ < 8) return;
-    sim_time w = o_.auto_optimism_factor * advance_avg_;
-    // GVT cannot move further than the window lets the slowest PE: a window
-    // that held this PE back must not shrink, or window and advance would
-    // shrink each other to nothing.
-    if (held && auto_window_ != infinite_time && w < 1.1 * auto_window_) w = 1.1 * auto_window_;
-    auto_window_ = w;
+    const double share = static_cast<double>(stats_.rolled_back - rolled_back_mark_) / static_cast<double>(processed);
+    processed_mark_ = stats_.processed;
+    rolled_back_mark_ = stats_.rolled_back;
+    const double budget = 1 - o_.target_efficiency;
+    const bool windowed = o_.auto_optimism && o_.max_optimism == infinite_time;
+    const std::uint32_t least_batch = o_.adaptive_batch ? std::max<std::uint32_t>(1, o_.batch / 4) : o_.batch;
+    if (share > budget) {
+      if (batch_ > least_batch) {
+        batch_ = std::max(least_batch, batch_ / 2);
+      } else if (windowed) {
+        sim_time w = auto_window_;
+        if (w == infinite_time) w = furthest_ > new_gvt ? furthest_ - new_gvt : o_.lookahead;
+        w *= 0.8;
+        auto_window_ = w > o_.lookahead ? w : o_.lookahead;
+        if (!(auto_window_ > 0)) auto_window_ = std::numeric_limits<sim_time>::min();
+      }
+    } else if (share < budget / 2) {
+      if (windowed && held && auto_window_ != infinite_time) auto_window_ *= 1.2;
+      if (o_.adaptive_batch) batch_ = std::min(o_.batch, batch_ * 2);
+    }
   }
+  static constexpr std::uint64_t adapt_every = 4096;
+  std::uint32_t batch_ = 0;  ///< events per slice now (see engine_options::adaptive_batch)
 
   record& record_of(const event_type& e) {
     record* r = local_[e.dest];
@@ -502,6 +545,8 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     current_ = nullptr;
     e.status = event_status::processed;
     r.processed.push_back(&e);
+    r.last_key = e.key;
+    if (e.key.ts > furthest_) furthest_ = e.key.ts;
     ++uncommitted_;
     ++stats_.processed;
     while (!stragglers_.empty()) {
@@ -509,7 +554,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       stragglers_.pop_back();
       if (s->status != event_status::cancelled) {
         record& to = record_of(*s);
-        if (!to.processed.empty() && s->key < to.processed.back()->key) {
+        if (s->key < to.last_key) {
           ++stats_.primary_rollbacks;
           rollback(to, s->key, false);
         }
@@ -568,7 +613,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       return;
     }
     const event_key key = lp_access::next_key(from, ts);
-    const std::uint32_t pe = pe_of_chare_[dest / o_.per_chare()];
+    const std::uint32_t pe = pe_of_lp_[dest];
     event_type* c;
     if (pe == me_) {
       c = pool_.make();
@@ -576,7 +621,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       c->dest = dest;
       c->message = m;
       record* to = local_[dest];
-      if (to && !to->processed.empty() && key < to->processed.back()->key) stragglers_.push_back(c);
+      if (to && key < to->last_key) stragglers_.push_back(c);
       else heap_.push(c);
     } else {
       out_[pe].push_back(wire{key, dest, 0, 0, m});
@@ -588,8 +633,9 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       c->status = event_status::stub;
     }
     if (current_) {
-      c->next_sibling = current_->first_child;
-      current_->first_child = c;
+      event_type*& list = pe == me_ ? current_->first_child : current_->first_stub;
+      c->next_sibling = list;
+      list = c;
     }
   }
 
@@ -617,7 +663,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     e->dest = w.dest;
     e->message = w.message;
     record& r = record_of(*e);
-    if (!r.processed.empty() && e->key < r.processed.back()->key) {
+    if (e->key < r.last_key) {
       ++stats_.primary_rollbacks;
       rollback(r, e->key, false);
     }
@@ -629,7 +675,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   /// comes out of the heap.
   void on_anti(const wire& w) {
     record& r = *local_[w.dest];
-    if (!r.processed.empty() && !(r.processed.back()->key < w.key) && r.processed.contains_key(w.key)) {
+    if (!(r.last_key < w.key) && r.processed.contains_key(w.key)) {
       ++stats_.secondary_rollbacks;
       rollback(r, w.key, true);
     }
@@ -667,33 +713,30 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       --uncommitted_;
       ++stats_.rolled_back;
     }
+    r.last_key = r.processed.empty() ? record::lowest_key() : r.processed.back()->key;
   }
 
   /// Cancels what `e` sent; returns how many events that was.
   std::uint64_t cancel_children(event_type& e) {
     std::uint64_t n = 0;
+    for (event_type* c = e.first_stub; c;) {
+      event_type* next = c->next_sibling;
+      ++n;
+      out_[pe_of_lp_[c->dest]].push_back(wire{c->key, c->dest, 1, 0, {}});
+      ++stats_.anti_messages;
+      pool_.release(c);
+      c = next;
+    }
     for (event_type* c = e.first_child; c;) {
       event_type* next = c->next_sibling;
       ++n;
-      switch (c->status) {
-        case event_status::stub: {
-          const std::uint32_t pe = pe_of_chare_[c->dest / o_.per_chare()];
-          out_[pe].push_back(wire{c->key, c->dest, 1, 0, {}});
-          ++stats_.anti_messages;
-          pool_.release(c);
-          break;
-        }
-        case event_status::processed:
-          rollback(*local_[c->dest], c->key, true);
-          c->status = event_status::cancelled;
-          break;
-        default:  // pending, in the heap or the straggler queue
-          c->status = event_status::cancelled;
-          break;
-      }
+      // A processed child is rolled back through first; a pending one (in
+      // the heap or the straggler queue) is dropped when it comes out.
+      if (c->status == event_status::processed) rollback(*local_[c->dest], c->key, true);
+      c->status = event_status::cancelled;
       c = next;
     }
-    e.first_child = nullptr;
+    e.first_stub = e.first_child = nullptr;
     return n;
   }
 
@@ -706,7 +749,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
 
   sim_time least_pending() {
     while (!heap_.empty() && heap_.top().e->status == event_status::cancelled) pool_.release(heap_.pop());
-    return heap_.empty() ? infinite_time : heap_.top().ts;
+    return heap_.empty() ? infinite_time : heap_.top_time();
   }
 
   void vote() {
@@ -717,9 +760,9 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   }
 
   /// Commits and frees every processed event below `gvt`, oldest first per
-  /// LP. A parent commits in the same pass as its children or an earlier one
-  /// (their timestamps are not below its own), and its child list is only
-  /// read here, so children are freed only after the pass.
+  /// LP, with the stubs of its remote sends. Its local children are never
+  /// read again (nothing committed is rolled back), so each event is freed
+  /// at once, whatever order the parents and children are committed in.
   void fossil_collect(sim_time gvt) {
     static const trace::name traced("pdes: fossil collection");
     const trace::span in_trace(traced);
@@ -728,20 +771,23 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       while (!r->processed.empty() && r->processed.front()->key.ts < gvt) {
         event_type* e = r->processed.front();
         r->processed.pop_front();
+        if (!r->processed.empty()) __builtin_prefetch(r->processed.front());
         lp_access::set_now(r->ctx, e->key.ts, e->key.depth);
         model_.commit(r->state, e->bf, e->message, r->ctx);
         stats_.past_end += e->past_end;
         r->past_end += e->past_end;
         ++r->committed;
-        for (event_type* c = e->first_child; c; c = c->next_sibling)
-          if (c->status == event_status::stub) to_free_.push_back(c);
-        to_free_.push_back(e);
+        for (event_type* c = e->first_stub; c;) {
+          event_type* next = c->next_sibling;
+          pool_.release(c);
+          c = next;
+        }
+        pool_.release(e);
         --uncommitted_;
         ++stats_.committed;
       }
+      if (r->processed.empty()) r->last_key = record::lowest_key();
     }
-    for (event_type* e : to_free_) pool_.release(e);
-    to_free_.clear();
   }
 
   void finish() {
@@ -823,6 +869,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   std::uint32_t me_ = 0;
   array_proxy<lp_chare<Model>> chares_;
   std::vector<std::uint32_t> pe_of_chare_;
+  std::vector<std::uint32_t> pe_of_lp_;  ///< by gid (the same, without a division per send)
   std::vector<record*> local_;  ///< by gid: this PE's LPs, null elsewhere
   std::uint32_t expected_ = 0, attached_ = 0;
   bool begun_ = false, inited_ = false, running_ = false, batch_scheduled_ = false;
@@ -836,7 +883,6 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   event_pool<message> pool_;
   pending_heap<message> heap_;
   std::vector<event_type*> stragglers_;  ///< local events that arrived behind their LP: rolled back after the handler
-  std::vector<event_type*> to_free_;
   std::vector<std::vector<wire>> out_;   ///< per PE, flushed after every batch
   event_type* current_ = nullptr;        ///< the event running now (its sends become its children)
   bool trial_ = false;
@@ -847,9 +893,9 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   std::uint64_t sent_[2] = {0, 0}, received_[2] = {0, 0};
   sim_time local_min_ = infinite_time, white_min_ = infinite_time;
   sim_time gvt_ = 0;
-  sim_time auto_window_ = infinite_time;  ///< see adapt_window
-  sim_time advance_avg_ = 0;
-  std::uint32_t rounds_averaged_ = 0;
+  sim_time auto_window_ = infinite_time;  ///< see adapt_optimism
+  sim_time furthest_ = 0;                 ///< the latest timestamp run so far
+  std::uint64_t processed_mark_ = 0, rolled_back_mark_ = 0;  ///< stats at the last adapt_optimism
   bool window_held_ = false;  ///< since the last GVT, the window (or memory bound) stopped a batch
   bool round_active_ = false;  ///< PE 0 only
   std::uint32_t batches_since_round_ = 0;  ///< PE 0: since it last cut
