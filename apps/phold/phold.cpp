@@ -37,14 +37,23 @@ struct settings {
   double target_efficiency = 0.98;
   bool check_gvt = false;
   bool wrong_reverse = false;
+  double min_efficiency = -std::numeric_limits<double>::infinity();
   std::uint32_t balance_every = 0;
   std::uint32_t checkpoint_every = 0;
   std::string checkpoint_dir;
 };
 
+/// --min-efficiency (set by main; a run restarted from a checkpoint does not check it).
+double g_min_efficiency = -std::numeric_limits<double>::infinity();
+
 void report_and_exit(pdes::run_stats r) {
   pdes::print_stats("phold", r);
   std::fflush(stdout);
+  if (r.efficiency() < g_min_efficiency) {
+    std::fprintf(stderr, "phold: efficiency %.2f %% is below --min-efficiency %.2f %%\n", 100 * r.efficiency(),
+                 100 * g_min_efficiency);
+    roam::exit(1);
+  }
   roam::exit(0);
 }
 
@@ -67,6 +76,7 @@ constexpr roam_apps::usage_text usage{
     "  --target-efficiency E the auto window's aim: at most 1 - E of the events undone (default 0.98)\n"
     "  --check-gvt           fail if anything arrives below GVT\n"
     "  --wrong-reverse       a deliberately broken reverse handler (the rollback check's test)\n"
+    "  --min-efficiency E    exit 1 if fewer than E of the processed events survive (tests)\n"
     "  --balance-every N     GVT rounds between load balancing steps (with +balancer NAME)\n"
     "  --checkpoint-every N  GVT rounds between checkpoints into --checkpoint-dir D\n"
     "  --checkpoint-dir D    where checkpoints go; `phold +restart D` finishes the run\n"
@@ -112,6 +122,7 @@ void parse(const roam::args& a, settings& s) {
     else if (k == "--checkpoint-every") s.checkpoint_every = static_cast<std::uint32_t>(whole(k, value(), 0, u32));
     else if (k == "--checkpoint-dir") s.checkpoint_dir = value();
     else if (k == "--wrong-reverse") s.wrong_reverse = true;
+    else if (k == "--min-efficiency") s.min_efficiency = number(k, value());
     else throw std::invalid_argument("unknown option '" + k + "'");
   }
   // --mean below --lookahead is accepted, as ROSS's phold accepts it.
@@ -163,6 +174,7 @@ int main(int argc, char** argv) {
     });
     if (!go_on) co_return;  // the usage is printed and the program ends
     const pdes::phold_model model = make_model(s);
+    g_min_efficiency = s.min_efficiency;
     std::printf("phold: %llu LPs, remote %g, %u start events, lookahead %g, mean %g, end %g, %s on %u PEs\n",
                 static_cast<unsigned long long>(s.lps), s.remote, s.start_events, s.lookahead, s.mean, s.end,
                 pdes::synch_name(s.synch), roam::num_pes());

@@ -85,6 +85,9 @@ struct run_stats {
   std::uint64_t balancing_steps = 0;      ///< load balancing steps the engine took part in (PE 0's count)
   std::uint64_t chares_moved = 0;         ///< LP chares that changed PE at those steps
   std::uint64_t restored = 0;             ///< of `committed`, those committed before a restart (from the checkpoint)
+  std::uint64_t slice_halvings = 0;       ///< times a PE halved its batch for its rollbacks (detail/optimism.hpp)
+  std::uint64_t window_narrowings = 0;    ///< times a PE narrowed its window beyond GVT for its rollbacks
+  sim_time final_window = infinite_time;  ///< the narrowest PE's window at the end (infinite: unbounded)
   double seconds = 0;                     ///< from the first event to the last commit
 
   /// 1 - rolled back / committed (ROSS's efficiency).
@@ -112,12 +115,16 @@ struct run_stats {
     restored += o.restored;
     balancing_steps = std::max(balancing_steps, o.balancing_steps);
     chares_moved = std::max(chares_moved, o.chares_moved);
+    slice_halvings += o.slice_halvings;
+    window_narrowings += o.window_narrowings;
+    final_window = std::min(final_window, o.final_window);
     seconds = std::max(seconds, o.seconds);
   }
   template <class P>
   void pup(P& p) {
     p | committed | processed | rolled_back | primary_rollbacks | secondary_rollbacks | anti_messages | remote_events |
-        past_end | gvt_rounds | gvt_retries | checked | balancing_steps | chares_moved | restored | seconds;
+        past_end | gvt_rounds | gvt_retries | checked | balancing_steps | chares_moved | restored | slice_halvings |
+        window_narrowings | final_window | seconds;
   }
 };
 

@@ -18,6 +18,13 @@ inline void print_stats(const char* program, const run_stats& r) {
               static_cast<unsigned long long>(r.secondary_rollbacks), static_cast<unsigned long long>(r.anti_messages),
               static_cast<unsigned long long>(r.remote_events), static_cast<unsigned long long>(r.gvt_rounds),
               static_cast<unsigned long long>(r.gvt_retries), static_cast<unsigned long long>(r.checked));
+  if (r.slice_halvings != 0 || r.window_narrowings != 0) {
+    std::printf("%s: optimism bounded by the rollbacks: slices halved %llu times, windows narrowed %llu times", program,
+                static_cast<unsigned long long>(r.slice_halvings),
+                static_cast<unsigned long long>(r.window_narrowings));
+    if (r.final_window != infinite_time) std::printf(", narrowest window at the end %g", r.final_window);
+    std::printf("\n");
+  }
   if (r.restored != 0)
     std::printf("%s: restarted from a checkpoint: %llu of the committed events were committed before it\n", program,
                 static_cast<unsigned long long>(r.restored));

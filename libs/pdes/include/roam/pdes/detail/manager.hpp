@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <roam/pdes/detail/event.hpp>
+#include <roam/pdes/detail/optimism.hpp>
 #include <roam/pdes/model.hpp>
 #include <roam/pdes/options.hpp>
 #include <roam/roam.hpp>
@@ -85,7 +86,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     me_ = my_pe().value();
     local_.assign(o_.lps, nullptr);
     out_.resize(num_pes());
-    batch_ = o_.batch;
+    optimism_ = optimism_control(o_);
   }
   /// Rebuilt from a checkpoint (pup below); resume_from_checkpoint makes it run.
   explicit manager(migrating) { out_.resize(num_pes()); }
@@ -98,7 +99,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     if (p.is_unpacking()) {
       me_ = my_pe().value();
       local_.assign(o_.lps, nullptr);
-      batch_ = o_.batch;
+      optimism_ = optimism_control(o_);
       begun_ = inited_ = true;
     }
   }
@@ -165,7 +166,8 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       limit = -infinite_time;
     }
     const auto batch_start = measuring_ ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
-    while (n < batch_ && !heap_.empty()) {
+    const std::uint32_t batch = optimism_.batch();
+    while (n < batch && !heap_.empty()) {
       event_type* top = heap_.top().e;
       if (top->status == event_status::cancelled) {
         pool_.release(heap_.pop());
@@ -173,7 +175,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
       }
       if (!(top->key.ts < limit) || uncommitted_ >= o_.max_uncommitted) {
         blocked = true;
-        window_held_ = true;
+        optimism_.held();
         break;
       }
       heap_.pop();
@@ -245,7 +247,8 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
         fail_at(heap_.top().e->dest, "GVT " + std::to_string(v.min) + " is above an event still pending here at " +
                                          std::to_string(least));
     }
-    if (o_.mode != synch::conservative && v.min != infinite_time) adapt_optimism(v.min);
+    if (o_.mode != synch::conservative && v.min != infinite_time)
+      optimism_.observe(stats_.processed, stats_.rolled_back, furthest_, v.min);
     gvt_ = v.min;
     ++stats_.gvt_rounds;
     batches_since_gvt_ = 0;
@@ -420,8 +423,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     running_ = true;
     // A balancing or checkpoint step rolled every LP back to GVT: not a sign
     // of too much optimism.
-    processed_mark_ = stats_.processed;
-    rolled_back_mark_ = stats_.rolled_back;
+    optimism_.skip_to(stats_.processed, stats_.rolled_back);
     batches_since_gvt_ = 0;
     if (me_ == 0) {
       round_active_ = false;
@@ -487,48 +489,8 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   sim_time window_limit() const noexcept {
     if (o_.mode == synch::conservative) return gvt_ + o_.lookahead;
     if (o_.max_optimism != infinite_time) return gvt_ + o_.max_optimism;
-    return o_.auto_optimism ? gvt_ + auto_window_ : infinite_time;
+    return gvt_ + optimism_.window();
   }
-
-  /// Optimism follows the rollbacks (engine_options: adaptive_batch,
-  /// auto_optimism; docs/design/pdes.md, "Optimism"). Every `adapt_every`
-  /// events a PE looks at the share of them undone since the last look.
-  /// Above 1 - target_efficiency it first halves its slice (the other PEs'
-  /// events get in sooner), down to a quarter of `batch`; then it narrows
-  /// its window by a fifth per look, starting from how far beyond GVT it
-  /// actually ran. Under half that share it doubles its slice back and
-  /// widens the window by a fifth if the window held it back. The window
-  /// never goes below the lookahead (the conservative scheduler's window,
-  /// which never rolls back), and the least pending event is always inside
-  /// it: it never stops progress.
-  void adapt_optimism(sim_time new_gvt) {
-    const std::uint64_t processed = stats_.processed - processed_mark_;
-    if (processed < adapt_every) return;  // too few events to judge (GVT rounds can be a few events apart)
-    const bool held = window_held_;
-    window_held_ = false;
-    const double share = static_cast<double>(stats_.rolled_back - rolled_back_mark_) / static_cast<double>(processed);
-    processed_mark_ = stats_.processed;
-    rolled_back_mark_ = stats_.rolled_back;
-    const double budget = 1 - o_.target_efficiency;
-    const bool windowed = o_.auto_optimism && o_.max_optimism == infinite_time;
-    const std::uint32_t least_batch = o_.adaptive_batch ? std::max<std::uint32_t>(1, o_.batch / 4) : o_.batch;
-    if (share > budget) {
-      if (batch_ > least_batch) {
-        batch_ = std::max(least_batch, batch_ / 2);
-      } else if (windowed) {
-        sim_time w = auto_window_;
-        if (w == infinite_time) w = furthest_ > new_gvt ? furthest_ - new_gvt : o_.lookahead;
-        w *= 0.8;
-        auto_window_ = w > o_.lookahead ? w : o_.lookahead;
-        if (!(auto_window_ > 0)) auto_window_ = std::numeric_limits<sim_time>::min();
-      }
-    } else if (share < budget / 2) {
-      if (windowed && held && auto_window_ != infinite_time) auto_window_ *= 1.2;
-      if (o_.adaptive_batch) batch_ = std::min(o_.batch, batch_ * 2);
-    }
-  }
-  static constexpr std::uint64_t adapt_every = 4096;
-  std::uint32_t batch_ = 0;  ///< events per slice now (see engine_options::adaptive_batch)
 
   record& record_of(const event_type& e) {
     record* r = local_[e.dest];
@@ -801,6 +763,9 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
     for (record* r : local_)
       if (r) model_.final(r->state, r->ctx);
     stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    stats_.slice_halvings = optimism_.batch_halvings();
+    stats_.window_narrowings = optimism_.window_narrowings();
+    stats_.final_window = optimism_.window();
     if (me_ != 0) stats_.gvt_rounds = 0;
     if constexpr (has_summary<Model>) {
       // Statistics and every LP's summary part go to PE 0, which merges the
@@ -893,10 +858,8 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   std::uint64_t sent_[2] = {0, 0}, received_[2] = {0, 0};
   sim_time local_min_ = infinite_time, white_min_ = infinite_time;
   sim_time gvt_ = 0;
-  sim_time auto_window_ = infinite_time;  ///< see adapt_optimism
+  optimism_control optimism_{engine_options{}};  ///< slice and window (optimism.hpp)
   sim_time furthest_ = 0;                 ///< the latest timestamp run so far
-  std::uint64_t processed_mark_ = 0, rolled_back_mark_ = 0;  ///< stats at the last adapt_optimism
-  bool window_held_ = false;  ///< since the last GVT, the window (or memory bound) stopped a batch
   bool round_active_ = false;  ///< PE 0 only
   std::uint32_t batches_since_round_ = 0;  ///< PE 0: since it last cut
   std::uint32_t batches_since_gvt_ = 0;    ///< since the last GVT (bounds optimism)
