@@ -32,6 +32,7 @@ roam::task<> bench_pdes() {
       model.lps = 80;
       pdes::engine_options o;
       o.lps = model.lps;
+      o.lookahead = model.lookahead;  // the automatic window's floor
       o.end = 1000;
       o.mode = mode;
       for (int rep = 0; rep <= g_config.reps; ++rep) {
