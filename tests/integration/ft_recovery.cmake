@@ -24,6 +24,8 @@
 #                      wakes it reads the declaration and fences itself by going silent, never
 #                      disturbing the survivors
 #   mpi_slow           over MPI: SIGSTOP for 1 s with +fttimeout 4000: not declared failed
+#   mpi_spare          over MPI, 4 ranks of which one is a spare (ROAM_SPARES=1): rank 1 goes silent, the
+#                      spare takes its place (3 -> 3 processes) and the answer is the reference one
 #   app                PROG is an application (LeanMD, jacobi2d) run with APP_ARGS ("|"-separated)
 #                      and in-memory checkpoints; SIGKILL to a random process at the NTH line
 #                      containing ON; the line matching RESULT must be the reference run's
@@ -142,6 +144,15 @@ elseif(SCENARIO STREQUAL "mpi_fenced")
   endif()
   if(NOT run_out MATCHES "declared this one failed.*silent until the job ends")
     problem("the stopped rank did not fence itself when it woke up")
+  endif()
+elseif(SCENARIO STREQUAL "mpi_spare")
+  # mpirun hands its environment to the ranks it starts on this host.
+  set(ENV{ROAM_SPARES} 1)
+  fault(run ${first_seed} --nth 1000000:1000000 --failures 0 --expect "${expected}" --
+        ${MPIEXEC} ${MPIEXEC_FLAGS} -n 4 ${PROG} +ppn ${PPN} ${ARGS} 1:13 +ftheartbeat 100 +fttimeout 1000)
+  unset(ENV{ROAM_SPARES})
+  if(NOT run_out MATCHES "goes silent \\(roam::die_now\\).*roam: recovered.*3 -> 3 processes")
+    problem("the spare rank did not take the silent rank's place (3 -> 3)")
   endif()
 elseif(SCENARIO STREQUAL "mpi_slow")
   fault(run ${first_seed} --node 1 --nth 15:15 --stop-ms 1000 --expect "${expected}" --
