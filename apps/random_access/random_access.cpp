@@ -96,6 +96,8 @@ struct table : roam::group_member<table> {
     mask = n - 1;
     total = n * roam::num_pes();
     s.init(n * roam::my_pe().value(), n);
+    d.unacked.assign(roam::num_pes(), 0);
+    d.unacknowledged.assign(roam::num_pes(), 0);
   }
   void update(std::uint64_t ran) { s.words[ran & mask] ^= ran; }
 
@@ -111,27 +113,82 @@ struct table : roam::group_member<table> {
     agg.done();
   }
 
-  // Direct: chunks of updates, each chunk a message to itself, so updates
-  // from the other PEs (queued meanwhile) are served between chunks.
+  // Direct: one message per update, generated in chunks, each chunk a
+  // message to itself so that updates from the other PEs (queued meanwhile)
+  // are served between chunks. Back-pressure, as HPCC bounds its look-ahead:
+  // a receiver acknowledges every `ack_every` updates from a PE, and a PE
+  // with more than `in_flight_limit` unacknowledged updates to any one PE
+  // generates no more until acknowledgements come back. Without it a PE
+  // that generated faster than the other served held 12-16x the table in
+  // queued messages.
   static constexpr std::uint64_t chunk = 1024;
-  void generate_direct(std::uint64_t from, std::uint64_t ran, roam::callback<void> finished) {
-    const std::uint64_t count = 4 * (mask + 1);
-    const std::uint64_t end = std::min(count, from + chunk);
-    const std::uint64_t index_mask = total - 1;
-    auto group = this_group();
-    for (std::uint64_t i = from; i < end; ++i) {
-      ran = random_access::next(ran);
-      const auto owner = static_cast<std::uint32_t>((ran & index_mask) >> log_size);
-      if (owner == roam::my_pe().value()) update(ran);
-      else group[roam::pe_id{owner}].send<&table::update>(ran);
+  static constexpr std::uint32_t ack_every = 256;
+  static constexpr std::uint64_t in_flight_limit = 4 * chunk;
+  struct direct_state {
+    std::uint64_t next = 0, ran = 0;             // the next update to generate, and the stream there
+    std::vector<std::uint64_t> unacked;           // per destination PE
+    std::vector<std::uint32_t> unacknowledged;    // per source PE: received since the last acknowledgement
+    bool stalled = false;                         // waiting for acknowledgements
+    std::uint64_t stalls = 0;
+    roam::callback<void> finished;
+  } d;
+
+  void update_from(std::uint64_t ran, std::uint32_t source) {
+    update(ran);
+    if (++d.unacknowledged[source] == ack_every) {
+      d.unacknowledged[source] = 0;
+      this_group()[roam::pe_id{source}].send<&table::acknowledged>(roam::my_pe().value(), ack_every);
     }
-    if (end < count) group[roam::my_pe()].send<&table::generate_direct>(end, ran, finished);
-    else contribute(finished);
+  }
+  void acknowledged(std::uint32_t destination, std::uint32_t n) {
+    d.unacked[destination] -= n;
+    if (d.stalled && d.unacked[destination] + ack_every <= in_flight_limit) {
+      d.stalled = false;
+      generate_direct();
+    }
+  }
+  void generate_direct() {
+    const std::uint64_t count = 4 * (mask + 1);
+    const std::uint64_t end = std::min(count, d.next + chunk);
+    const std::uint64_t index_mask = total - 1;
+    const std::uint32_t me = roam::my_pe().value();
+    auto group = this_group();
+    std::uint64_t ran = d.ran;
+    std::uint64_t i = d.next;
+    for (; i < end; ++i) {
+      const std::uint64_t candidate = random_access::next(ran);
+      const auto owner = static_cast<std::uint32_t>((candidate & index_mask) >> log_size);
+      if (owner == me) {
+        update(candidate);
+      } else {
+        if (d.unacked[owner] >= in_flight_limit) break;  // resumed by acknowledged()
+        ++d.unacked[owner];
+        group[roam::pe_id{owner}].send<&table::update_from>(candidate, me);
+      }
+      ran = candidate;
+    }
+    d.next = i;
+    d.ran = ran;
+    if (i == count) return contribute(d.finished);
+    if (i < end) {
+      d.stalled = true;
+      ++d.stalls;
+      return;
+    }
+    group[roam::my_pe()].send<&table::generate_direct>();
   }
   void start_direct(roam::callback<void> finished) {
     const std::uint64_t count = 4 * (mask + 1);
-    generate_direct(0, random_access::starts(static_cast<std::int64_t>(count * roam::my_pe().value())), finished);
+    d.next = 0;
+    d.ran = random_access::starts(static_cast<std::int64_t>(count * roam::my_pe().value()));
+    // The counters (made with the table) carry over from the timed run to
+    // the verification run: what a receiver has not acknowledged yet, its
+    // sender still counts.
+    d.stalled = false;
+    d.finished = finished;
+    generate_direct();
   }
+  std::uint64_t direct_stalls() { return d.stalls; }
 
   std::uint64_t errors() { return s.errors(); }
 };
@@ -283,6 +340,13 @@ int main(int argc, char** argv) {
         seconds.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
       }
       for (std::uint32_t pe = 0; pe < pes; ++pe) errors += co_await tables[roam::pe_id{pe}].call<&table::errors>();
+      if (s.variant == "direct") {
+        std::uint64_t stalls = 0;
+        for (std::uint32_t pe = 0; pe < pes; ++pe) stalls += co_await tables[roam::pe_id{pe}].call<&table::direct_stalls>();
+        std::printf("random_access: direct: generation paused %llu times for acknowledgements (at most %llu "
+                    "updates in flight to a PE)\n",
+                    static_cast<unsigned long long>(stalls), static_cast<unsigned long long>(table::in_flight_limit));
+      }
     }
     // Peak memory above the process's start, per PE, against the table's share.
     std::uint64_t worst_extra = 0;
