@@ -20,6 +20,7 @@
 
 #include <roam/lb/detail/checkpoint_support.hpp>
 
+#include "lb_options.hpp"
 #include "balancer.hpp"
 
 namespace roam::lb::detail {
@@ -39,7 +40,7 @@ std::vector<std::string> split_names(const std::string& list) {
 }
 
 std::string run_started(roam::detail::runtime_state& rt) {
-  const roam::detail::runtime_options& o = rt.opts;
+  const lb_settings& o = settings();
   auto s = std::make_unique<lb_state>();
   s->strategies = split_names(o.balancer);
   for (const std::string& name : s->strategies)
@@ -111,14 +112,14 @@ task<> every_period(double seconds) {
 }
 
 void start_period_timer() {
-  roam::detail::spawn(every_period(roam::detail::tls_pe->runtime().opts.lb_period), [](std::exception_ptr) {});
+  roam::detail::spawn(every_period(settings().lb_period), [](std::exception_ptr) {});
 }
 
 void setup_pe(roam::detail::pe_state& pe) {
   // On the PE's own thread: where its speed's first period begins.
   if (g_state)
     if (pe_lb* p = g_state->of(pe.id())) p->meter.run_start = thread_run_times();
-  if (pe.id() == 0 && g_state && g_state->measuring && pe.runtime().opts.lb_period > 0)
+  if (pe.id() == 0 && g_state && g_state->measuring && settings().lb_period > 0)
     roam::detail::post_control_uncounted<&start_period_timer>(0);
 }
 

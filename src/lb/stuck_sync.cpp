@@ -23,6 +23,7 @@
 #include <roam/sched/detail/runtime_state.hpp>
 #include <roam/sched/runtime.hpp>
 
+#include "lb_options.hpp"
 #include "balancer.hpp"
 
 namespace roam::lb::detail {
@@ -95,7 +96,7 @@ void on_sync_probe(std::uint32_t step, std::uint32_t round) {
   // Messages posted from threads that are not PEs count once per process.
   if (p.pe == s.first_pe) created += roam::detail::g_foreign_created.load(std::memory_order_relaxed);
   // PE 0's +LBPeriod task sleeps on a timer for as long as the program runs.
-  if (p.pe == 0 && s.measuring && pe.runtime().opts.lb_period > 0 && timers > 0) --timers;
+  if (p.pe == 0 && s.measuring && settings().lb_period > 0 && timers > 0) --timers;
   std::vector<std::string> missing;
   std::uint64_t missing_here = 0;
   if (round == 2 && p.sync.sync_step == step)

@@ -1,12 +1,15 @@
 #include "options.hpp"
 
 #include <roam/machine/build_info.hpp>
+#include <roam/sched/options.hpp>
 
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <stdexcept>
 #include <string_view>
 #include <vector>
 
@@ -85,12 +88,71 @@ std::string parse_optional_path(std::string_view v, bool& on, std::string& path)
   return {};
 }
 
+std::string parse_word(std::string_view v, std::string_view what, std::string& out) {
+  if (v.empty()) return "expects " + std::string(what);
+  out = std::string(v);
+  return {};
+}
+
+std::string parse_seconds(std::string_view v, double max, double& out) {
+  double d = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
+  if (v.empty() || ec != std::errc{} || end != v.data() + v.size() || !(d > 0) || d > max)
+    return "expects seconds in (0, " + std::to_string(static_cast<long long>(max)) + "], got '" + std::string(v) + "'";
+  out = d;
+  return {};
+}
+
 std::string parse_pe_count(std::string_view text, std::uint32_t& out) {
   std::uint64_t n = 0;
   auto e = parse_uint(text, 4096, n);
   if (e.empty() && n == 0) e = "expects at least 1 PE";
   out = static_cast<std::uint32_t>(n);
   return e;
+}
+
+// What other layers and libraries registered (register_runtime_options).
+struct option_group {
+  std::string layer;
+  std::vector<roam::runtime_option> options;
+  std::function<void()> reset;
+};
+std::vector<option_group>& groups() {
+  static std::vector<option_group> g;
+  return g;
+}
+
+// One option to match, whoever declared it.
+struct any_option {
+  std::string_view name, env, value_name;
+  std::function<std::string(runtime_options&, std::string_view)> apply;
+};
+
+const std::vector<option_spec>& specs();
+
+std::vector<any_option> all_options() {
+  std::vector<any_option> all;
+  for (const auto& s : specs()) all.push_back({s.name, s.env, s.value_name, s.apply});
+  for (const auto& g : groups())
+    for (const auto& o : g.options)
+      all.push_back({o.name, o.env, o.value_name, [&o](runtime_options&, std::string_view v) { return o.apply(v); }});
+  return all;
+}
+
+void append_help_line(std::string& out, std::string_view name, std::string_view value_name, std::string_view help,
+                      std::string_view env) {
+  std::string left = "  +" + std::string(name);
+  if (value_name.starts_with("[")) left += std::string(value_name);
+  else if (!value_name.empty()) {
+    // Appended piecewise: GCC 12 warns (-Wstringop-overflow, a false
+    // positive) on `"literal" + std::string` at -O2.
+    left += ' ';
+    left += value_name;
+  }
+  left.resize(std::max<std::size_t>(left.size() + 1, 22), ' ');
+  out += left + std::string(help);
+  if (!env.empty()) out += " [" + std::string(env) + "]";
+  out += "\n";
 }
 
 const std::vector<option_spec>& specs() {
@@ -141,50 +203,6 @@ const std::vector<option_spec>& specs() {
          o.seed = n;
          return e;
        }},
-      {"trace", "ROAM_TRACE", "[=DIR]",
-       "record a trace of every entry method, message, idle period and user event into DIR (default roam-trace); "
-       "read it with roam-trace (Perfetto, HTML report, summary)",
-       [](runtime_options& o, std::string_view v) { return parse_optional_path(v, o.trace, o.trace_dir); }},
-      {"tracebuf", "ROAM_TRACEBUF", "BYTES",
-       "each PE's trace buffer, written out in quarters by a background thread; K, M, G suffixes (default 8M)",
-       [](runtime_options& o, std::string_view v) { return parse_bytes(v, 4096, std::uint64_t{1} << 34, o.trace_buf); }},
-      {"tracezstd", "ROAM_TRACEZSTD", "", "compress the trace with zstd (when roam was built with libzstd)",
-       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.trace_zstd); }},
-      {"summary", "ROAM_SUMMARY", "[=FILE]",
-       "at exit, print per entry method and per PE counts and times, and utilization over time; with =FILE also "
-       "write them as JSON",
-       [](runtime_options& o, std::string_view v) {
-         std::string path;
-         auto e = parse_optional_path(v, o.summary, path);
-         if (o.summary) o.summary_json = path;
-         return e;
-       }},
-      {"balancer", "ROAM_BALANCER", "NAME[,NAME...]",
-       "load balancing strategies: the first runs at the first step, each next one at the next steps, the last "
-       "from then on (Greedy, Refine, GreedyRefine, Metis, Hierarchical, Rotate, Random, or a registered one)",
-       [](runtime_options& o, std::string_view v) {
-         if (v.empty()) return std::string("expects a strategy name");
-         o.balancer = std::string(v);
-         return std::string{};
-       }},
-      {"LBOff", "ROAM_LBOFF", "", "no load balancing: at_sync() resumes at once, +LBPeriod does nothing",
-       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.lb_off); }},
-      {"LBPeriod", "ROAM_LBPERIOD", "SECONDS",
-       "balance every migratable object (arrays and chares that can move at any time) every SECONDS",
-       [](runtime_options& o, std::string_view v) {
-         double d = 0;
-         auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), d);
-         if (v.empty() || ec != std::errc{} || end != v.data() + v.size() || !(d > 0) || d > 1e6)
-           return "expects seconds in (0, 1e6], got '" + std::string(v) + "'";
-         o.lb_period = d;
-         return std::string{};
-       }},
-      {"MetaLB", "ROAM_METALB", "",
-       "the runtime decides when to balance at sync points and with which strategy, from the load trend and the "
-       "cost of balancing",
-       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.meta_lb); }},
-      {"LBDebug", "ROAM_LBDEBUG", "", "print each balancing step: max/avg load before and after, objects moved, time",
-       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.lb_debug); }},
       {"restart", "ROAM_RESTART", "DIR",
        "start from the checkpoint in DIR (a checkpoint directory, or the directory given to roam::checkpoint: its "
        "newest complete one) instead of running main, on any number of PEs and processes",
@@ -201,24 +219,6 @@ const std::vector<option_spec>& specs() {
        "a process of the job silent for MS milliseconds is declared failed (default: the transport's, 60000 over "
        "TCP and MPI; must exceed +ftheartbeat)",
        [](runtime_options& o, std::string_view v) { return parse_count(v, 2, 36000000, o.ft_timeout_ms); }},
-      {"LBDump", "ROAM_LBDUMP", "FILE", "append the load database of each balancing step to FILE (roam-lb replays it)",
-       [](runtime_options& o, std::string_view v) {
-         if (v.empty()) return std::string("expects a file name");
-         o.lb_dump = std::string(v);
-         return std::string{};
-       }},
-      {"LBGroupFanout", "ROAM_LBGROUPFANOUT", "F",
-       "with more than F groups (default 64), Hierarchical steps add a level: groups of F groups, each with its own "
-       "leader, between the groups and PE 0",
-       [](runtime_options& o, std::string_view v) { return parse_count(v, 2, 1u << 20, o.lb_group_fanout); }},
-      {"LBCpuTime", "ROAM_LBCPUTIME", "",
-       "load balancing measures each object's CPU time (two system calls per entry) instead of its wall time, so that "
-       "time the PE's thread lost to other processes is not counted as the object's",
-       [](runtime_options& o, std::string_view v) { return parse_flag(v, o.lb_cpu_time); }},
-      {"LBGroupPEs", "ROAM_LBGROUPPES", "G",
-       "PEs per group when the Hierarchical strategy balances (default: the PEs of one process); with more than one "
-       "group the step runs distributed: no PE gathers every object's load",
-       [](runtime_options& o, std::string_view v) { return parse_count(v, 1, 1u << 20, o.lb_group_pes); }},
       {"version", "", "", "print roam's version and build options and exit",
        [](runtime_options& o, std::string_view) {
          o.version = true;
@@ -238,26 +238,20 @@ const std::vector<option_spec>& specs() {
 std::string options_help() {
   std::string out = roam::build_description() + "\n";
   out += "roam runtime options (each also settable through its environment variable):\n";
-  for (const auto& s : specs()) {
-    std::string left = "  +" + std::string(s.name);
-    if (s.value_name.starts_with("[")) left += std::string(s.value_name);
-    else if (!s.value_name.empty()) {
-      // Appended piecewise: GCC 12 warns (-Wstringop-overflow, a false
-      // positive) on `"literal" + std::string` at -O2.
-      left += ' ';
-      left += s.value_name;
-    }
-    left.resize(std::max<std::size_t>(left.size() + 1, 22), ' ');
-    out += left + std::string(s.help);
-    if (!s.env.empty()) out += " [" + std::string(s.env) + "]";
-    out += "\n";
+  for (const auto& s : specs()) append_help_line(out, s.name, s.value_name, s.help, s.env);
+  for (const auto& g : groups()) {
+    out += g.layer + ":\n";
+    for (const auto& o : g.options) append_help_line(out, o.name, o.value_name, o.help, o.env);
   }
   return out;
 }
 
 parse_result parse_runtime_options(int& argc, char** argv) {
   parse_result r;
-  for (const auto& s : specs()) {
+  for (const auto& g : groups())
+    if (g.reset) g.reset();
+  const std::vector<any_option> options = all_options();
+  for (const auto& s : options) {
     if (s.env.empty()) continue;
     if (const char* v = std::getenv(std::string(s.env).c_str())) {
       if (auto e = s.apply(r.options, v); !e.empty()) {
@@ -274,10 +268,10 @@ parse_result parse_runtime_options(int& argc, char** argv) {
       continue;
     }
     std::string_view body = arg.substr(1);
-    const option_spec* match = nullptr;
+    const any_option* match = nullptr;
     std::string_view value;
     bool has_inline_value = false;
-    for (const auto& s : specs()) {
+    for (const auto& s : options) {
       if (body == s.name) {
         match = &s;
         break;
@@ -326,3 +320,41 @@ parse_result parse_runtime_options(int& argc, char** argv) {
 }
 
 }  // namespace roam::detail
+
+namespace roam {
+
+bool register_runtime_options(std::string_view layer, std::vector<runtime_option> options, std::function<void()> reset) {
+  auto taken_by = [](std::string_view name) -> std::string {
+    for (const auto& s : detail::specs())
+      if (s.name == name) return "the scheduler";
+    for (const auto& g : detail::groups())
+      for (const auto& o : g.options)
+        if (o.name == name) return g.layer;
+    return {};
+  };
+  for (const auto& o : options)
+    if (std::string owner = taken_by(o.name); !owner.empty())
+      throw std::logic_error("roam: runtime option '+" + std::string(o.name) + "' of " + std::string(layer) +
+                             " is already declared by " + owner);
+  detail::groups().push_back({std::string(layer), std::move(options), std::move(reset)});
+  return true;
+}
+
+namespace option_parse {
+std::string count(std::string_view text, std::uint64_t min, std::uint64_t max, std::uint32_t& out) {
+  return detail::parse_count(text, min, max, out);
+}
+std::string flag(std::string_view text, bool& out) { return detail::parse_flag(text, out); }
+std::string bytes(std::string_view text, std::uint64_t min, std::uint64_t max, std::size_t& out) {
+  return detail::parse_bytes(text, min, max, out);
+}
+std::string optional_path(std::string_view text, bool& on, std::string& path) {
+  return detail::parse_optional_path(text, on, path);
+}
+std::string word(std::string_view text, std::string_view what, std::string& out) {
+  return detail::parse_word(text, what, out);
+}
+std::string seconds(std::string_view text, double max, double& out) { return detail::parse_seconds(text, max, out); }
+}  // namespace option_parse
+
+}  // namespace roam

@@ -1,6 +1,7 @@
 // The trace layer's run hooks (setup.hpp): +trace and +summary subscribe
 // their observers before the PEs start and write their results once every PE
 // of the process has stopped.
+#include "trace_options.hpp"
 #include "setup.hpp"
 
 #include <atomic>
@@ -29,11 +30,11 @@ std::unique_ptr<summary_observer> g_summary;
 
 std::string start_trace(roam::detail::runtime_state& rt) {
 #if !defined(ROAM_HAVE_ZSTD)
-  if (rt.opts.trace_zstd) return "+tracezstd: this roam was built without libzstd (install libzstd-dev and rebuild)";
+  if (settings().trace_zstd) return "+tracezstd: this roam was built without libzstd (install libzstd-dev and rebuild)";
 #endif
   try {
-    g_tracing.writer = std::make_unique<trace_writer>(rt.opts.trace_dir, rt.my_node, rt.first_pe, rt.ppn,
-                                                      rt.opts.trace_buf, rt.opts.trace_zstd);
+    g_tracing.writer = std::make_unique<trace_writer>(settings().trace_dir, rt.my_node, rt.first_pe, rt.ppn,
+                                                      settings().trace_buf, settings().trace_zstd);
   } catch (const std::exception& e) {
     return e.what();
   }
@@ -51,7 +52,7 @@ void finish_trace(roam::detail::runtime_state& rt) {
   remove_lifecycle_observer(*g_tracing.observer);
   remove_observer(*g_tracing.observer);
   std::string error = g_tracing.writer->finish();
-  if (error.empty()) error = write_index(rt, *g_tracing.writer, rt.opts.trace_dir);
+  if (error.empty()) error = write_index(rt, *g_tracing.writer, settings().trace_dir);
   if (!error.empty()) {
     std::fprintf(stderr, "roam: node %u: %s\n", rt.my_node, error.c_str());
   } else {
@@ -60,18 +61,18 @@ void finish_trace(roam::detail::runtime_state& rt) {
                  "roam: node %u: trace of %llu events (%.1f MiB) in %s; writing took %.3f s in the background and "
                  "%.3f s at exit; PEs waited for the writer %llu times\n",
                  rt.my_node, static_cast<unsigned long long>(w.records()),
-                 static_cast<double>(w.bytes_written()) / (1 << 20), rt.opts.trace_dir.c_str(), w.write_seconds(),
+                 static_cast<double>(w.bytes_written()) / (1 << 20), settings().trace_dir.c_str(), w.write_seconds(),
                  w.finish_seconds(), static_cast<unsigned long long>(w.stalls()));
   }
   g_tracing = {};
 }
 
 std::string run_started(roam::detail::runtime_state& rt) {
-  if (rt.opts.summary) {
+  if (settings().summary) {
     g_summary = std::make_unique<summary_observer>(rt);
     add_observer(*g_summary);
   }
-  if (rt.opts.trace) return start_trace(rt);
+  if (settings().trace) return start_trace(rt);
   return {};
 }
 

@@ -1,4 +1,5 @@
 // +summary (summary.hpp).
+#include "trace_options.hpp"
 #include "summary.hpp"
 
 #include <algorithm>
@@ -228,14 +229,14 @@ void summary_observer::report(const roam::detail::runtime_state& rt) {
   }
   std::fputs(out.c_str(), stdout);
   std::fflush(stdout);
-  if (rt.opts.summary_json.empty()) return;
+  if (settings().summary_json.empty()) return;
   nlohmann::json entries = nlohmann::json::array();
   for (const auto& [name, t] : rows)
     entries.push_back({{"entry", name}, {"count", t.count}, {"total_s", static_cast<double>(t.ticks) * tick_s},
                        {"max_s", static_cast<double>(t.longest) * tick_s}});
   nlohmann::json j{{"node", rt.my_node}, {"nodes", rt.num_nodes}, {"pes", rt.num_pes}, {"wall_s", wall},
                    {"entries", entries}, {"pe", pes}};
-  std::string path = rt.opts.summary_json;
+  std::string path = settings().summary_json;
   if (rt.num_nodes > 1) {
     path += '.';  // piecewise: `"." + std::string` warns falsely under GCC 12 -O2
     path += std::to_string(rt.my_node);

@@ -15,6 +15,7 @@
 
 #include "analysis.hpp"
 #include "options.hpp"
+#include "trace_options.hpp"
 #include "support/run_roam.hpp"
 
 namespace {
@@ -278,22 +279,27 @@ TEST(trace_options, trace_summary_and_buffer) {
     int argc = static_cast<int>(words.size());
     return roam::detail::parse_runtime_options(argc, argv.data());
   };
+  // The trace layer declares these itself (src/trace/trace_options.cpp):
+  // the scheduler's parser applies them without knowing them.
+  const auto& t = roam::trace::detail::settings();
   auto r = parse({"+trace"});
   EXPECT_TRUE(r.error.empty());
-  EXPECT_TRUE(r.options.trace);
-  EXPECT_EQ(r.options.trace_dir, "roam-trace");
+  EXPECT_TRUE(t.trace);
+  EXPECT_EQ(t.trace_dir, "roam-trace");
   r = parse({"+trace=/tmp/x", "+tracebuf", "64K", "+summary"});
   EXPECT_TRUE(r.error.empty()) << r.error;
-  EXPECT_EQ(r.options.trace_dir, "/tmp/x");
-  EXPECT_EQ(r.options.trace_buf, 64u * 1024);
-  EXPECT_TRUE(r.options.summary);
-  EXPECT_TRUE(r.options.summary_json.empty());
+  EXPECT_EQ(t.trace_dir, "/tmp/x");
+  EXPECT_EQ(t.trace_buf, 64u * 1024);
+  EXPECT_TRUE(t.summary);
+  EXPECT_TRUE(t.summary_json.empty());
   r = parse({"+summary=s.json"});
-  EXPECT_EQ(r.options.summary_json, "s.json");
+  EXPECT_EQ(t.summary_json, "s.json");
+  EXPECT_FALSE(t.trace);  // every parse starts from the defaults
   r = parse({"+tracebuf", "12"});
   EXPECT_NE(r.error.find("'+tracebuf' expects at least 4K"), std::string::npos) << r.error;
   r = parse({"+tracebuffer"});
   EXPECT_NE(r.error.find("unknown runtime option '+tracebuffer'"), std::string::npos) << r.error;
+  EXPECT_NE(roam::detail::options_help().find("tracing (src/trace):\n  +trace[=DIR]"), std::string::npos);
 }
 
 TEST(trace, an_unwritable_directory_is_a_clear_start_up_error) {

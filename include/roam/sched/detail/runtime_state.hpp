@@ -37,26 +37,12 @@ struct runtime_options {
   std::uint64_t seed = 0;                ///< its seed
   bool help = false;                     ///< +help
   bool version = false;                  ///< +version
-  // Read by the trace layer (src/trace/):
-  bool trace = false;                    ///< +trace[=DIR]: record a trace
-  std::string trace_dir = "roam-trace";  ///< where it goes
-  std::size_t trace_buf = 8u << 20;      ///< +tracebuf BYTES: each PE's buffer
-  bool trace_zstd = false;               ///< +tracezstd: compress trace chunks
-  bool summary = false;                  ///< +summary[=FILE]: aggregates printed at exit
-  std::string summary_json;              ///< ... and written as JSON to FILE (empty: not written)
-  // Read by the load balancing layer (src/lb/):
-  std::string balancer;                  ///< +balancer NAME[,NAME...]: strategies of the steps, in order
-  bool lb_off = false;                   ///< +LBOff: no balancing (at_sync still resumes)
-  double lb_period = 0;                  ///< +LBPeriod SECONDS: balance every objects at any time (0: never)
-  bool meta_lb = false;                  ///< +MetaLB: the runtime decides when and with which strategy
-  bool lb_debug = false;                 ///< +LBDebug: print each step's loads, moves and strategy time
-  std::string lb_dump;                   ///< +LBDump FILE: append each step's load database to FILE
-  bool lb_cpu_time = false;              ///< +LBCpuTime: measure objects' CPU time instead of wall time
-  std::uint32_t lb_group_pes = 0;        ///< +LBGroupPEs G: PEs per group of Hierarchical steps (0: a process)
-  std::uint32_t lb_group_fanout = 0;     ///< +LBGroupFanout F: groups per super-group beyond F groups (0: 64)
-  // Read by the checkpoint layer (src/ft/):
+  // The trace and load balancing layers declare their options themselves
+  // (roam/sched/options.hpp: src/trace/trace_options.cpp, src/lb/lb_options.cpp).
+  // Read by sched (it runs main or not) and the checkpoint layer (src/ft/):
   std::string restart_dir;               ///< +restart DIR: start from the checkpoint in DIR instead of main
-  // Fault tolerance (docs/design/fault-tolerance.md):
+  // Fault tolerance (docs/design/fault-tolerance.md); sched hands them to the
+  // transport it builds:
   std::uint32_t ft_heartbeat_ms = 0;     ///< +ftheartbeat MS: heartbeat period between processes (0: transport's)
   std::uint32_t ft_timeout_ms = 0;       ///< +fttimeout MS: a process silent this long is failed (0: transport's)
   /// Not an option: this runtime starts a job again after a failure, from
