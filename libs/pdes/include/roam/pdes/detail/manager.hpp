@@ -4,6 +4,12 @@
 /// batches, rolls LPs back, sends and receives events and anti-messages, and
 /// takes part in GVT rounds; at each GVT it commits and frees what lies below.
 /// docs/design/pdes.md has the protocols and why they are correct.
+///
+/// This file holds the class, the event loop and sending; the member
+/// functions of the other concerns are defined in manager_gvt.hpp (GVT
+/// rounds, fossil collection, the end), manager_rollback.hpp (receiving,
+/// rollback, cancellation, the rollback check) and manager_steps.hpp
+/// (balancing and checkpoint steps, load charging), included at the end.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -115,12 +121,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
 
   /// A chare back from a balancing step (moved here or not): its LPs and
   /// pending events are this PE's again; it reports where it is.
-  void reattach(lp_chare<Model>& c) {
-    register_chare(c);
-    take_pending(c);
-    c.contribute(std::vector<std::uint32_t>{static_cast<std::uint32_t>(c.this_index()[0]), me_}, concat,
-                 callback<std::vector<std::vector<std::uint32_t>>>::broadcast<&manager::resume>(this->this_group()));
-  }
+  void reattach(lp_chare<Model>& c);
 
   /// Whether a balancing step is under way (LP chares may move only then).
   bool balancing() const noexcept { return balancing_; }
@@ -204,135 +205,35 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
   }
 
   /// Events and anti-messages from another PE, sent in the sender's `epoch`.
-  void receive(std::uint32_t epoch, std::vector<wire> events) {
-    ++received_[epoch & 1];
-    const bool white = epoch < epoch_;  // sent before the sender's cut of the round in progress here
-    for (wire& w : events) {
-      if (white && w.key.ts < white_min_) white_min_ = w.key.ts;
-      if (o_.check_gvt && w.key.ts < gvt_)
-        fail_at(w.dest, "received an " + std::string(w.anti ? "anti-message" : "event") + " at time " +
-                            std::to_string(w.key.ts) + " below GVT " + std::to_string(gvt_) + " (GVT is wrong)");
-      if (w.anti) on_anti(w);
-      else on_event(w);
-    }
-    schedule_batch();
-  }
+  void receive(std::uint32_t epoch, std::vector<wire> events);
 
   /// PE 0 asks for a GVT round (another PE is blocked by its window or memory bound).
-  void request_round() {
-    if (!round_active_ && running_) start_round();
-  }
+  void request_round();
 
   /// The cut of GVT round `epoch`: from here on this PE's messages belong to it.
-  void cut(std::uint32_t epoch) {
-    flush_out();  // what is buffered belongs to the closing epoch
-    local_min_ = least_pending();
-    epoch_ = epoch;
-    white_min_ = infinite_time;
-    vote();
-  }
+  void cut(std::uint32_t epoch);
 
   /// A round's sums: balanced, its minimum is the new GVT; else vote again.
-  void gvt_result(gvt_vote v) {
-    if (v.sent != v.received) {
-      ++stats_.gvt_retries;
-      vote();
-      return;
-    }
-    if (o_.check_gvt) {
-      if (v.min < gvt_) fail_at(0, "GVT went backwards from " + std::to_string(gvt_) + " to " + std::to_string(v.min));
-      // Nothing pending here may lie below the new GVT (it would be committed
-      // history in the making).
-      if (const sim_time least = least_pending(); least < v.min)
-        fail_at(heap_.top().e->dest, "GVT " + std::to_string(v.min) + " is above an event still pending here at " +
-                                         std::to_string(least));
-    }
-    if (o_.mode != synch::conservative && v.min != infinite_time)
-      optimism_.observe(stats_.processed, stats_.rolled_back, furthest_, v.min);
-    gvt_ = v.min;
-    ++stats_.gvt_rounds;
-    batches_since_gvt_ = 0;
-    if (me_ == 0) {
-      round_active_ = false;
-      batches_since_round_ = 0;
-    }
-    fossil_collect(gvt_);
-    if (gvt_ >= o_.end) return finish();
-    if (o_.balance_every != 0 && measuring_ && stats_.gvt_rounds % o_.balance_every == 0) return begin_balancing();
-    if (o_.checkpoint_every != 0 && stats_.gvt_rounds % o_.checkpoint_every == 0) return begin_checkpoint();
-    schedule_batch();
-  }
+  void gvt_result(gvt_vote v);
 
   /// Balancing, step 2: every PE's sums of messages sent and received since
   /// the start; equal, nothing is in flight (no PE sends while paused).
-  void drained(std::array<std::uint64_t, 2> sums) {
-    if (sums[0] != sums[1]) return drain_vote();
-    if (checkpointing_) return store_for_checkpoint();
-    hand_over();
-  }
+  void drained(std::array<std::uint64_t, 2> sums);
 
   /// PE 0: the checkpoint is written (or the program restarted from it).
-  void checkpointed(checkpoint_result r) {
-    // A checkpoint that could not be written leaves the older ones as they
-    // were; the run goes on (as roam::checkpoint's own contract).
-    if (!r.ok)
-      std::fprintf(stderr, "roam::pdes: pe 0: the checkpoint in %s failed: %s; the run goes on\n",
-                   o_.checkpoint_dir.c_str(), r.error.c_str());
-    this->this_group().template send<&manager::resume_from_checkpoint>(r.restarted, epoch_, gvt_);
-  }
+  void checkpointed(checkpoint_result r);
 
   /// Every PE after a checkpoint: the events go back into the heap and the
   /// run goes on. After a restart (any number of PEs), each manager first
   /// finds its chares, the counters restart at zero (nothing is in flight),
   /// and the managers learn where every chare is.
-  void resume_from_checkpoint(bool restarted, std::uint32_t epoch, sim_time gvt) {
-    checkpointing_ = false;
-    if (!restarted) {
-      for (lp_chare<Model>* c : chares_here_) take_pending(*c);
-      return go_on();
-    }
-    epoch_ = epoch;
-    gvt_ = gvt;
-    sent_[0] = sent_[1] = received_[0] = received_[1] = 0;
-    pe_of_chare_.assign(o_.chares(), 0);
-    pe_of_lp_.assign(o_.lps, 0);
-    std::vector<std::uint32_t> here;
-    for (std::uint32_t c = 0; c < o_.chares(); ++c) {
-      if (lp_chare<Model>* chare = chares_[index<1>{static_cast<std::int32_t>(c)}].local()) {
-        register_chare(*chare);
-        take_pending(*chare);
-        here.push_back(c);
-      }
-    }
-    std::vector<std::vector<std::uint32_t>> where;
-    for (std::uint32_t c : here) where.push_back({c, me_});
-    this->contribute(std::move(where), concat,
-                     callback<std::vector<std::vector<std::vector<std::uint32_t>>>>::broadcast<&manager::restarted>(
-                         this->this_group()));
-  }
+  void resume_from_checkpoint(bool restarted, std::uint32_t epoch, sim_time gvt);
 
   /// After a restart: every manager's chares, (chare, PE) pairs per PE.
-  void restarted(std::vector<std::vector<std::vector<std::uint32_t>>> per_pe) {
-    for (const auto& list : per_pe)
-      for (const auto& w : list) place_chare(w[0], w[1]);
-    measuring_ = load_balancing_enabled();
-    t0_ = std::chrono::steady_clock::now();
-    stats_ = {};  // this run's activity (a member's counts may be of another PE of the old layout)
-    for (record* r : local_)
-      if (r) stats_.restored += r->committed;
-    go_on();
-  }
+  void restarted(std::vector<std::vector<std::vector<std::uint32_t>>> per_pe);
 
   /// Balancing, step 4: every chare is back; `where` is (chare, PE) pairs.
-  void resume(std::vector<std::vector<std::uint32_t>> where) {
-    for (const auto& w : where) {
-      if (pe_of_chare_[w[0]] != w[1]) ++stats_.chares_moved;
-      place_chare(w[0], w[1]);
-    }
-    ++stats_.balancing_steps;
-    balancing_ = false;
-    go_on();
-  }
+  void resume(std::vector<std::vector<std::uint32_t>> where);
 
 
  private:
@@ -384,107 +285,38 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
 
   // ---- load measurement: event time charged to the chares ----
 
-  void count_for(std::uint32_t slot) {
-    if (events_of_[slot]++ == 0) touched_.push_back(slot);
-  }
+  void count_for(std::uint32_t slot);
   /// A batch's time, split over the chares by their share of its events (a
   /// clock reading per batch, not per event).
-  void charge_batch(std::chrono::steady_clock::duration took, std::uint32_t n) {
-    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(took).count();
-    for (std::uint32_t slot : touched_) {
-      charge_load(chares_here_[slot], std::chrono::nanoseconds(ns * events_of_[slot] / n));
-      events_of_[slot] = 0;
-    }
-    touched_.clear();
-  }
+  void charge_batch(std::chrono::steady_clock::duration took, std::uint32_t n);
 
   // ---- load balancing steps (docs/design/pdes.md) ----
 
   /// Step 1, on every PE at the same GVT: stop, roll every LP back to GVT
   /// (nothing uncommitted is left to move), send the anti-messages that
   /// takes, and wait until no message is in flight.
-  void begin_balancing() {
-    running_ = false;
-    balancing_ = true;
-    const event_key from_gvt{gvt_, 0, 0, 0};
-    for (record* r : local_)
-      if (r && !r->processed.empty()) rollback(*r, from_gvt, true);
-    flush_out();
-    drain_vote();
-  }
+  void begin_balancing();
 
-  void drain_vote() {
-    this->contribute(std::array<std::uint64_t, 2>{sent_[0] + sent_[1], received_[0] + received_[1]}, sum,
-                     callback<std::array<std::uint64_t, 2>>::broadcast<&manager::drained>(this->this_group()));
-  }
+  void drain_vote();
 
   /// Processing starts again after a balancing or checkpoint step.
-  void go_on() {
-    running_ = true;
-    // A balancing or checkpoint step rolled every LP back to GVT: not a sign
-    // of too much optimism.
-    optimism_.skip_to(stats_.processed, stats_.rolled_back);
-    batches_since_gvt_ = 0;
-    if (me_ == 0) {
-      round_active_ = false;
-      batches_since_round_ = 0;
-    }
-    schedule_batch();
-  }
+  void go_on();
 
   /// A checkpoint step, on every PE at the same GVT: as a balancing step, the
   /// LPs back to GVT and nothing in flight; then the events go into their
   /// chares (so the checkpoint holds them) and PE 0 asks for the checkpoint.
-  void begin_checkpoint() {
-    checkpointing_ = true;
-    begin_balancing();
-  }
-  void store_for_checkpoint() {
-    move_pending_to_chares();
-    balancing_ = false;
-    if (me_ == 0)
-      checkpoint(o_.checkpoint_dir,
-                 callback<checkpoint_result>::template to<&manager::checkpointed>(this->this_group()[pe_id{0}]));
-  }
+  void begin_checkpoint();
+  void store_for_checkpoint();
 
-  void move_pending_to_chares() {
-    auto& entries = heap_.entries();
-    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.e->arrival < b.e->arrival; });
-    for (const auto& entry : entries) {
-      event_type* e = entry.e;
-      if (e->status != event_status::cancelled)
-        chares_here_[local_[e->dest]->slot]->pending().push_back(wire{e->key, e->dest, 0, 0, e->message});
-      pool_.release(e);
-    }
-    entries.clear();
-  }
+  void move_pending_to_chares();
 
-  void take_pending(lp_chare<Model>& c) {
-    for (const wire& w : c.pending()) {
-      event_type* e = pool_.make();
-      e->key = w.key;
-      e->dest = w.dest;
-      e->message = w.message;
-      heap_.push(e);  // in their old arrival order
-    }
-    c.pending().clear();
-    c.pending().shrink_to_fit();
-  }
+  void take_pending(lp_chare<Model>& c);
 
   /// Step 3: the pending events go into their chares (in arrival order, which
   /// orders equal keys), the LPs leave this PE's tables, and every chare
   /// calls at_sync; the balancer moves them, and each comes back through
   /// reattach on its PE.
-  void hand_over() {
-    move_pending_to_chares();
-    std::vector<lp_chare<Model>*> leaving;
-    leaving.swap(chares_here_);
-    events_of_.clear();
-    touched_.clear();
-    for (lp_chare<Model>* c : leaving)
-      for (record& r : c->records()) local_[r.ctx.gid()] = nullptr;
-    for (lp_chare<Model>* c : leaving) c->at_balancing_point();
-  }
+  void hand_over();
 
   sim_time window_limit() const noexcept {
     if (o_.mode == synch::conservative) return gvt_ + o_.lookahead;
@@ -527,35 +359,9 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
 
   /// The rollback-check mode: the event forward and back on a copy of its
   /// message; the LP's state and stream must come back exactly.
-  void check_reverse(record& r, event_type& e) {
-    const state before = r.state;
-    const rng_stream rng_before = r.ctx.rng();
-    const std::uint64_t sent_before = lp_access::sent(r.ctx);
-    message m = e.message;
-    bitfield bf{};
-    trial_ = true;
-    model_.event(r.state, bf, m, r.ctx);
-    model_.reverse(r.state, bf, m, r.ctx);
-    trial_ = false;
-    lp_access::sent(r.ctx) = sent_before;
-    const char* what = nullptr;
-    if (!same_state(r.state, before)) what = "its state";
-    else if (!(r.ctx.rng() == rng_before)) what = "its random stream (a draw not reversed, or reversed twice)";
-    if (what)
-      fail_at(e.dest, "rollback check: the reverse handler of the event at time " + std::to_string(e.key.ts) +
-                          " (sent by LP " + std::to_string(e.key.source) + ") did not restore " + what,
-              "the model's reverse handler");
-    ++stats_.checked;
-  }
+  void check_reverse(record& r, event_type& e);
 
-  static bool same_state(const state& a, const state& b) {
-    if constexpr (std::equality_comparable<state>) return a == b;
-    else {
-      static_assert(std::is_trivially_copyable_v<state>,
-                    "roam::pdes: the rollback check needs a state with == or a trivially copyable one");
-      return std::memcmp(&a, &b, sizeof(state)) == 0;
-    }
-  }
+  static bool same_state(const state& a, const state& b);
 
   // ---- sending ----
 
@@ -619,175 +425,39 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
 
   // ---- receiving ----
 
-  void on_event(const wire& w) {
-    event_type* e = pool_.make();
-    e->key = w.key;
-    e->dest = w.dest;
-    e->message = w.message;
-    record& r = record_of(*e);
-    if (e->key < r.last_key) {
-      ++stats_.primary_rollbacks;
-      rollback(r, e->key, false);
-    }
-    heap_.push(e);
-  }
+  void on_event(const wire& w);
 
   /// An anti-message: the event, processed here, is rolled back through; it
   /// is then pending (or was, or has not arrived yet) and is dropped when it
   /// comes out of the heap.
-  void on_anti(const wire& w) {
-    record& r = *local_[w.dest];
-    if (!(r.last_key < w.key) && r.processed.contains_key(w.key)) {
-      ++stats_.secondary_rollbacks;
-      rollback(r, w.key, true);
-    }
-    r.cancelled.push_back(w.key);
-  }
+  void on_anti(const wire& w);
 
-  static bool take_cancelled(record& r, const event_key& k) {
-    for (std::size_t i = 0; i < r.cancelled.size(); ++i)
-      if (r.cancelled[i] == k) {
-        r.cancelled[i] = r.cancelled.back();
-        r.cancelled.pop_back();
-        return true;
-      }
-    return false;
-  }
+  static bool take_cancelled(record& r, const event_key& k);
 
   // ---- rollback ----
 
   /// Undoes `r`'s processed events with keys above `k` (and `k` itself when
   /// `inclusive`), newest first; they go back to the heap.
-  void rollback(record& r, const event_key& k, bool inclusive) {
-    static const trace::name traced("pdes: rollback");
-    const trace::span in_trace(traced);  // nested ones (cascades) show inside
-    while (!r.processed.empty()) {
-      event_type* e = r.processed.back();
-      if (inclusive ? e->key < k : !(k < e->key)) break;
-      r.processed.pop_back();
-      lp_access::set_now(r.ctx, e->key.ts, e->key.depth);
-      model_.reverse(r.state, e->bf, e->message, r.ctx);
-      lp_access::sent(r.ctx) -= cancel_children(*e);
-      e->bf = {};
-      e->past_end = 0;
-      e->status = event_status::pending;
-      heap_.push(e);
-      --uncommitted_;
-      ++stats_.rolled_back;
-    }
-    r.last_key = r.processed.empty() ? record::lowest_key() : r.processed.back()->key;
-  }
+  void rollback(record& r, const event_key& k, bool inclusive);
 
   /// Cancels what `e` sent; returns how many events that was.
-  std::uint64_t cancel_children(event_type& e) {
-    std::uint64_t n = 0;
-    for (event_type* c = e.first_stub; c;) {
-      event_type* next = c->next_sibling;
-      ++n;
-      out_[pe_of_lp_[c->dest]].push_back(wire{c->key, c->dest, 1, 0, {}});
-      ++stats_.anti_messages;
-      pool_.release(c);
-      c = next;
-    }
-    for (event_type* c = e.first_child; c;) {
-      event_type* next = c->next_sibling;
-      ++n;
-      // A processed child is rolled back through first; a pending one (in
-      // the heap or the straggler queue) is dropped when it comes out.
-      if (c->status == event_status::processed) rollback(*local_[c->dest], c->key, true);
-      c->status = event_status::cancelled;
-      c = next;
-    }
-    e.first_stub = e.first_child = nullptr;
-    return n;
-  }
+  std::uint64_t cancel_children(event_type& e);
 
   // ---- GVT ----
 
-  void start_round() {
-    round_active_ = true;
-    this->this_group().template send<&manager::cut>(epoch_ + 1);
-  }
+  void start_round();
 
-  sim_time least_pending() {
-    while (!heap_.empty() && heap_.top().e->status == event_status::cancelled) pool_.release(heap_.pop());
-    return heap_.empty() ? infinite_time : heap_.top_time();
-  }
+  sim_time least_pending();
 
-  void vote() {
-    const std::uint32_t closing = (epoch_ - 1) & 1;
-    const sim_time least = white_min_ < local_min_ ? white_min_ : local_min_;
-    this->contribute(gvt_vote{sent_[closing], received_[closing], least}, custom_reducer<&merge_votes>(),
-                     callback<gvt_vote>::broadcast<&manager::gvt_result>(this->this_group()));
-  }
+  void vote();
 
   /// Commits and frees every processed event below `gvt`, oldest first per
   /// LP, with the stubs of its remote sends. Its local children are never
   /// read again (nothing committed is rolled back), so each event is freed
   /// at once, whatever order the parents and children are committed in.
-  void fossil_collect(sim_time gvt) {
-    static const trace::name traced("pdes: fossil collection");
-    const trace::span in_trace(traced);
-    for (record* r : local_) {
-      if (!r) continue;
-      while (!r->processed.empty() && r->processed.front()->key.ts < gvt) {
-        event_type* e = r->processed.front();
-        r->processed.pop_front();
-        if (!r->processed.empty()) __builtin_prefetch(r->processed.front());
-        lp_access::set_now(r->ctx, e->key.ts, e->key.depth);
-        model_.commit(r->state, e->bf, e->message, r->ctx);
-        stats_.past_end += e->past_end;
-        r->past_end += e->past_end;
-        ++r->committed;
-        for (event_type* c = e->first_stub; c;) {
-          event_type* next = c->next_sibling;
-          pool_.release(c);
-          c = next;
-        }
-        pool_.release(e);
-        --uncommitted_;
-        ++stats_.committed;
-      }
-      if (r->processed.empty()) r->last_key = record::lowest_key();
-    }
-  }
+  void fossil_collect(sim_time gvt);
 
-  void finish() {
-    running_ = false;
-    fossil_collect(infinite_time);
-    // Committed events and dropped sends are counted by the LPs (they travel
-    // in checkpoints): exact however many restarts the run went through.
-    stats_.committed = stats_.past_end = 0;
-    for (record* r : local_)
-      if (r) stats_.committed += r->committed, stats_.past_end += r->past_end;
-    for (record* r : local_)
-      if (r) model_.final(r->state, r->ctx);
-    stats_.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
-    stats_.slice_halvings = optimism_.batch_halvings();
-    stats_.window_narrowings = optimism_.window_narrowings();
-    stats_.final_window = optimism_.window();
-    if (me_ != 0) stats_.gvt_rounds = 0;
-    if constexpr (has_summary<Model>) {
-      // Statistics and every LP's summary part go to PE 0, which merges the
-      // parts in gid order (the same sums on any PE count).
-      auto here = this->this_group()[pe_id{0}];
-      this->contribute(stats_, custom_reducer<&merge_stats>(),
-                       callback<run_stats>::template to<&manager::collect_stats>(here));
-      summary_parts parts;
-      for (record* r : local_)
-        if (r) parts.emplace_back(r->ctx.gid(), model_.summarize(r->state, r->ctx));
-      this->contribute(std::move(parts), concat,
-                       callback<std::vector<summary_parts>>::template to<&manager::collect_parts>(here));
-    } else {
-      this->contribute(stats_, custom_reducer<&merge_stats>(), done_);
-    }
-    // The run is over: its LP chares go. Left alive they would take part in
-    // every later sync step of the program (their type has resume_from_sync)
-    // and hold it for ever.
-    for (lp_chare<Model>* c : chares_here_) chares_[c->this_index()].template send<&lp_chare<Model>::retire>();
-    chares_here_.clear();
-    std::fill(local_.begin(), local_.end(), nullptr);
-  }
+  void finish();
 
  public:
   /// PE 0: the summed statistics (models with a summary).
@@ -870,3 +540,7 @@ class manager final : public group_member<manager<Model>>, public event_sink<Mod
 };
 
 }  // namespace roam::pdes::detail
+
+#include <roam/pdes/detail/manager_gvt.hpp>
+#include <roam/pdes/detail/manager_rollback.hpp>
+#include <roam/pdes/detail/manager_steps.hpp>
