@@ -16,6 +16,7 @@
 #include <roam/sched/observe.hpp>
 
 #include <roam/coll/detail/checkpoint_support.hpp>
+#include <roam/sched/detail/hook_slot.hpp>
 
 #include "state.hpp"
 #include "waves.hpp"
@@ -238,12 +239,14 @@ void array_constructed(const collection_desc* d) {
 }
 
 const bool hooks_installed = [] {
-  g_element_hooks.here = &element_here;
-  g_element_hooks.gone = &element_gone;
-  g_element_hooks.born = &element_born;
-  g_element_hooks.born_at_root = &element_born_at_root;
-  g_element_hooks.died = &element_died;
-  g_element_hooks.constructed = &array_constructed;
+  element_hooks h;
+  h.here = &element_here;
+  h.gone = &element_gone;
+  h.born = &element_born;
+  h.born_at_root = &element_born_at_root;
+  h.died = &element_died;
+  h.constructed = &array_constructed;
+  install_hook(g_element_hooks, h, "g_element_hooks", "coll (src/coll/array_reductions.cpp)");
   return true;
 }();
 

@@ -4,6 +4,7 @@
 #include <roam/msg/detail/stable_registry.hpp>
 #include <roam/obj/detail/checkpoint_support.hpp>
 #include <roam/sched/detail/startup.hpp>
+#include <roam/sched/detail/hook_slot.hpp>
 
 #include "memory_store.hpp"
 
@@ -26,9 +27,11 @@ bool install(std::vector<std::vector<std::byte>> contributions, std::string& err
 }
 
 const bool recovery_installed = [] {
-  g_recovery.inventory = &inventory;
-  g_recovery.plan = &plan;
-  g_recovery.install = &install;
+  recovery_hooks h;
+  h.inventory = &inventory;
+  h.plan = &plan;
+  h.install = &install;
+  install_hook(g_recovery, h, "g_recovery", "ft (src/ft/recovery.cpp)");
   return true;
 }();
 

@@ -9,6 +9,7 @@
 #include <roam/msg/detail/stable_registry.hpp>
 #include <roam/machine/detail/transport.hpp>
 #include <roam/sched/detail/startup.hpp>
+#include <roam/sched/detail/hook_slot.hpp>
 
 #include "memory_store.hpp"
 #include "state.hpp"
@@ -229,7 +230,7 @@ void restart_main(const std::vector<std::string>&) {
 }
 
 const bool restart_main_installed = [] {
-  g_restart_main = &restart_main;
+  install_hook(g_restart_main, &restart_main, "g_restart_main", "ft (src/ft/restore.cpp)");
   return true;
 }();
 

@@ -19,6 +19,7 @@
 #include <roam/sched/task.hpp>
 
 #include <roam/lb/detail/checkpoint_support.hpp>
+#include <roam/sched/detail/hook_slot.hpp>
 
 #include "lb_options.hpp"
 #include "balancer.hpp"
@@ -126,7 +127,7 @@ void setup_pe(roam::detail::pe_state& pe) {
 [[maybe_unused]] const bool registered = [] {
   roam::detail::register_run_hooks({&run_started, &run_finished});
   roam::detail::register_pe_setup(&setup_pe);
-  roam::detail::g_at_sync = &at_sync;
+  roam::detail::install_hook(roam::detail::g_at_sync, &at_sync, "g_at_sync", "lb (src/lb/setup.cpp)");
   return true;
 }();
 

@@ -10,6 +10,7 @@
 #include <roam/msg/detail/wire.hpp>
 
 #include <roam/machine/detail/transport.hpp>
+#include <roam/sched/detail/hook_slot.hpp>
 
 namespace roam::detail {
 
@@ -226,11 +227,13 @@ void send_copy_to(runtime_state& rt, std::uint32_t dst_pe, message& m) {
 }
 
 void install_remote_hooks() noexcept {
-  g_remote.send = &send_remote;
-  g_remote.on_frame = &on_frame;
-  g_remote.frame_memory = &frame_memory;
-  g_remote.broadcast_exit = &broadcast_exit;
-  g_remote.main_returned = &send_readonlies_once;
+  remote_hooks h;
+  h.send = &send_remote;
+  h.on_frame = &on_frame;
+  h.frame_memory = &frame_memory;
+  h.broadcast_exit = &broadcast_exit;
+  h.main_returned = &send_readonlies_once;
+  install_hook(g_remote, h, "g_remote", "msg (src/msg/remote.cpp)");
 }
 
 std::vector<std::byte> readonly_globals_packed() { return pack_readonlies(); }

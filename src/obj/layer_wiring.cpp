@@ -12,6 +12,7 @@
 #include <roam/obj/map.hpp>
 #include <roam/msg/detail/remote.hpp>
 #include <roam/sched/detail/startup.hpp>
+#include <roam/sched/detail/hook_slot.hpp>
 
 #include "pe_objects.hpp"
 
@@ -56,12 +57,17 @@ void resume_owned_task(task_roots& roots, std::coroutine_handle<> h) noexcept {
 
 const bool registered = [] {
   register_pe_setup(&setup_objects);
-  g_describe_delivery = &describe_context;
-  g_thread_owner.counter = &thread_counter;
-  g_thread_owner.idle = &threads_idle;
-  g_task_owner.resume = &resume_owned_task;
-  g_deliver_entry = &deliver;
-  g_report_waiting_tasks = &print_waiting_tasks_here;
+  constexpr const char* owner = "obj (src/obj/layer_wiring.cpp)";
+  install_hook(g_describe_delivery, &describe_context, "g_describe_delivery", owner);
+  thread_owner_hooks threads;
+  threads.counter = &thread_counter;
+  threads.idle = &threads_idle;
+  install_hook(g_thread_owner, threads, "g_thread_owner", owner);
+  task_owner_hooks tasks;
+  tasks.resume = &resume_owned_task;
+  install_hook(g_task_owner, tasks, "g_task_owner", owner);
+  install_hook(g_deliver_entry, &deliver, "g_deliver_entry", owner);
+  install_hook(g_report_waiting_tasks, &print_waiting_tasks_here, "g_report_waiting_tasks", owner);
   install_remote_hooks();
   register_map("block", &block_map_fn);
   register_map("round_robin", &round_robin_map_fn);

@@ -1,0 +1,43 @@
+# Every one-owner extension point (a global hook slot `inline ... g_name` in a
+# header under include/roam/) is filled through install_hook and listed in
+# docs/architecture.md, section 3; fails naming what is missing.
+#   cmake -DROOT=<source dir> -P extension_points_documented.cmake
+file(GLOB_RECURSE headers ${ROOT}/include/roam/*.hpp)
+file(READ ${ROOT}/docs/architecture.md doc)
+set(missing "")
+set(found 0)
+foreach(h ${headers})
+  file(STRINGS ${h} lines REGEX "^inline .*[ *(]g_[a-z_]+[) ;=]")
+  foreach(l ${lines})
+    string(REGEX MATCH "g_[a-z_]+" name "${l}")
+    # A per-thread or plain variable is not a hook slot: only function
+    # pointers and hook structs are (their types end in _hooks, _fn, or are
+    # function pointers).
+    if(NOT l MATCHES "\\(\\*g_|_hooks g_|_fn g_")
+      continue()
+    endif()
+    math(EXPR found "${found} + 1")
+    string(FIND "${doc}" "`${name}`" at)
+    if(at EQUAL -1)
+      string(APPEND missing " ${name} (${h})")
+    endif()
+    file(GLOB_RECURSE sources ${ROOT}/src/*.cpp)
+    set(assigned "")
+    foreach(s ${sources})
+      file(STRINGS ${s} writes REGEX "[^=!<>]${name}(\\.[a-z_]+)? = ")
+      if(writes)
+        string(APPEND assigned " ${s}")
+      endif()
+    endforeach()
+    if(assigned)
+      string(APPEND missing " ${name} is assigned directly instead of through install_hook in:${assigned};")
+    endif()
+  endforeach()
+endforeach()
+if(found LESS 8)
+  message(FATAL_ERROR "found only ${found} hook slots: the pattern no longer matches the headers")
+endif()
+if(missing)
+  message(FATAL_ERROR "extension points missing from docs/architecture.md or filled without install_hook:${missing}")
+endif()
+message(STATUS "${found} extension points, each documented and filled through install_hook")
