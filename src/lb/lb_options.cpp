@@ -12,7 +12,7 @@ namespace {
 
 lb_settings g_settings;
 
-[[maybe_unused]] const bool registered = roam::register_runtime_options(
+[[maybe_unused]] const bool options_registered = roam::register_runtime_options(
     "load balancing (src/lb)",
     {
         {"balancer", "ROAM_BALANCER", "NAME[,NAME...]",

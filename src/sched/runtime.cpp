@@ -39,159 +39,18 @@ long long args::int_or(std::size_t i, long long fallback) const {
 namespace detail {
 
 namespace {
-std::vector<startup_check>& startup_checks() {
-  static std::vector<startup_check> v;
-  return v;
-}
-std::vector<pe_setup>& pe_setups() {
-  static std::vector<pe_setup> v;
-  return v;
-}
-std::vector<run_hooks>& all_run_hooks() {
-  static std::vector<run_hooks> v;
-  return v;
-}
-std::vector<std::string> g_command_line;
-std::mutex g_stderr_mutex;
-
 // The window for readonly assignment: PE 0 runs main and nothing has left it since.
 std::uint64_t g_sent_at_main_start = 0;
 bool g_main_running = false;
 }  // namespace
 
-bool register_startup_check(startup_check check) {
-  startup_checks().push_back(check);
-  return true;
-}
-bool register_pe_setup(pe_setup setup) {
-  pe_setups().push_back(setup);
-  return true;
-}
-bool register_run_hooks(run_hooks hooks) {
-  all_run_hooks().push_back(hooks);
-  return true;
-}
-
-bool run_started_hooks(runtime_state& rt) {
-  rt.command_line = g_command_line;
-  for (const run_hooks& h : all_run_hooks()) {
-    if (!h.started) continue;
-    if (std::string e = h.started(rt); !e.empty()) {
-      std::fprintf(stderr, "roam: node %u: %s\n", rt.my_node, e.c_str());
-      return false;
-    }
-  }
-  return true;
-}
-void run_finished_hooks(runtime_state& rt) {
-  auto& hooks = all_run_hooks();
-  for (auto it = hooks.rbegin(); it != hooks.rend(); ++it)
-    if (it->finished) it->finished(rt);
-}
+/// The program's command line as roam::run got it (run_started_hooks hands it to the runtime).
+std::vector<std::string> g_command_line;
 
 bool readonly_window_open() noexcept {
   pe_state* pe = tls_pe;
   return pe == nullptr ? g_runtime.load() == nullptr
                        : pe->id() == 0 && g_main_running && pe->sent_away() == g_sent_at_main_start;
-}
-
-runtime_state::runtime_state(runtime_options o, node_layout layout, transport* t)
-    : opts(o),
-      my_node(layout.node),
-      num_nodes(layout.nodes),
-      ppn(layout.ppn),
-      first_pe(layout.node * layout.ppn),
-      num_pes(layout.nodes * layout.ppn),
-      net(t) {
-  static std::atomic<std::uint64_t> generations{0};
-  generation = ++generations;
-  oversubscribed = ppn + (t && (ppn > 1 || o.commthread) ? 1 : 0) > static_cast<std::uint32_t>(available_cores());
-  pes.reserve(ppn);
-  for (std::uint32_t i = 0; i < ppn; ++i) pes.push_back(std::make_unique<pe_state>(*this, first_pe + i, num_pes));
-}
-
-runtime_state::~runtime_state() = default;
-
-void runtime_state::enqueue_node(work_item* w) noexcept {
-  {
-    std::lock_guard lock(node_mutex_);
-    node_queue_.push_back(w);
-    node_pending_.fetch_add(1, std::memory_order_seq_cst);
-  }
-  // Wake one sleeping PE; busy PEs look at the node queue between messages.
-  for (auto& pe : pes) {
-    if (pe.get() != tls_pe) {
-      pe->wake();
-      break;
-    }
-  }
-}
-
-work_item* runtime_state::take_node_item() noexcept {
-  if (node_pending_.load(std::memory_order_relaxed) == 0) return nullptr;
-  std::lock_guard lock(node_mutex_);
-  work_item* w = node_queue_.pop();
-  if (w) node_pending_.fetch_sub(1, std::memory_order_relaxed);
-  return w;
-}
-
-void runtime_state::request_exit(int code, bool from_peer) noexcept {
-  if (exit_requested_.exchange(true)) return;
-  exit_code_.store(code);
-  if (net && !from_peer && g_remote.broadcast_exit) g_remote.broadcast_exit(*this, code);
-  stopping_.store(true, std::memory_order_seq_cst);
-  for (auto& pe : pes) pe->wake();
-  if (net) net->wake();
-}
-
-bool runtime_state::request_recovery_stop() noexcept {
-  if (exit_requested_.exchange(true)) return false;
-  stopping_.store(true, std::memory_order_seq_cst);
-  for (auto& pe : pes) pe->wake();
-  if (net) net->wake();
-  return true;
-}
-
-pe_state& this_pe(const char* what) {
-  pe_state* pe = tls_pe;
-  if (!pe) {
-    std::fprintf(stderr, "roam: %s called outside a PE (before roam::run, after it, or on a foreign thread)\n", what);
-    std::fflush(stderr);
-    std::abort();
-  }
-  return *pe;
-}
-
-std::string pe_prefix() {
-  runtime_state* rt = g_runtime.load();
-  pe_state* pe = tls_pe;
-  if (!pe || !rt) return "[roam] ";
-  return "[pe " + std::to_string(pe->id()) + "/" + std::to_string(rt->num_pes) + "] ";
-}
-
-void report_fatal(const std::string& message) noexcept {
-  {
-    std::lock_guard lock(g_stderr_mutex);
-    std::string line = pe_prefix() + message + "\n";
-    std::fwrite(line.data(), 1, line.size(), stderr);
-    std::fflush(stderr);
-  }
-  if (runtime_state* rt = g_runtime.load()) rt->request_exit(1);
-  else std::abort();
-}
-
-void report_task_failure(std::exception_ptr e, const std::string& where) noexcept {
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& ex) {
-    report_fatal(where + ": uncaught exception: " + ex.what());
-  } catch (...) {
-    report_fatal(where + ": uncaught exception of unknown type");
-  }
-}
-
-void run_pe_setups(pe_state& pe) {
-  for (auto setup : pe_setups()) setup(pe);
 }
 
 namespace {

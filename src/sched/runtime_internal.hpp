@@ -1,10 +1,19 @@
 #pragma once
 // The steps of a PE's life that the threaded runner (runtime.cpp) and the
 // deterministic driver (deterministic.cpp) share.
+#include <string>
+#include <vector>
+
 #include <roam/sched/detail/runtime_state.hpp>
+#include <roam/sched/detail/startup.hpp>
 #include <roam/sched/runtime.hpp>
 
 namespace roam::detail {
+
+/// What layers registered (layer_hooks.cpp).
+std::vector<startup_check>& startup_checks();
+/// The program's command line as roam::run got it (runtime.cpp).
+extern std::vector<std::string> g_command_line;
 
 /// Every layer's per-PE setup, on the calling thread, for `pe` (tls_pe set).
 void run_pe_setups(pe_state& pe);

@@ -12,7 +12,7 @@ namespace {
 
 trace_settings g_settings;
 
-[[maybe_unused]] const bool registered = roam::register_runtime_options(
+[[maybe_unused]] const bool options_registered = roam::register_runtime_options(
     "tracing (src/trace)",
     {
         {"trace", "ROAM_TRACE", "[=DIR]",
