@@ -10,7 +10,7 @@
 
 #include <roam/sched/options.hpp>
 
-#include "options.hpp"
+#include "support/parse_options.hpp"
 
 namespace sched_options_test {
 
@@ -30,39 +30,32 @@ widget_settings g_widget;
       [](std::string_view v) { return roam::option_parse::flag(v, g_widget.loud); }}},
     [] { g_widget = {}; });
 
-roam::detail::parse_result parse(std::vector<std::string> words) {
-  words.insert(words.begin(), "prog");
-  std::vector<char*> argv;
-  for (auto& w : words) argv.push_back(w.data());
-  argv.push_back(nullptr);
-  int argc = static_cast<int>(words.size());
-  return roam::detail::parse_runtime_options(argc, argv.data());
-}
+using roam_test::parse_options;
 
 TEST(layer_options, parsed_by_the_scheduler_without_it_knowing_them) {
-  auto r = parse({"+unittestwidgets", "7", "+unittestloud", "+p2"});
+  auto r = parse_options({"+unittestwidgets", "7", "+unittestloud", "+p2"});
   ASSERT_TRUE(r.error.empty()) << r.error;
   EXPECT_EQ(g_widget.widgets, 7u);
   EXPECT_TRUE(g_widget.loud);
   EXPECT_EQ(r.options.pes, 2u);
-  r = parse({"+unittestwidgets=9"});
+  r = parse_options({"+unittestwidgets=9"});
   ASSERT_TRUE(r.error.empty()) << r.error;
   EXPECT_EQ(g_widget.widgets, 9u);
   EXPECT_FALSE(g_widget.loud);  // back to the default: every parse starts from them
 }
 
 TEST(layer_options, errors_name_the_option) {
-  auto r = parse({"+unittestwidgets", "0"});
+  auto r = parse_options({"+unittestwidgets", "0"});
   EXPECT_NE(r.error.find("runtime option '+unittestwidgets' expects at least 1"), std::string::npos) << r.error;
-  r = parse({"+unittestwidget"});
+  r = parse_options({"+unittestwidget"});
   EXPECT_NE(r.error.find("unknown runtime option '+unittestwidget' (+help lists them)"), std::string::npos) << r.error;
-  r = parse({"+unittestwidgets"});
+  r = parse_options({"+unittestwidgets"});
   EXPECT_NE(r.error.find("'+unittestwidgets' needs a value N"), std::string::npos) << r.error;
 }
 
 TEST(layer_options, from_the_environment) {
   ::setenv("ROAM_UNITTESTWIDGETS", "5", 1);
-  auto r = parse({});
+  auto r = parse_options({});
   ::unsetenv("ROAM_UNITTESTWIDGETS");
   ASSERT_TRUE(r.error.empty()) << r.error;
   EXPECT_EQ(g_widget.widgets, 5u);

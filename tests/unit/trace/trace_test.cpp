@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis.hpp"
-#include "options.hpp"
+#include "support/parse_options.hpp"
 #include "trace_options.hpp"
 #include "support/run_roam.hpp"
 
@@ -271,14 +271,7 @@ TEST(trace_files, an_untraced_run_writes_nothing) {
 }
 
 TEST(trace_options, trace_summary_and_buffer) {
-  auto parse = [](std::vector<std::string> words) {
-    words.insert(words.begin(), "prog");
-    std::vector<char*> argv;
-    for (auto& w : words) argv.push_back(w.data());
-    argv.push_back(nullptr);
-    int argc = static_cast<int>(words.size());
-    return roam::detail::parse_runtime_options(argc, argv.data());
-  };
+  auto parse = [](std::vector<std::string> words) { return roam_test::parse_options(std::move(words)); };
   // The trace layer declares these itself (src/trace/trace_options.cpp):
   // the scheduler's parser applies them without knowing them.
   const auto& t = roam::trace::detail::settings();
