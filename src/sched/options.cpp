@@ -206,11 +206,7 @@ const std::vector<option_spec>& specs() {
       {"restart", "ROAM_RESTART", "DIR",
        "start from the checkpoint in DIR (a checkpoint directory, or the directory given to roam::checkpoint: its "
        "newest complete one) instead of running main, on any number of PEs and processes",
-       [](runtime_options& o, std::string_view v) {
-         if (v.empty()) return std::string("expects a checkpoint directory");
-         o.restart_dir = std::string(v);
-         return std::string{};
-       }},
+       [](runtime_options& o, std::string_view v) { return parse_word(v, "a checkpoint directory", o.restart_dir); }},
       {"ftheartbeat", "ROAM_FTHEARTBEAT", "MS",
        "processes of a job send each other a heartbeat every MS milliseconds when otherwise silent (default: the "
        "transport's, 1000 over TCP and MPI)",

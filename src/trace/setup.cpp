@@ -1,7 +1,6 @@
 // The trace layer's run hooks (setup.hpp): +trace and +summary subscribe
 // their observers before the PEs start and write their results once every PE
 // of the process has stopped.
-#include "trace_options.hpp"
 #include "setup.hpp"
 
 #include <atomic>
@@ -15,6 +14,7 @@
 
 #include "index_file.hpp"
 #include "summary.hpp"
+#include "trace_options.hpp"
 
 namespace roam::trace::detail {
 

@@ -1,6 +1,6 @@
 // +summary (summary.hpp).
-#include "trace_options.hpp"
 #include "summary.hpp"
+#include "trace_options.hpp"
 
 #include <algorithm>
 #include <cinttypes>
