@@ -239,14 +239,14 @@ void array_constructed(const collection_desc* d) {
 }
 
 const bool hooks_installed = [] {
-  element_hooks h;
+  population_counter h;
   h.here = &element_here;
   h.gone = &element_gone;
   h.born = &element_born;
   h.born_at_root = &element_born_at_root;
   h.died = &element_died;
   h.constructed = &array_constructed;
-  install_hook(g_element_hooks, h, "g_element_hooks", "coll (src/coll/array_reductions.cpp)");
+  install_hook(g_population_counter, h, "g_population_counter", "coll (src/coll/array_reductions.cpp)");
   return true;
 }();
 

@@ -200,7 +200,7 @@ void restore_element(const saved_object& o, std::span<const std::byte> state) {
     obj = d->elem->moves->unpack_state(state);
   }
   link(lc, o.index, obj);
-  if (g_element_hooks.here) g_element_hooks.here(d, 0);
+  if (g_population_counter.here) g_population_counter.here(d, 0);
   member_lifecycle(lifecycle_step::arrived, d, o.index, obj);
   remember_restarts(element_identity(d, o.index), o.restarts);
 }
@@ -254,7 +254,7 @@ void finish_restored_collections(std::span<const collection_wire> collections) {
     lc.desc = d;
     if (lc.constructed) continue;
     lc.constructed = true;
-    if (d->elem && g_element_hooks.constructed) g_element_hooks.constructed(d);
+    if (d->elem && g_population_counter.constructed) g_population_counter.constructed(d);
     auto pending = std::move(lc.pending);
     lc.pending.clear();
     for (message* m : pending) deliver(m, work_action::run);

@@ -42,7 +42,7 @@ void construct_local_members(const collection_desc* desc, void* (*make)(const vo
       void* obj = make(args, ctx);
       lc.elements.insert(ctx.index, obj);
       lc.order.push_back({obj, ctx.index});
-      if (desc->elem && g_element_hooks.here) g_element_hooks.here(desc, 0);
+      if (desc->elem && g_population_counter.here) g_population_counter.here(desc, 0);
       member_lifecycle(lifecycle_step::born, desc, ctx.index, obj);
     } catch (const std::exception& e) {
       report_fatal(describe_target(desc->kind == collection_kind::array ? target_kind::element : target_kind::group_member,
@@ -70,7 +70,7 @@ void construct_local_members(const collection_desc* desc, void* (*make)(const vo
     }
   }
   lc.constructed = true;
-  if (desc->elem && g_element_hooks.constructed) g_element_hooks.constructed(desc);
+  if (desc->elem && g_population_counter.constructed) g_population_counter.constructed(desc);
   auto pending = std::move(lc.pending);
   lc.pending.clear();
   for (message* m : pending) deliver(m, work_action::run);

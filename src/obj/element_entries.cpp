@@ -53,7 +53,7 @@ void destroy_here(local_collection& lc, const index_storage& idx, void* obj) {
   d->dynamic.store(true, std::memory_order_relaxed);
   lc.locations().departed[idx] = gone;
   lc.locations().known[idx] = gone;
-  if (g_element_hooks.died) g_element_hooks.died(d, next);
+  if (g_population_counter.died) g_population_counter.died(d, next);
   member_lifecycle(lifecycle_step::died, d, idx, obj);
   end_tasks(d, obj);
   d->cls->destroy(obj);

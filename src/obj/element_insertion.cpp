@@ -42,10 +42,10 @@ void* create_on_demand(local_collection& lc, const index_storage& idx) {
   f.epoch = prev == lc.loc->known.end() ? 0 : prev->second.epoch + 1;
   f.broadcasts = lc.bcast_seen;
   std::uint32_t count_on = no_pe;  // never set without a parent
-  f.reductions = g_element_hooks.born ? g_element_hooks.born(d, no_parent, count_on) : 0;
+  f.reductions = g_population_counter.born ? g_population_counter.born(d, no_parent, count_on) : 0;
   d->dynamic.store(true, std::memory_order_relaxed);
   link(lc, idx, obj);
-  if (g_element_hooks.here) g_element_hooks.here(d, f.reductions);
+  if (g_population_counter.here) g_population_counter.here(d, f.reductions);
   member_lifecycle(lifecycle_step::born, d, idx, obj);
   return obj;
 }
@@ -112,7 +112,7 @@ void install_inserted(const collection_desc* d, const index_storage& idx, std::u
   f.broadcasts = start.broadcasts;
   f.reductions = start.reductions;
   link(lc, idx, obj);
-  if (g_element_hooks.here) g_element_hooks.here(d, f.reductions);
+  if (g_population_counter.here) g_population_counter.here(d, f.reductions);
   member_lifecycle(lifecycle_step::born, d, idx, obj);
   std::uint32_t home = home_of(d, idx);
   if (home != my_pe()) send_news(d, idx, home, {my_pe(), epoch});
@@ -146,12 +146,12 @@ element_start note_insert_issued(const collection_desc* d, element_base* parent)
   } else {
     start.broadcasts = lc.bcast_seen;
   }
-  if (g_element_hooks.born) start.reductions = g_element_hooks.born(d, parent_next, start.count_birth_on);
+  if (g_population_counter.born) start.reductions = g_population_counter.born(d, parent_next, start.count_birth_on);
   return start;
 }
 
 void count_birth_at_root(const collection_desc* d, std::uint32_t first) {
-  if (g_element_hooks.born_at_root) g_element_hooks.born_at_root(d, first);
+  if (g_population_counter.born_at_root) g_population_counter.born_at_root(d, first);
 }
 
 void insert_acked(collection_wire w) {

@@ -35,7 +35,7 @@ void migrate_one(local_collection& lc, const index_storage& idx, void* obj, std:
         unlink(lc, idx);
         d->dynamic.store(true, std::memory_order_relaxed);
         lc.locations().departed[idx] = {dest, fields.epoch};
-        if (g_element_hooks.gone) g_element_hooks.gone(d, fields.reductions);
+        if (g_population_counter.gone) g_population_counter.gone(d, fields.reductions);
         member_lifecycle(lifecycle_step::leaving, d, idx, obj, dest);
       },
       [&](object_in_transit t) {
@@ -84,7 +84,7 @@ void settle_arrival(local_collection& lc, const index_storage& idx, void* obj) {
   const collection_desc* d = lc.desc;
   link(lc, idx, obj);
   const element_fields& f = element_access::fields(*d->elem->base(obj));
-  if (g_element_hooks.here) g_element_hooks.here(d, f.reductions);
+  if (g_population_counter.here) g_population_counter.here(d, f.reductions);
   std::uint32_t home = home_of(d, idx);
   if (home != my_pe()) send_news(d, idx, home, {my_pe(), f.epoch});
   element_base& b = *d->elem->base(obj);

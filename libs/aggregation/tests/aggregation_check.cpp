@@ -173,9 +173,12 @@ bool check_stats(const roam::aggregation_stats& s, std::uint32_t pe, const roam:
                  std::size_t peers, std::uint32_t window) {
   bool ok = true;
   // Every buffer on this PE is at most full: peers x items_per_buffer items.
-  if (s.peak_buffered > peers * o.items_per_buffer) {
+  // 0: the aggregator took this run's default (+agg_buffer, else 1024).
+  const std::uint32_t per_buffer =
+      o.items_per_buffer ? o.items_per_buffer : roam::aggregation::detail::command_line_defaults().items_per_buffer;
+  if (s.peak_buffered > peers * per_buffer) {
     std::printf("pe %u: %llu items buffered at once, bound %zu\n", pe, static_cast<unsigned long long>(s.peak_buffered),
-                peers * o.items_per_buffer);
+                peers * per_buffer);
     ok = false;
   }
   // Per peer: the producers stop at the window; forwarding (which never
@@ -239,7 +242,8 @@ int main(int argc, char** argv) {
           ++errors;
         }
         auto s = co_await producers[roam::pe_id{pe}].call<&producer::stats_group>(agg);
-        const std::uint32_t window = opts.max_buffers_in_flight ? opts.max_buffers_in_flight : 8;
+        const std::uint32_t window = opts.max_buffers_in_flight ? opts.max_buffers_in_flight
+                                                             : roam::aggregation::detail::command_line_defaults().buffers_in_flight;
         if (!check_stats(s, pe, opts, agg.mesh().peers(pe).size(), window)) ++errors;
         std::printf("pe %u: inserted %llu delivered %llu forwarded %llu buffers %llu (full %llu) waits %llu peak in flight %u\n",
                     pe, static_cast<unsigned long long>(s.inserted), static_cast<unsigned long long>(s.delivered),

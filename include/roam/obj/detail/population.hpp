@@ -1,7 +1,7 @@
 #pragma once
 // Who lives where: construction contexts, reduction contributors, location
 // management and migration of elements, the collectives layer's population
-// hooks (g_element_hooks), insertion and the initial construction of members
+// hooks (g_population_counter), insertion and the initial construction of members
 // (src/obj/element_*.cpp, construction.cpp).
 #include <atomic>
 #include <cstdint>
@@ -68,7 +68,7 @@ std::uint32_t local_element_count(const collection_desc* desc) noexcept;
 
 /// How the collectives layer follows the population of an array on each PE
 /// (reductions count the elements that must contribute). Set at start-up.
-struct element_hooks {
+struct population_counter {
   /// An element with this next reduction number is now on this PE (built or arrived).
   void (*here)(const collection_desc*, std::uint32_t next_reduction) = nullptr;
   /// One left this PE (migrated away).
@@ -88,7 +88,7 @@ struct element_hooks {
   /// The array's initial members on this PE are built.
   void (*constructed)(const collection_desc*) = nullptr;
 };
-inline element_hooks g_element_hooks;
+inline population_counter g_population_counter;
 
 /// The array element whose entry method runs on this thread (null outside one).
 inline constinit thread_local element_base* tls_running_element = nullptr;
@@ -101,7 +101,7 @@ struct element_start {
   std::uint32_t broadcasts = 0;
   std::uint32_t issuer = 0;  ///< the PE that called insert: told when the element is built
   /// The PE that must count the birth before the insertion goes on to the
-  /// element's home (the reductions' root), or no_pe: see element_hooks::born.
+  /// element's home (the reductions' root), or no_pe: see population_counter::born.
   std::uint32_t count_birth_on = no_pe;
   void pup(pup_er& p) { p | reductions | broadcasts | issuer | count_birth_on; }
 };

@@ -46,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include <roam/aggregation/detail/command_line.hpp>
 #include <roam/aggregation/mesh.hpp>
 #include <roam/roam.hpp>
 
@@ -53,9 +54,9 @@ namespace roam {
 
 /// How an aggregator buffers and routes.
 struct aggregation_options {
-  /// Items per buffer: a full buffer goes out at once (0: the default, 1024).
+  /// Items per buffer: a full buffer goes out at once (0: the default, 1024 or +agg_buffer).
   std::uint32_t items_per_buffer = 0;
-  /// Dimensions of the virtual mesh (1-3; 0: automatic, mesh.hpp).
+  /// Dimensions of the virtual mesh (1-3; 0: +agg_dims, else automatic, mesh.hpp).
   std::uint32_t dims = 0;
   /// Explicit mesh extents (product = the number of PEs); overrides `dims`.
   std::vector<std::uint32_t> mesh;
@@ -66,7 +67,7 @@ struct aggregation_options {
   /// Send partly filled buffers when the PE goes idle (turn off only with a flush_delay, or flush by hand).
   bool flush_when_idle = true;
   /// Buffers this PE may have sent to one peer and not had acknowledged before
-  /// `co_await insert` waits for that peer (0: the default, 8).
+  /// `co_await insert` waits for that peer (0: the default, 8 or +agg_in_flight).
   std::uint32_t max_buffers_in_flight = 0;
 
   template <class P>
@@ -158,13 +159,17 @@ class node : public group_member<node<Handler>> {
   node(target_proxy target, aggregation_options options, completion_detector detector)
       : target_(target), options_(std::move(options)), detector_(detector) {
     const std::uint32_t pes = num_pes();
+    // What the program left at 0 takes this run's +agg_* default.
+    const detail::aggregation_defaults& defaults = detail::command_line_defaults();
+    if (options_.dims == 0) options_.dims = defaults.dims;
+    if (options_.items_per_buffer == 0) options_.items_per_buffer = defaults.items_per_buffer;
+    if (options_.max_buffers_in_flight == 0) options_.max_buffers_in_flight = defaults.buffers_in_flight;
     mesh_ = options_.mesh.empty()
                 ? aggregation::virtual_mesh::automatic(pes, options_.dims, pes / num_nodes(), options_.node_aware)
                 : aggregation::virtual_mesh(options_.mesh);
     if (mesh_.size() != pes)
       throw std::invalid_argument("roam::aggregator: mesh " + mesh_.describe() + " has " + std::to_string(mesh_.size()) +
                                   " PEs, the program " + std::to_string(pes));
-    if (options_.items_per_buffer == 0) options_.items_per_buffer = 1024;
     me_ = my_pe().value();
     peers_ = mesh_.peers(me_);
     slot_of_.assign(pes, no_slot);
@@ -172,7 +177,7 @@ class node : public group_member<node<Handler>> {
     out_.resize(peers_.size());
     in_flight_.assign(peers_.size(), 0);
     for (std::uint32_t p : peers_) slot_dim_.push_back(mesh_.dimension_between(me_, p));
-    window_ = options_.max_buffers_in_flight != 0 ? options_.max_buffers_in_flight : 8;
+    window_ = options_.max_buffers_in_flight;
     last_used() = {this->this_group().id(), this};
   }
   ~node() {

@@ -15,6 +15,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <roam/pdes/detail/command_line.hpp>
 #include <roam/pdes/detail/lp_chare.hpp>
 #include <roam/pdes/detail/manager.hpp>
 #include <roam/pdes/options.hpp>
@@ -23,9 +24,11 @@
 
 namespace roam::pdes {
 
-/// Checks `o` and fills in its defaults for this program; throws
+/// Applies the +pdes_* runtime options given (they override the program's
+/// values), checks `o` and fills in its defaults for this program; throws
 /// std::invalid_argument naming the bad option.
 inline engine_options resolve(engine_options o) {
+  o = detail::apply_command_line(std::move(o));
   if (o.lps == 0) throw std::invalid_argument("roam::pdes: a simulation needs at least one LP");
   if (!(o.end > 0)) throw std::invalid_argument("roam::pdes: the end time must be above 0");
   if (o.batch == 0) throw std::invalid_argument("roam::pdes: the batch must be at least 1 event");
