@@ -96,6 +96,11 @@ void deliver_to_element(local_collection& lc, message* m) noexcept {
     route_missing(lc, m);
     return;
   }
+  if (is_section_marker(*m)) [[unlikely]] {  // followed its member here: no entry to run
+    absorb_section_marker(*m, my_pe());
+    discard_message(m);
+    return;
+  }
   if (observed()) [[unlikely]]
     note_received(m);
   run_entry(lc, m, obj);

@@ -65,6 +65,16 @@ void location_news(collection_wire w, index_storage idx, std::uint32_t pe, std::
   if (pe != no_pe && home_of(d, idx) == my_pe()) forward_parked(lc, idx, pe);
 }
 
+bool element_known_elsewhere(local_collection& lc, const index_storage& idx) noexcept {
+  if (!lc.loc) return home_of(lc.desc, idx) != my_pe();
+  const location* newest = nullptr;
+  if (auto dep = lc.loc->departed.find(idx); dep != lc.loc->departed.end()) newest = &dep->second;
+  if (auto k = lc.loc->known.find(idx); k != lc.loc->known.end() && (!newest || k->second.epoch > newest->epoch))
+    newest = &k->second;
+  if (!newest) return home_of(lc.desc, idx) != my_pe();
+  return newest->pe != no_pe && newest->pe != my_pe();
+}
+
 // The element is not on this PE: pass the message on, or keep it until the element comes.
 void route_missing(local_collection& lc, message* m) noexcept {
   const collection_desc* d = lc.desc;
@@ -94,6 +104,13 @@ void route_missing(local_collection& lc, message* m) noexcept {
   }
   if (home != my_pe()) {
     pass_on(m, home, 0);
+    return;
+  }
+  if (is_section_marker(*m)) [[unlikely]] {
+    // The member is nowhere (not inserted yet, destroyed, or made on
+    // demand): messages for it stay here, so the section reaches it here.
+    absorb_section_marker(*m, my_pe());
+    discard_message(m);
     return;
   }
   bool destroyed = destroyed_here;

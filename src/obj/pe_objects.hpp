@@ -14,6 +14,7 @@
 #include <roam/sched/observe.hpp>
 
 #include "flat_map.hpp"
+#include "section_regroup.hpp"
 
 namespace roam::detail {
 
@@ -89,6 +90,7 @@ struct pe_objects {
   std::unordered_map<std::uint64_t, location> chare_where;
   std::uint64_t next_chare_seq = 0;
   std::uint32_t placement = 0;
+  std::unique_ptr<section_pe_state> sections;  // sections this PE is the root of, reports sent (once used)
 
   local_collection* find(std::uint32_t id) noexcept {
     return id < collections.size() ? collections[id].get() : nullptr;
@@ -178,6 +180,12 @@ object_identity identity_of(target_kind target, std::uint32_t collection, const 
 [[gnu::cold]] void report_delivery_failure(const message& m, const char* what) noexcept;
 /// A copy of a message (a shared payload gains a reference; a packed one is copied).
 message* clone_message(const message* m) noexcept;
+
+// element_locations.cpp
+/// The element is not here and this PE knows it lives elsewhere (it left,
+/// news of it came, or this PE is not its home): a section's tree that
+/// places it here is stale.
+bool element_known_elsewhere(local_collection& lc, const index_storage& idx) noexcept;
 
 // sections.cpp
 /// A multicast: passes it down the tree of the section's PEs, then delivers

@@ -11,6 +11,7 @@
 #include <roam/sched/detail/tree.hpp>
 
 #include "pe_objects.hpp"
+#include "section_regroup.hpp"
 
 namespace roam::detail {
 
@@ -20,7 +21,8 @@ struct section_table {
   std::mutex mutex;
   std::uint32_t next_seq = 0;
   std::unordered_map<std::uint32_t, std::unique_ptr<section_desc>> by_id;  // never shrinks
-  // Multicasts that reached this process before their section did, with their PE.
+  // Multicasts that reached this process before their section, or the
+  // version of its layout they travel, did: by section id, with their PE.
   std::unordered_map<std::uint32_t, std::vector<message*>> waiting;
 };
 section_table& sections() {
@@ -31,6 +33,31 @@ section_table& sections() {
 }  // namespace
 
 namespace {
+
+std::unique_ptr<const section_layout> make_layout(std::uint32_t version, std::vector<std::uint32_t> tree_pes,
+                                                  std::vector<std::vector<index_storage>> keys) {
+  auto l = std::make_unique<section_layout>();
+  l->version = version;
+  for (std::uint32_t r = 0; r < tree_pes.size(); ++r) l->rank_of.emplace_back(tree_pes[r], r);
+  std::sort(l->rank_of.begin(), l->rank_of.end());
+  l->tree_pes = std::move(tree_pes);
+  l->keys = std::move(keys);
+  return l;
+}
+
+// Moves the multicasts waiting for section `id` (or a layout of it) back to
+// their PEs' queues: each finds what it waited for, or waits again.
+void release_waiting(std::uint32_t id, std::unique_lock<std::mutex>& lock) {
+  auto& t = sections();
+  std::vector<message*> released;
+  if (auto w = t.waiting.find(id); w != t.waiting.end()) {
+    released = std::move(w->second);
+    t.waiting.erase(w);
+  }
+  lock.unlock();
+  runtime_state& rt = *g_runtime.load();
+  for (message* m : released) rt.pe(m->dst_pe).enqueue_remote(m);
+}
 
 // The PEs hosting members and each one's keys; every process computes the same.
 std::unique_ptr<section_desc> build_section(std::uint32_t id, const collection_desc* array, std::vector<index_storage> keys,
@@ -61,6 +88,9 @@ std::unique_ptr<section_desc> build_section(std::uint32_t id, const collection_d
     d->keys_by_rank.push_back(std::move(by_pe[pe]));
   }
   for (std::size_t r = 0; r < d->pes.size(); ++r) d->tree_pes.push_back(d->pes[(r + d->root) % d->pes.size()]);
+  std::vector<std::vector<index_storage>> by_tree_rank;
+  for (std::size_t r = 0; r < d->pes.size(); ++r) by_tree_rank.push_back(d->keys_by_rank[(r + d->root) % d->pes.size()]);
+  d->layouts.push_back(make_layout(0, d->tree_pes, std::move(by_tree_rank)));
   return d;
 }
 
@@ -75,20 +105,11 @@ std::vector<index_storage> section_keys(const section_desc* d) {
 const section_desc* adopt_section(std::uint32_t id, const collection_desc* array, std::vector<index_storage> keys,
                                   std::uint32_t maker_pe) {
   auto d = build_section(id, array, std::move(keys), maker_pe);
-  std::vector<message*> released;
-  const section_desc* result = nullptr;
-  {
-    auto& t = sections();
-    std::lock_guard lock(t.mutex);
-    auto [it, fresh] = t.by_id.try_emplace(id, std::move(d));
-    result = it->second.get();
-    if (auto w = t.waiting.find(id); w != t.waiting.end()) {
-      released = std::move(w->second);
-      t.waiting.erase(w);
-    }
-  }
-  runtime_state& rt = *g_runtime.load();
-  for (message* m : released) rt.pe(m->dst_pe).enqueue_remote(m);
+  auto& t = sections();
+  std::unique_lock lock(t.mutex);
+  auto [it, fresh] = t.by_id.try_emplace(id, std::move(d));
+  const section_desc* result = it->second.get();
+  release_waiting(id, lock);
   return result;
 }
 
@@ -108,7 +129,50 @@ void announce_section(const section_desc* d, std::uint32_t maker) {
       post_control_uncounted<&register_remote_section>(rt.first_pe_of(node), d->id, to_wire(d->array), all, maker);
 }
 
+void register_remote_layout(std::uint32_t id, collection_wire array, std::vector<index_storage> all_keys,
+                            std::uint32_t root_pe, std::uint32_t version, std::vector<std::uint32_t> tree_pes,
+                            std::vector<std::vector<index_storage>> keys) {
+  // The section's own announcement (from the process that made it) may
+  // still be on the way: this one carries enough to adopt it.
+  const section_desc* d = find_section(id);
+  if (!d) d = adopt_section(id, ensure_collection(array), std::move(all_keys), root_pe);
+  add_section_layout(d, std::move(tree_pes), std::move(keys), version, false);
+}
+
 }  // namespace
+
+std::uint32_t section_layout::rank(std::uint32_t pe) const noexcept {
+  auto it = std::lower_bound(rank_of.begin(), rank_of.end(), std::make_pair(pe, std::uint32_t{0}));
+  return it != rank_of.end() && it->first == pe ? it->second : ~0u;
+}
+
+const section_layout* find_section_layout(const section_desc* d, std::uint32_t version) noexcept {
+  auto& t = sections();
+  std::lock_guard lock(t.mutex);
+  return version < d->layouts.size() ? d->layouts[version].get() : nullptr;
+}
+
+const section_layout* add_section_layout(const section_desc* d, std::vector<std::uint32_t> tree_pes,
+                                         std::vector<std::vector<index_storage>> keys, std::uint32_t version,
+                                         bool announce) {
+  if (announce) {
+    runtime_state& rt = *g_runtime.load();
+    for (std::uint32_t node = 0; node < rt.num_nodes; ++node)
+      if (node != rt.my_node)
+        post_control_uncounted<&register_remote_layout>(rt.first_pe_of(node), d->id, to_wire(d->array),
+                                                        section_keys(d), d->root_pe(), version, tree_pes, keys);
+  }
+  auto l = make_layout(version, std::move(tree_pes), std::move(keys));
+  auto& t = sections();
+  std::unique_lock lock(t.mutex);
+  // Descriptors are const to their users; only this table adds layouts.
+  auto& layouts = const_cast<section_desc*>(d)->layouts;
+  if (layouts.size() <= version) layouts.resize(version + 1);
+  if (!layouts[version]) layouts[version] = std::move(l);
+  const section_layout* result = layouts[version].get();
+  release_waiting(d->id, lock);
+  return result;
+}
 
 const section_desc* new_section(const collection_desc* array, std::vector<index_storage> keys) {
   auto& t = sections();
@@ -158,44 +222,56 @@ void pup_section(pup_er& p, const section_desc*& d) {
   }
 }
 
-// A multicast: pass it down the tree of the section's PEs, then deliver to
-// this PE's members of the section, in index order.
+// A multicast: pass it down the tree of the PEs of its layout (the root
+// stamps the current version), then deliver to this PE's members of the
+// section, in index order; report members that are no longer here, and close
+// the version when the root asks (section_regroup.cpp).
 void deliver_section(pe_objects& objs, message* m) noexcept {
-  const section_desc* sec = find_section(static_cast<std::uint32_t>(m->index.v[0]));
+  const auto id = static_cast<std::uint32_t>(m->index.v[0]);
   local_collection* lc = objs.find(m->collection);
   if (!lc || !lc->constructed) {
     objs.get(m->collection).pending.push_back(m);
     return;
   }
-  if (!sec) {
-    // Its description is still on the way from the process that made it.
+  const std::uint32_t me = tls_pe->id();
+  const section_desc* sec = nullptr;
+  const section_layout* layout = nullptr;
+  {
     auto& t = sections();
     std::lock_guard lock(t.mutex);
-    auto id = static_cast<std::uint32_t>(m->index.v[0]);
-    if (auto it = t.by_id.find(id); it != t.by_id.end()) {
-      sec = it->second.get();
-    } else {
-      m->dst_pe = tls_pe->id();
+    if (auto it = t.by_id.find(id); it != t.by_id.end()) sec = it->second.get();
+    // A multicast reaches its root from its sender; every other PE of the
+    // tree gets the root's copies, stamped with the layout's version.
+    const bool from_sender = sec && me == sec->root_pe() && !(m->flags & work_forwarded);
+    const std::uint32_t version = from_sender ? 0 : section_version_of(*m);
+    if (sec && version < sec->layouts.size()) layout = sec->layouts[version].get();
+    if (!sec || (!from_sender && !layout)) {
+      // Its description, or this version's layout, is still on the way
+      // from the process that made it.
+      m->dst_pe = me;
       t.waiting[id].push_back(m);
       return;
     }
   }
-  auto pos = std::lower_bound(sec->pes.begin(), sec->pes.end(), tls_pe->id());
-  if (pos == sec->pes.end() || *pos != tls_pe->id()) {
+  if (me == sec->root_pe() && !(m->flags & work_forwarded)) {
+    if (!admit_at_root(*sec, m)) return;  // held while the members are regrouped
+    layout = find_section_layout(sec, section_version_of(*m));
+  }
+  const std::uint32_t rank = layout->rank(me);
+  if (rank == ~0u) {
     report_delivery_failure(*m, "multicast reached a PE outside its section");
     discard_message(m);
     return;
   }
-  auto rank = static_cast<std::uint32_t>(pos - sec->pes.begin());
   if (!(m->flags & work_forwarded)) {
-    // The tree is over the PEs in rank order turned so that the root comes first.
-    const auto n = static_cast<std::uint32_t>(sec->pes.size());
-    member_tree tree{sec->tree_pes, tls_pe->runtime().ppn, tls_pe->runtime().opts.bfactor};
-    tree.for_each_child((rank + n - sec->root) % n, [&](std::uint32_t child) { forward_copy(m, sec->tree_pes[child]); });
+    member_tree tree{layout->tree_pes, tls_pe->runtime().ppn, tls_pe->runtime().opts.bfactor};
+    tree.for_each_child(rank, [&](std::uint32_t child) { forward_copy(m, layout->tree_pes[child]); });
     m->flags |= work_forwarded;
   }
   const collection_desc* d = lc->desc;
-  for (const index_storage& idx : sec->keys_by_rank[rank]) {
+  const bool closing = section_closing(*m);
+  std::uint32_t markers = 0;
+  for (const index_storage& idx : layout->keys[rank]) {
     if (tls_pe->runtime().stopping()) break;
     if (d->kind != collection_kind::array) {
       void* obj = lc->elements.find(idx);
@@ -214,14 +290,24 @@ void deliver_section(pe_objects& objs, message* m) noexcept {
     one->target = target_kind::element;
     one->index = idx;
     one->flags &= ~static_cast<std::uint32_t>(work_forwarded);
-    one->src_pe = tls_pe->id();
-    // Observers: a copy for a member here is part of the multicast received
-    // here (it inherits its work_received); one for a member that moved away
-    // is a message of its own, sent from here to wherever the member is.
-    if (observed() && !lc->elements.find(idx)) [[unlikely]]
-      note_sent(one, tls_pe->id(), false);
+    one->src_pe = me;
+    one->seq = 0;
+    message* marker = nullptr;
+    if (!lc->elements.find(idx)) [[unlikely]] {
+      // Observers: a copy for a member here is part of the multicast
+      // received here (it inherits its work_received); one for a member that
+      // moved away is a message of its own, sent from here to wherever it is.
+      if (observed()) note_sent(one, me, false);
+      if (closing) marker = section_marker_after(one, *sec);
+      else if (element_known_elsewhere(*lc, idx)) note_member_away(*sec, layout->version);
+    }
     deliver_to_element(*lc, one);
+    if (marker) {
+      ++markers;
+      deliver_to_element(*lc, marker);  // the same path as the copy, right behind it
+    }
   }
+  if (closing) note_version_closed(*sec, markers);
   discard_message(m);
 }
 
