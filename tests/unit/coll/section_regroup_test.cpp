@@ -183,7 +183,9 @@ TEST(section_regroup, members_moving_during_multicasts_get_each_exactly_once) {
       }
       // Moving every 10 tags on 2 PEs, a member that moves is back on its
       // home PE each time a regroup looks for it: the layout need not change.
-      if (every == 20 || pes == 4) EXPECT_GE(version, 2u) << "the members moved, the tree did not follow";
+      if (every == 20 || pes == 4) {
+        EXPECT_GE(version, 2u) << "the members moved, the tree did not follow";
+      }
     }
 }
 
