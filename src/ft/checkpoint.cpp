@@ -20,6 +20,7 @@
 #include <roam/sched/detail/startup.hpp>
 
 #include "memory_store.hpp"
+#include "ft_options.hpp"
 #include "state.hpp"
 
 namespace roam::detail::ckpt {
@@ -97,11 +98,11 @@ program_record program_record_of(coordinator& c) {
 void commit_here(std::uint64_t number, buffer<std::byte> manifest);
 void committed(std::uint32_t process);
 
-// PE 0, in memory: every file is in, and a copy of each at its buddy: the
+// PE 0, in memory: every file is in, and its copies at its buddies: the
 // manifest goes to every process, which then drops the previous checkpoint.
 void maybe_commit_in_memory() {
   coordinator& c = state().coord;
-  if (c.reported < c.id.processes || (c.id.processes > 1 && c.copies < c.id.processes)) return;
+  if (c.reported < c.id.processes || c.copies < c.id.processes * c.copies_each) return;
   std::vector<std::byte> manifest;
   try {
     manifest = manifest_bytes(c.id, pack(program_record_of(c)), c.files);
@@ -134,7 +135,7 @@ void committed(std::uint32_t) {
   finish(std::move(r));
 }
 
-// The buddy of `from`: keeps its copy of that process's file.
+// A buddy of `from`: keeps its copy of that process's file.
 void copy_kept(std::uint32_t) {
   coordinator& c = state().coord;
   if (!c.active || !c.in_memory) return;
@@ -265,21 +266,28 @@ void pack_into_batch(batch& b, saved_object&& who, const detail::class_ops& cls,
   b.states.push_back(out);
 }
 
-// The process that keeps the copy of this one's file: the next one on
-// another host when hosts are known (buddy_ring), else simply the next.
-std::uint32_t buddy_of(const runtime_state& rt, std::uint32_t processes) {
+// The `copies` processes that keep a copy of this one's file: the next ones
+// in the buddy ring (on other hosts first, when hosts are known), else simply
+// the next ones. The ring is one cycle through every process, so the first
+// processes - 1 steps along it are all distinct and never this one.
+std::vector<std::uint32_t> buddies_of(const runtime_state& rt, std::uint32_t processes, std::uint32_t copies) {
   const auto& hosts = node_hosts();
-  if (hosts.size() == processes) return buddy_ring(hosts)[rt.my_node];
-  return (rt.my_node + 1) % processes;
+  std::vector<std::uint32_t> ring;
+  if (hosts.size() == processes) ring = buddy_ring(hosts);
+  std::vector<std::uint32_t> buddies;
+  std::uint32_t at = rt.my_node;
+  for (std::uint32_t k = 0; k < copies; ++k) {
+    at = ring.empty() ? (at + 1) % processes : ring[at];
+    buddies.push_back(at);
+  }
+  return buddies;
 }
 
-// In memory: this process keeps its file and sends its buddy the same bytes
+// In memory: this process keeps its file and sends each buddy the same bytes
 // (shared, not copied: the transport sends from them).
-void keep_in_memory(const runtime_state& rt, const file_identity& id, buffer<std::byte> file) {
-  if (id.processes > 1) {
-    const std::uint32_t buddy = buddy_of(rt, id.processes);
+void keep_in_memory(const runtime_state& rt, const file_identity& id, buffer<std::byte> file, std::uint32_t copies) {
+  for (std::uint32_t buddy : buddies_of(rt, id.processes, copies))
     post_control_uncounted<&keep_buddy_copy>(rt.first_pe_of(buddy), id.number, id.processes, id.pes, rt.my_node, file);
-  }
   store().add_file(id.number, id.processes, id.pes, rt.my_node, std::make_shared<buffer_region>(std::move(file)));
 }
 
@@ -346,7 +354,7 @@ void pack_stretch(std::uint64_t program_hash, std::uint64_t number, std::uint32_
       if (records > std::numeric_limits<std::uint32_t>::max())
         throw checkpoint_error(std::to_string(records) + " objects in one process, more than a data file holds");
       entry = seal_data_file({done.bytes, done.file.size()}, id, rt.my_node, static_cast<std::uint32_t>(records), crc);
-      keep_in_memory(rt, id, std::move(done.file));
+      keep_in_memory(rt, id, std::move(done.file), done.copies);
     } catch (const std::exception& e) {
       done.error = e.what();
     }
@@ -356,7 +364,7 @@ void pack_stretch(std::uint64_t program_hash, std::uint64_t number, std::uint32_
 
 // In memory, first step on every PE: sizes its objects (their metas packed
 // now); the process's last PE allocates the whole file and starts the second step.
-void size_here(const file_identity& id, std::string refused) {
+void size_here(const file_identity& id, std::string refused, std::uint32_t copies) {
   runtime_state& rt = tls_pe->runtime();
   std::vector<sized_object> objects;
   std::uint64_t length = 0;
@@ -379,6 +387,7 @@ void size_here(const file_identity& id, std::string refused) {
       m.records.assign(rt.ppn, 0);
     }
     if (!refused.empty() && m.error.empty()) m.error = std::move(refused);
+    m.copies = copies;
     m.objects[local_pe(rt)] = std::move(objects);
     m.lengths[local_pe(rt)] = length;
     if (++m.sized < rt.ppn) return;
@@ -409,7 +418,7 @@ void size_here(const file_identity& id, std::string refused) {
 
 // Every PE, at the cut: packs its objects into its process's file.
 void pack_here(std::string partial, std::uint64_t program_hash, std::uint64_t number, std::uint32_t processes,
-               std::uint32_t pes, bool durable) {
+               std::uint32_t pes, bool durable, std::uint32_t copies) {
   runtime_state& rt = tls_pe->runtime();
   const file_identity id{program_hash, number, processes, pes};
   std::string refused;
@@ -418,7 +427,7 @@ void pack_here(std::string partial, std::uint64_t program_hash, std::uint64_t nu
     refused = "a checkpoint cannot be taken while a reduction is partly contributed: " + why;
   if (auto why = lb::detail::balancing_in_progress_here(); refused.empty() && !why.empty())
     refused = "a checkpoint cannot be taken during load balancing: " + why;
-  if (partial.empty()) return size_here(id, std::move(refused));
+  if (partial.empty()) return size_here(id, std::move(refused), copies);
   if (refused.empty()) {
     batch b;
     refused = pack_objects_for_checkpoint([&](saved_object&& o, const detail::class_ops& cls, void* obj) {
@@ -468,10 +477,12 @@ void quiescent() {
     return fail(e.what());
   }
   c.id.number = c.number;
+  // PE 0's +ftcopies decides for every process (they must agree on it).
+  c.copies_each = c.in_memory ? std::min(ft_options().copies, c.id.processes - 1) : 0;
   const std::uint32_t pes = tls_pe->runtime().num_pes;
   for (std::uint32_t pe = 0; pe < pes; ++pe)
     post_control_uncounted<&pack_here>(pe, c.partial.string(), c.id.program_hash, c.id.number, c.id.processes,
-                                       c.id.pes, c.durable);
+                                       c.id.pes, c.durable, c.copies_each);
 }
 
 void request(std::string dir, callback<checkpoint_result> done, std::uint32_t keep, bool durable, bool in_memory) {

@@ -228,7 +228,8 @@ bool memory_store::plan(const std::vector<std::vector<std::byte>>& inventories, 
     return true;
   }
   error = numbers.empty() ? "no in-memory checkpoint was completed (roam::checkpoint_in_memory)"
-                          : "no complete in-memory checkpoint survived (every copy of a process's data was lost)";
+                          : "no complete in-memory checkpoint survived (every copy of a process's data was lost; +ftcopies K keeps "
+                            "K copies, so that any K processes may fail at once)";
   return false;
 }
 

@@ -37,7 +37,7 @@ struct coordinator {
   callback<checkpoint_result> done;
   std::uint32_t keep = 2;
   bool durable = true;
-  bool in_memory = false;      ///< checkpoint_in_memory: files in memory, a copy at each buddy
+  bool in_memory = false;      ///< checkpoint_in_memory: files in memory, copies at buddies (+ftcopies)
   std::chrono::steady_clock::time_point started;
   std::uint64_t number = 0;
   std::filesystem::path partial;
@@ -49,7 +49,9 @@ struct coordinator {
   std::vector<collection_wire> collections;
   std::uint32_t highest_id = 0;
   std::uint64_t objects = 0;
-  // In memory: buddy copies kept, then processes that committed.
+  // In memory: copies each file gets (+ftcopies, at most processes - 1),
+  // buddy copies kept, then processes that committed.
+  std::uint32_t copies_each = 0;
   std::uint32_t copies = 0;
   std::uint32_t committed = 0;
   std::uint64_t memory_bytes = 0;
@@ -84,6 +86,7 @@ struct memory_round {
   std::byte* bytes = nullptr;  ///< file's, writable (the PEs write disjoint stretches)
   std::string error;           ///< the first failure or refusal
   std::uint32_t sized = 0, packed = 0;
+  std::uint32_t copies = 0;    ///< other processes that keep a copy of the file (PE 0's +ftcopies)
 };
 
 /// A restart in progress in this process.
