@@ -17,6 +17,9 @@
 #   host_dies          4 processes on two hosts (fake ssh; nodes 0, 1 on alpha, 2, 3 on beta): both
 #                      of alpha's processes SIGKILLed at once; recovers (4 -> 2) only because each
 #                      checkpoint's copy is kept on the other host
+#   ftcopies           4 processes with +ftcopies 2, processes 0 and 1 SIGKILLed at once (4 -> 2), and
+#                      with +ftcopies 3, processes 0, 1 and 2 (4 -> 1); with one copy (the default) the
+#                      first ends with status 1: "no complete in-memory checkpoint survived"
 #   mpi_die_now        over MPI (-DMPIEXEC, -DMPIEXEC_FLAGS): a rank goes silent (roam::die_now) and stays
 #                      a silent rank; the others find it by heartbeat timeout, recover on the survivors
 #                      (3 -> 2 ranks) and the job ends with status 0 and the reference answer
@@ -129,6 +132,21 @@ elseif(SCENARIO STREQUAL "host_dies")
         ${ROAMRUN} -n 4 --ft --hosts ${CMAKE_CURRENT_LIST_DIR}/hosts_in_blocks.txt +ppn ${PPN} ${PROG} ${ARGS})
   if(NOT run_out MATCHES "roam: recovered .*4 -> 2 processes")
     problem("the job did not recover from losing host alpha (4 -> 2 processes)")
+  endif()
+elseif(SCENARIO STREQUAL "ftcopies")
+  set(FOUR ${ROAMRUN} -n 4 --ft +ppn ${PPN} ${PROG} ${ARGS})
+  fault(two ${first_seed} --node 0,1 --nth 10:20 --expect "${expected}" -- ${FOUR} +ftcopies 2)
+  if(NOT two_out MATCHES "roam: recovered .*4 -> 2 processes")
+    problem("+ftcopies 2: no recovery from two processes killed at once (4 -> 2)")
+  endif()
+  fault(three ${first_seed} --node 0,1,2 --nth 10:20 --expect "${expected}" -- ${FOUR} +ftcopies 3)
+  if(NOT three_out MATCHES "roam: recovered .*4 -> 1 processes")
+    problem("+ftcopies 3: no recovery from three processes killed at once (4 -> 1)")
+  endif()
+  # One copy: two buddies killed at once take both copies of a file with them.
+  run_logged(one ${DRIVER} --seed ${first_seed} --node 0,1 --nth 10:20 -- ${FOUR})
+  if(NOT one_out MATCHES "no complete in-memory checkpoint survived.*\\+ftcopies K")
+    problem("one copy, two buddies killed: the job did not say that no checkpoint survived")
   endif()
 elseif(SCENARIO STREQUAL "mpi_die_now")
   fault(run ${first_seed} --nth 1000000:1000000 --failures 0 --expect "${expected}" --
