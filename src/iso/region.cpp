@@ -25,7 +25,7 @@ namespace roam::detail::iso {
 
 namespace {
 
-constexpr std::size_t page = 4096;
+constexpr std::size_t region_page = 4096;
 
 #if defined(__SANITIZE_THREAD__)
 constexpr bool under_tsan = true;
@@ -54,7 +54,7 @@ std::string parse_address(std::string_view text, std::uintptr_t& out) {
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
   if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size())
     return "'" + std::string(text) + "' is not an address (decimal, or hexadecimal with 0x)";
-  if (v % page != 0) return "'" + std::string(text) + "' is not a multiple of the page size (4096)";
+  if (v % region_page != 0) return "'" + std::string(text) + "' is not a multiple of the page size (4096)";
   out = v;
   return {};
 }
@@ -204,7 +204,7 @@ region_layout default_layout() noexcept {
 std::string reserve(const region_layout& wanted) {
   release_region();
   if (wanted.size == 0) return {};
-  if (wanted.slot_size == 0 || wanted.slot_size % page != 0 || wanted.size < wanted.slot_size)
+  if (wanted.slot_size == 0 || wanted.slot_size % region_page != 0 || wanted.size < wanted.slot_size)
     return "isomalloc: slots of " + std::to_string(wanted.slot_size) + " bytes do not fit a range of " +
            std::to_string(wanted.size) + " bytes (+isomalloc_slot must be a multiple of 4096, at most +isomalloc_size)";
   const std::size_t size = wanted.size / wanted.slot_size * wanted.slot_size;

@@ -19,7 +19,7 @@ constexpr std::size_t classes[] = {16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 
 constexpr std::uint32_t class_count = sizeof(classes) / sizeof(classes[0]);
 constexpr std::size_t small_max = 4096;
 constexpr std::size_t grow_step = 64 * 1024;
-constexpr std::size_t page = 4096;
+constexpr std::size_t heap_page = 4096;
 /// block::size of an alignment tag: the header right before an
 /// over-aligned payload, whose info is its distance from the real payload.
 constexpr std::uint64_t aligned_tag = ~std::uint64_t{0};
@@ -58,18 +58,18 @@ struct slot_heap::header {
 };
 
 slot_heap slot_heap::create(std::uintptr_t begin, std::uintptr_t limit, std::string& error) {
-  if (begin % page != 0 || limit <= begin + page) {
+  if (begin % heap_page != 0 || limit <= begin + heap_page) {
     error = "a slot heap needs a page-aligned range of more than one page";
     return {};
   }
-  if (!open_pages(begin, page, error)) return {};
+  if (!open_pages(begin, heap_page, error)) return {};
   auto* h = reinterpret_cast<header*>(begin);
   *h = header{};
   h->magic = heap_magic;
   h->begin = begin;
   h->limit = limit;
   h->brk = begin + round_up(sizeof(header), 64);
-  h->opened = begin + page;
+  h->opened = begin + heap_page;
   return slot_heap(h);
 }
 
