@@ -154,7 +154,7 @@ void print_configuration(const settings& s, const dragonfly::model& m, const pde
   std::printf("dragonfly: traffic %s, %llu messages of %u x %g-byte packets per process, interval %g + exp(%g) ns, "
               "end %g ns, lookahead %g ns, %s on %u PEs\n",
               dragonfly::traffic_name(s.pattern), static_cast<unsigned long long>(s.messages), s.packets,
-              m.d.packet_bytes, m.d.send_overhead, s.interval, s.end, o.lookahead, pdes::synch_name(s.synch),
+              m.d.packet_bytes, m.d.send_overhead, s.interval, s.end, o.lookahead, pdes::synch_name(o.mode),
               roam::num_pes());
 }
 
@@ -179,10 +179,10 @@ int main(int argc, char** argv) {
       parse(a, s);
       m = make_model(s);
       o = make_options(s, m);
-      pdes::resolve(o);
+      pdes::resolve(o);  // rejects inconsistent options here
     });
     if (!go_on) co_return;  // the usage is printed and the program ends
-    print_configuration(s, m, o);
+    print_configuration(s, m, pdes::resolve(o));  // what runs: +pdes_* options override the program's
     std::fflush(stdout);
     const auto r = co_await pdes::simulate(m, o);
     pdes::print_stats("dragonfly", r.stats);

@@ -166,18 +166,21 @@ pdes::engine_options make_options(const settings& s) {
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
     settings s;
-    pdes::engine_options o;
+    pdes::engine_options o, resolved;
     const bool go_on = roam_apps::read_command_line(a, usage, [&] {
       parse(a, s);
       o = make_options(s);
-      (void)pdes::resolve(o);  // only to reject inconsistent options here; simulate resolves them again
+      // Rejects inconsistent options here, and shows what runs: the
+      // library's +pdes_* options override the program's (simulate
+      // resolves them again).
+      resolved = pdes::resolve(o);
     });
     if (!go_on) co_return;  // the usage is printed and the program ends
     const pdes::phold_model model = make_model(s);
     g_min_efficiency = s.min_efficiency;
     std::printf("phold: %llu LPs, remote %g, %u start events, lookahead %g, mean %g, end %g, %s on %u PEs\n",
                 static_cast<unsigned long long>(s.lps), s.remote, s.start_events, s.lookahead, s.mean, s.end,
-                pdes::synch_name(s.synch), roam::num_pes());
+                pdes::synch_name(resolved.mode), roam::num_pes());
     std::fflush(stdout);
     // The result goes to a function (not a future of this task): it also
     // arrives in a run restarted from a checkpoint (`phold +restart DIR`),
