@@ -10,6 +10,10 @@
 //   DIR/ckpt-00000007/           complete: renamed from .partial after its manifest was fsynced
 //       manifest                 header, the runtime's program-wide blob, the table of data files
 //       process-0000.dat ...     header, records, footer (count, file CRC)
+//
+// Implemented by concern in format_*.cpp (src/ft/README.md has the map):
+// the byte layout, streaming to disk, in-memory files, directories,
+// publication and pruning, the checks on load, loading.
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>

@@ -1,5 +1,5 @@
-# Included by the `cmake -P` drivers of this folder: sets `cmd` to the
-# arguments after "--" on the driver's command line (the program to run).
+# Included by the `cmake -P` drivers of this folder and of apps/*/tests: sets
+# `cmd` to the arguments after "--" on the driver's command line (the program to run).
 set(cmd)
 set(_in_cmd FALSE)
 math(EXPR _last "${CMAKE_ARGC} - 1")

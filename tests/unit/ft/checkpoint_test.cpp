@@ -198,7 +198,7 @@ TEST(checkpoint, a_task_suspended_on_a_future_refuses_it_and_the_program_goes_on
   EXPECT_TRUE(left_after_refusal.empty()) << "a refused checkpoint left " << left_after_refusal.front();
   EXPECT_EQ(woken_with, 42) << "the suspended task did not go on after the refusal";
   ASSERT_TRUE(later.ok) << later.error;
-  // last_number (src/ft/format.cpp) counts .partial directories too, but the
+  // last_number (src/ft/format_directories.cpp) counts .partial directories too, but the
   // refused attempt removed its ckpt-00000001.partial, so number 1 is free again.
   EXPECT_EQ(later.number, 1u);
   EXPECT_EQ(names_in(dir.path()), std::vector<std::string>{"ckpt-00000001"});

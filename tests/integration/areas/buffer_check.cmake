@@ -1,7 +1,7 @@
 # roam::buffer<T> arguments and results (docs/design/zero-copy.md): one
 # program, checked byte for byte, in one process (threads, +serialize), on TCP
-# nodes and on MPI ranks. Included by tests/integration/CMakeLists.txt.
-add_executable(buffer_check ${CMAKE_CURRENT_LIST_DIR}/programs/buffer_check.cpp)
+# nodes and on MPI ranks.
+add_executable(buffer_check programs/buffer_check.cpp)
 target_link_libraries(buffer_check PRIVATE roam roam_warnings)
 set(_buffer_ok "buffer_check: OK \\([0-9]+ checks\\)")
 foreach(pes 1 2)

@@ -4,7 +4,7 @@
 # MODE write (the reference run: a CTest fixture) stores the energy in
 # ENERGY_FILE; compare reads it. REGEX must match the output (stdout, then
 # stderr), NOT_REGEX must not.
-include(${CMAKE_CURRENT_LIST_DIR}/command_after_dashes.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/../../../tests/integration/command_after_dashes.cmake)
 execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 170)
 string(REPLACE ";" "," shown "${cmd}")
 message("command: ${shown}\nexit status: ${rc}\n--- stdout ---\n${out}--- stderr ---\n${err}--------------")

@@ -1,7 +1,7 @@
 # Every program explains itself (issue #35): each app, example and tool
 # answers --help and -h with its usage and an example command line (exit
 # status 0), and an option it does not know with one line saying so and the
-# usage (exit status 2). Included from tests/integration/CMakeLists.txt.
+# usage (exit status 2).
 #   help.<program>             <program> --help
 #   help.<program>.short       <program> -h
 #   help.<program>.bad_option  <program> --no-such-option

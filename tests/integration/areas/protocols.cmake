@@ -1,0 +1,65 @@
+# One program per runtime protocol (programs/): every object kind and
+# collective, section multicasts following migrated members, migration,
+# population changes under reductions, observers. Each on 1-4 PEs, with
+# +serialize, and under the deterministic driver over many seeds; across
+# processes in transports.cmake, traced in trace.cmake.
+add_executable(collectives_check programs/collectives_check.cpp)
+target_link_libraries(collectives_check PRIVATE roam roam_warnings)
+foreach(pes 1 2 4)
+  roam_program_test(collectives_check.p${pes} RC 0 REGEX "collectives_check: OK" COMMAND $<TARGET_FILE:collectives_check> +p${pes})
+endforeach()
+roam_program_test(collectives_check.serialize_p3 RC 0 REGEX "collectives_check: OK"
+                  COMMAND $<TARGET_FILE:collectives_check> +p3 +serialize 17)
+
+# Section multicasts follow migrated members (src/obj/section_regroup.cpp).
+add_executable(section_regroup_check programs/section_regroup_check.cpp)
+target_link_libraries(section_regroup_check PRIVATE roam roam_warnings)
+foreach(pes 1 2 4)
+  roam_program_test(section_regroup_check.p${pes} RC 0 REGEX "section_regroup_check: OK"
+                    COMMAND $<TARGET_FILE:section_regroup_check> +p${pes})
+endforeach()
+roam_program_test(section_regroup_check.serialize_p3 RC 0 REGEX "section_regroup_check: OK"
+                  COMMAND $<TARGET_FILE:section_regroup_check> +p3 +serialize)
+
+# Exact accounting while elements migrate, are inserted and die (issue #5).
+add_executable(migration_check programs/migration_check.cpp)
+target_link_libraries(migration_check PRIVATE roam roam_warnings)
+foreach(pes 1 2 4)
+  roam_program_test(migration_check.p${pes} RC 0 REGEX "migration_check: OK" COMMAND $<TARGET_FILE:migration_check> +p${pes})
+endforeach()
+roam_program_test(migration_check.serialize_p3 RC 0 REGEX "migration_check: OK"
+                  COMMAND $<TARGET_FILE:migration_check> +p3 +serialize 150)
+roam_program_test(migration_check.thousands_p4 RC 0 REGEX "migration_check: OK"
+                  COMMAND $<TARGET_FILE:migration_check> +p4 2000 2 10)
+
+# Reductions stay exact when the population changes on a PE that already passed
+# the reduction up (issue #11): late splits, grows, deaths and contributions.
+add_executable(population_check programs/population_check.cpp)
+target_link_libraries(population_check PRIVATE roam roam_warnings)
+foreach(pes 1 2 3 4)
+  roam_program_test(population_check.p${pes} RC 0 REGEX "population_check: OK" COMMAND $<TARGET_FILE:population_check> +p${pes})
+endforeach()
+foreach(pes 3 4)
+  roam_program_test(population_check.serialize_p${pes} RC 0 REGEX "population_check: OK"
+                    COMMAND $<TARGET_FILE:population_check> +p${pes} +serialize)
+endforeach()
+
+# Runtime observers see every entry, task resumption and thread slice exactly (issue #12).
+add_executable(observer_check programs/observer_check.cpp)
+target_link_libraries(observer_check PRIVATE roam roam_warnings)
+foreach(pes 1 2 4)
+  roam_program_test(observer_check.p${pes} RC 0 REGEX "observer_check: OK" COMMAND $<TARGET_FILE:observer_check> +p${pes})
+endforeach()
+
+# Under the deterministic driver (roam_seed_sweep, shared.cmake).
+# population_check runs its "after" way only: its "replay" way holds a PE in
+# a busy loop until another PE moves on, which one thread cannot do (the
+# driver's random choices produce replays without it).
+roam_seed_sweep(deterministic.migration_check.p4 1 40 "migration_check: OK" $<TARGET_FILE:migration_check> +p4)
+roam_seed_sweep(deterministic.migration_check.p3_serialize 41 60 "migration_check: OK"
+                $<TARGET_FILE:migration_check> +p3 +serialize)
+roam_seed_sweep(deterministic.population_check.p4 1 40 "population_check: OK" $<TARGET_FILE:population_check> 2 -1 0 +p4)
+roam_seed_sweep(deterministic.population_check.p3 41 80 "population_check: OK" $<TARGET_FILE:population_check> 2 -1 0 +p3)
+roam_seed_sweep(deterministic.collectives_check.p4 1 30 "collectives_check: OK" $<TARGET_FILE:collectives_check> +p4)
+roam_seed_sweep(deterministic.section_regroup_check.p4 1 20 "section_regroup_check: OK"
+                $<TARGET_FILE:section_regroup_check> +p4)
