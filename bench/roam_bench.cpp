@@ -522,7 +522,11 @@ roam::task<> bench_coll() {
     for (int rep = 0; rep <= reps; ++rep) {
       auto [f, p] = roam::make_future<double>();
       g_qd_promise = p;
-      x.send<&chain_link::pass>(1000, y);
+      // Detection retries every 10 us while work moves: with a fixed chain
+      // the last message always fell at the same phase of that timer, and
+      // the figure flipped between ~0.2 and ~6 us from one build to the
+      // next. Chains of varying length sample the phases.
+      x.send<&chain_link::pass>(1000 + 37 * rep, y);
       roam::on_quiescence(roam::callback<>::function<&qd_fired>(roam::pe_id{0}));
       double us = co_await f;
       if (rep > 0) r.samples.push_back(us);
