@@ -109,6 +109,33 @@ function(roam_check_layers root)
     endforeach()
   endforeach()
 
+  # Libraries (libs/<name>/include, libs/<name>/src) stand on the public API:
+  # public headers of any layer or library and their own internals, never a
+  # layer's detail/ headers, another library's internals or a path that
+  # leaves their folder.
+  file(GLOB _libs LIST_DIRECTORIES true RELATIVE ${root}/libs ${root}/libs/*)
+  foreach(lib IN LISTS _libs)
+    if(NOT IS_DIRECTORY ${root}/libs/${lib})
+      continue()
+    endif()
+    file(GLOB_RECURSE _files
+      ${root}/libs/${lib}/include/*.hpp ${root}/libs/${lib}/include/*.h
+      ${root}/libs/${lib}/src/*.hpp ${root}/libs/${lib}/src/*.h ${root}/libs/${lib}/src/*.cpp ${root}/libs/${lib}/src/*.c)
+    list(SORT _files)
+    foreach(f IN LISTS _files)
+      file(RELATIVE_PATH _rel ${root} ${f})
+      file(STRINGS ${f} _incs REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"]")
+      foreach(inc IN LISTS _incs)
+        string(REGEX REPLACE "^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"]*)[>\"].*" "\\1" _path "${inc}")
+        if(_path MATCHES "^roam/([^/]+)/detail/" AND NOT CMAKE_MATCH_1 STREQUAL lib)
+          list(APPEND _errors "${_rel} (library ${lib}) includes <${_path}>: a library uses the public API only, not ${CMAKE_MATCH_1}'s internals")
+        elseif(inc MATCHES "\"" AND _path MATCHES "(^|/)\\.\\.(/|$)")
+          list(APPEND _errors "${_rel} (library ${lib}) includes \"${_path}\": a private include may not leave the library's folder")
+        endif()
+      endforeach()
+    endforeach()
+  endforeach()
+
   if(_errors)
     list(LENGTH _errors _n)
     string(REPLACE ";" "\n  " _text "${_errors}")
