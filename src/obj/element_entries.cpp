@@ -96,6 +96,10 @@ void deliver_to_element(local_collection& lc, message* m) noexcept {
     route_missing(lc, m);
     return;
   }
+  deliver_to_element_here(lc, m, obj);
+}
+
+void deliver_to_element_here(local_collection& lc, message* m, void* obj) noexcept {
   if (is_section_marker(*m)) [[unlikely]] {  // followed its member here: no entry to run
     absorb_section_marker(*m, my_pe());
     discard_message(m);

@@ -67,8 +67,6 @@ void pass_on(message* m, std::uint32_t pe, std::uint32_t how) noexcept;
 void send_news(const collection_desc* d, const index_storage& idx, std::uint32_t to, location where);
 /// The home: sends the messages parked for an element not inserted yet on to `pe`.
 void forward_parked(local_collection& lc, const index_storage& idx, std::uint32_t pe);
-/// The element is not on this PE: passes the message on, or keeps it until the element comes.
-void route_missing(local_collection& lc, message* m) noexcept;
 
 // element_moves.cpp
 /// Migrates the element and its partners in bound arrays.

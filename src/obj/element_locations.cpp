@@ -65,12 +65,23 @@ void location_news(collection_wire w, index_storage idx, std::uint32_t pe, std::
   if (pe != no_pe && home_of(d, idx) == my_pe()) forward_parked(lc, idx, pe);
 }
 
-bool element_known_elsewhere(local_collection& lc, const index_storage& idx) noexcept {
-  if (!lc.loc) return home_of(lc.desc, idx) != my_pe();
+namespace {
+
+// The newest news of an element here: where it went from here, or where it
+// was last seen (a PE it was on keeps a record of where it went next); null
+// when this PE has none.
+const location* newest_location(const location_state& loc, const index_storage& idx) noexcept {
   const location* newest = nullptr;
-  if (auto dep = lc.loc->departed.find(idx); dep != lc.loc->departed.end()) newest = &dep->second;
-  if (auto k = lc.loc->known.find(idx); k != lc.loc->known.end() && (!newest || k->second.epoch > newest->epoch))
+  if (auto dep = loc.departed.find(idx); dep != loc.departed.end()) newest = &dep->second;
+  if (auto k = loc.known.find(idx); k != loc.known.end() && (!newest || k->second.epoch > newest->epoch))
     newest = &k->second;
+  return newest;
+}
+
+}  // namespace
+
+bool element_known_elsewhere(local_collection& lc, const index_storage& idx) noexcept {
+  const location* newest = lc.loc ? newest_location(*lc.loc, idx) : nullptr;
   if (!newest) return home_of(lc.desc, idx) != my_pe();
   return newest->pe != no_pe && newest->pe != my_pe();
 }
@@ -81,13 +92,7 @@ void route_missing(local_collection& lc, message* m) noexcept {
   const index_storage idx = m->index;
   const std::uint32_t home = home_of(d, idx);
   location_state& loc = lc.locations();
-  // The newest news of the element here: where it went from here, or where
-  // it was last seen (a PE it was on keeps a record of where it went next).
-  auto dep = loc.departed.find(idx);
-  auto k = loc.known.find(idx);
-  const location* newest = nullptr;
-  if (dep != loc.departed.end()) newest = &dep->second;
-  if (k != loc.known.end() && (!newest || k->second.epoch > newest->epoch)) newest = &k->second;
+  const location* newest = newest_location(loc, idx);
   bool destroyed_here = newest && newest->pe == no_pe;
   if (newest && newest->pe != no_pe && newest->pe != my_pe()) {
     if (hops_of(*m) >= max_pointer_hops && home != my_pe() && !(m->flags & work_via_home)) pass_on(m, home, 0);

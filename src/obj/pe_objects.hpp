@@ -2,6 +2,7 @@
 // The per-PE object table and the functions the object layer's files share
 // (collections, chares, groups, nodegroups, sections, array elements). Only
 // the owning PE's thread touches the table.
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <memory>
@@ -181,6 +182,11 @@ object_identity identity_of(target_kind target, std::uint32_t collection, const 
 /// A copy of a message (a shared payload gains a reference; a packed one is copied).
 message* clone_message(const message* m) noexcept;
 
+/// The order of member indices in a section's layouts (each process sorts alike).
+inline bool index_order(const index_storage& a, const index_storage& b) noexcept {
+  return std::lexicographical_compare(std::begin(a.v), std::end(a.v), std::begin(b.v), std::end(b.v));
+}
+
 // element_locations.cpp
 /// The element is not here and this PE knows it lives elsewhere (it left,
 /// news of it came, or this PE is not its home): a section's tree that
@@ -248,6 +254,11 @@ void end_tasks(const collection_desc* d, void* obj) noexcept;
 /// Delivers a message addressed to one element: runs it if the element is
 /// here, else forwards or buffers it (location management).
 void deliver_to_element(local_collection& lc, message* m) noexcept;
+/// The same once the element was found here (`obj`): runs the entry (or
+/// absorbs a section marker) and frees the message.
+void deliver_to_element_here(local_collection& lc, message* m, void* obj) noexcept;
+/// The element is not on this PE: passes the message on, or keeps it until the element comes.
+void route_missing(local_collection& lc, message* m) noexcept;
 /// Delivers an array broadcast on this PE, in the root's numbering.
 void deliver_array_broadcast(local_collection& lc, message* m) noexcept;
 /// The root: keeps a new array broadcast while a done_inserting waits for its insertions.

@@ -37,9 +37,7 @@ void finish_regroup(const section_desc& sec, section_root_state& r) {
   std::vector<std::uint32_t> tree_pes;
   std::vector<std::vector<index_storage>> keys;
   auto take = [&](std::pair<const std::uint32_t, std::vector<index_storage>>& entry) {
-    std::sort(entry.second.begin(), entry.second.end(), [](const index_storage& a, const index_storage& b) {
-      return std::lexicographical_compare(std::begin(a.v), std::end(a.v), std::begin(b.v), std::end(b.v));
-    });
+    std::sort(entry.second.begin(), entry.second.end(), index_order);
     tree_pes.push_back(entry.first);
     keys.push_back(std::move(entry.second));
   };

@@ -50,7 +50,8 @@ struct section_pe_state {
   ~section_pe_state();
 };
 
-/// On the root, a multicast from its sender: stamps it with the current
+/// On the root, a multicast from its sender (called under the section
+/// table's lock: it touches only this PE's state): stamps it with the current
 /// version (closing it if a regroup is wanted) and returns true, or holds it
 /// while a regroup runs and returns false.
 bool admit_at_root(const section_desc& sec, message* m) noexcept;

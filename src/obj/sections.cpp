@@ -62,9 +62,7 @@ void release_waiting(std::uint32_t id, std::unique_lock<std::mutex>& lock) {
 // The PEs hosting members and each one's keys; every process computes the same.
 std::unique_ptr<section_desc> build_section(std::uint32_t id, const collection_desc* array, std::vector<index_storage> keys,
                                             std::uint32_t maker_pe) {
-  std::sort(keys.begin(), keys.end(), [](const index_storage& a, const index_storage& b) {
-    return std::lexicographical_compare(std::begin(a.v), std::end(a.v), std::begin(b.v), std::end(b.v));
-  });
+  std::sort(keys.begin(), keys.end(), index_order);
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   auto d = std::make_unique<section_desc>();
   d->id = id;
@@ -240,22 +238,20 @@ void deliver_section(pe_objects& objs, message* m) noexcept {
     auto& t = sections();
     std::lock_guard lock(t.mutex);
     if (auto it = t.by_id.find(id); it != t.by_id.end()) sec = it->second.get();
-    // A multicast reaches its root from its sender; every other PE of the
-    // tree gets the root's copies, stamped with the layout's version.
-    const bool from_sender = sec && me == sec->root_pe() && !(m->flags & work_forwarded);
-    const std::uint32_t version = from_sender ? 0 : section_version_of(*m);
+    // A multicast reaches its root from its sender: the root stamps it with
+    // the current version, or holds it during a regroup (section_regroup.cpp
+    // touches only this PE's state, never this table). Every other PE of the
+    // tree gets the root's copies, stamped.
+    if (sec && me == sec->root_pe() && !(m->flags & work_forwarded) && !admit_at_root(*sec, m)) return;
+    const std::uint32_t version = section_version_of(*m);
     if (sec && version < sec->layouts.size()) layout = sec->layouts[version].get();
-    if (!sec || (!from_sender && !layout)) {
+    if (!layout) {
       // Its description, or this version's layout, is still on the way
       // from the process that made it.
       m->dst_pe = me;
       t.waiting[id].push_back(m);
       return;
     }
-  }
-  if (me == sec->root_pe() && !(m->flags & work_forwarded)) {
-    if (!admit_at_root(*sec, m)) return;  // held while the members are regrouped
-    layout = find_section_layout(sec, section_version_of(*m));
   }
   const std::uint32_t rank = layout->rank(me);
   if (rank == ~0u) {
@@ -292,19 +288,22 @@ void deliver_section(pe_objects& objs, message* m) noexcept {
     one->flags &= ~static_cast<std::uint32_t>(work_forwarded);
     one->src_pe = me;
     one->seq = 0;
-    message* marker = nullptr;
-    if (!lc->elements.find(idx)) [[unlikely]] {
+    if (void* obj = lc->elements.find(idx)) [[likely]] {
       // Observers: a copy for a member here is part of the multicast
-      // received here (it inherits its work_received); one for a member that
-      // moved away is a message of its own, sent from here to wherever it is.
-      if (observed()) note_sent(one, me, false);
-      if (closing) marker = section_marker_after(one, *sec);
-      else if (element_known_elsewhere(*lc, idx)) note_member_away(*sec, layout->version);
+      // received here (it inherits its work_received).
+      deliver_to_element_here(*lc, one, obj);
+      continue;
     }
-    deliver_to_element(*lc, one);
+    // One for a member that moved away is a message of its own, sent from
+    // here to wherever it is.
+    if (observed()) note_sent(one, me, false);
+    message* marker = nullptr;
+    if (closing) marker = section_marker_after(one, *sec);
+    else if (element_known_elsewhere(*lc, idx)) note_member_away(*sec, layout->version);
+    route_missing(*lc, one);
     if (marker) {
       ++markers;
-      deliver_to_element(*lc, marker);  // the same path as the copy, right behind it
+      route_missing(*lc, marker);  // the same path as the copy, right behind it
     }
   }
   if (closing) note_version_closed(*sec, markers);
