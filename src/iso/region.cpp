@@ -293,6 +293,14 @@ void give_back_slot(std::uint32_t pe, std::uint32_t slot) noexcept {
   t.pes[pe].free.push_back(slot);
 }
 
+void leave_slot(std::uint32_t slot, const std::string& owner) noexcept {
+  close_pages(g_layout.slot_address(slot), g_layout.slot_size);
+  describe_slot_owner(slot, owner);
+  slot_table& t = slots();
+  std::lock_guard lock(t.mutex);
+  if (slot < t.live.size()) t.live[slot] = 0;
+}
+
 bool open_pages(std::uintptr_t address, std::size_t bytes, std::string& error) noexcept {
   if (::mprotect(reinterpret_cast<void*>(address), bytes, PROT_READ | PROT_WRITE) == 0) return true;
   error = "isomalloc: cannot open " + std::to_string(bytes) + " bytes at " + hex(address) + ": " + std::strerror(errno);

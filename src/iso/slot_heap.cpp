@@ -226,6 +226,7 @@ bool slot_heap::owns(const void* p) const noexcept {
 std::uintptr_t slot_heap::begin() const noexcept { return h_->begin; }
 std::uintptr_t slot_heap::used_end() const noexcept { return h_->brk; }
 std::uintptr_t slot_heap::limit() const noexcept { return h_->limit; }
+std::uintptr_t slot_heap::opened_end() const noexcept { return h_->opened; }
 std::size_t slot_heap::bytes_in_use() const noexcept { return h_->in_use_bytes; }
 std::size_t slot_heap::blocks_in_use() const noexcept { return h_->in_use_blocks; }
 

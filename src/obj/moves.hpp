@@ -9,6 +9,7 @@
 #include <utility>
 
 #include <roam/msg/buffer.hpp>
+#include <roam/msg/detail/packing_to_move.hpp>
 #include <roam/obj/detail/migratable.hpp>
 #include <roam/sched/task.hpp>
 
@@ -41,7 +42,10 @@ bool prepare_departure(const move_ops& ops, void* obj, const task_roots& tasks, 
   }
   try {
     ops.before_migration(obj);
-    if (!as_itself) state = ops.pack_state(obj);
+    if (!as_itself) {
+      packing_to_move_scope leaving;  // a migratable thread in it leaves with it
+      state = ops.pack_state(obj);
+    }
   } catch (const std::exception& e) {
     report_fatal(who() + (as_itself ? ": before_migration threw: " : ": packing it to migrate threw: ") + e.what());
     return false;

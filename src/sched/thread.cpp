@@ -14,7 +14,7 @@ void this_thread_yield() {
   if (!self) throw std::logic_error("roam::this_thread_yield() called outside a user-level thread (nothing to yield to)");
   // Behind what is queued now: a message like any other, so the yield is fair
   // and counted for quiescence detection.
-  detail::post_closure(detail::tls_pe->id(), [self]() noexcept { detail::ult_ready(self); });
+  detail::ult_ready_later(self);
   detail::ult_suspend();
 }
 

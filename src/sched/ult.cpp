@@ -17,94 +17,26 @@
 //   a finished thread's fake stack is dropped), TSan which fiber runs.
 #include <roam/sched/detail/ult.hpp>
 
-#include <cxxabi.h>
-
-#include <algorithm>
 #include <cstdio>
 #include <string>
 
 #include <roam/sched/detail/post.hpp>
 #include <roam/sched/observe.hpp>
 
-#include "context.hpp"
-#include "stack_pool.hpp"
 #include "ult_internal.hpp"
-
-#include "sanitizers.hpp"
+#include "ult_state.hpp"
 
 namespace roam::detail {
 
 namespace {
 
-// Mirrors the Itanium C++ ABI's per-thread exception state (libstdc++ and
-// libc++abi agree on it); only copied, never interpreted.
-struct eh_globals {
-  void* caught = nullptr;
-  unsigned int uncaught = 0;
-#if defined(__ARM_EABI_UNWINDER__)
-  void* propagating = nullptr;
-#endif
-};
-
-enum class ult_state : unsigned char { created, running, suspended, done };
-
-struct ult_host;
+constinit thread_local ult_host* tls_host = nullptr;
 
 }  // namespace
 
-struct ult {
-  machine_context ctx;
-  ult_stack stack;
-  ult_host* host = nullptr;
-  ult_body_fn fn = nullptr;
-  void* body = nullptr;
-  ult_state state = ult_state::created;
-  bool unwinding = false;  // the runtime stops: blocking calls throw thread_unwind
-  eh_globals eh;
-  roam::entry_event* traced = nullptr;  // a threaded entry's event: each slice is observed (ult_observe_current)
-  ult* prev = nullptr;  // the host's list of unfinished threads
-  ult* next = nullptr;
-#if defined(ROAM_I_ASAN)
-  void* fake_stack = nullptr;
-#endif
-#if defined(ROAM_I_TSAN)
-  void* fiber = nullptr;
-#endif
-};
+ult_host* ult_host_here() noexcept { return tls_host; }
 
-namespace {
-
-struct ult_host {
-  ult_host(std::uint32_t pe_id, std::size_t stack_bytes)
-      : pool(stack_bytes, std::clamp<std::size_t>((std::size_t{32} << 20) / stack_bytes, 8, 1024)),
-        pe(pe_id),
-        eh_now(reinterpret_cast<eh_globals*>(abi::__cxa_get_globals())) {
-#if defined(ROAM_I_TSAN)
-    fiber = __tsan_get_current_fiber();
-#endif
-  }
-
-  machine_context ctx;     // the scheduler's, while a thread runs
-  eh_globals eh;           // the scheduler's exception state, while a thread runs
-  ult* current = nullptr;  // the running thread; nullptr: the scheduler's stack
-  stack_pool pool;
-  ult* live = nullptr;  // unfinished threads (created, running or suspended)
-  std::size_t live_count = 0;
-  std::uint32_t pe;
-  eh_globals* eh_now;  // this OS thread's exception state (its address never changes)
-#if defined(ROAM_I_ASAN)
-  void* fake_stack = nullptr;
-  const void* stack_bottom = nullptr;  // the scheduler's stack, learnt at the first switch
-  std::size_t stack_size = 0;
-#endif
-#if defined(ROAM_I_TSAN)
-  void* fiber = nullptr;
-#endif
-};
-
-constinit thread_local ult_host* tls_host = nullptr;
-
-ult_host& host_here(const char* what) {
+ult_host& ult_host_for(const char* what) {
   if (!tls_host) {
     pe_state& pe = this_pe(what);
     tls_host = new ult_host(pe.id(), pe.runtime().opts.ul_stack);
@@ -112,19 +44,41 @@ ult_host& host_here(const char* what) {
   return *tls_host;
 }
 
+void ult_link(ult_host& h, ult* t) noexcept {
+  t->host = &h;
+  t->prev = nullptr;
+  t->next = h.live;
+  if (h.live) h.live->prev = t;
+  h.live = t;
+  ++h.live_count;
+  if (t->serial) h.movable[t->serial] = t;
+}
+
+void ult_unlink(ult_host& h, ult* t) noexcept {
+  if (t->prev) t->prev->next = t->next;
+  else h.live = t->next;
+  if (t->next) t->next->prev = t->prev;
+  t->prev = t->next = nullptr;
+  --h.live_count;
+  if (t->serial) h.movable.erase(t->serial);
+}
+
+namespace {
+
 void swap_eh(eh_globals* now, eh_globals& save, const eh_globals& load) noexcept {
   save = *now;
   *now = load;
 }
 
 void finish(ult_host& h, ult* t) noexcept {
-  if (t->prev) t->prev->next = t->next;
-  else h.live = t->next;
-  if (t->next) t->next->prev = t->prev;
-  --h.live_count;
+  ult_unlink(h, t);
 #if defined(ROAM_I_TSAN)
   __tsan_destroy_fiber(t->fiber);
 #endif
+  if (t->ended) {  // a migratable thread: its memory is its slot's, given back by its owner
+    t->ended(t);
+    return;
+  }
   ult_stack s = t->stack;  // t lives on that stack
   t->~ult();
   h.pool.give(s);
@@ -198,9 +152,9 @@ void ult_observe_current(entry_event* e) noexcept {
   if (tls_host && tls_host->current) tls_host->current->traced = e;
 }
 
-ult* ult_create(std::size_t bytes, std::size_t align, void*& body, ult_body_fn fn) {
-  ult_host& h = host_here("starting a user-level thread");
-  ult_stack s = h.pool.take();
+namespace {
+
+ult* make_on(ult_host& h, ult_stack s, std::size_t bytes, std::size_t align, void*& body, ult_body_fn fn) {
   auto down = [](std::byte* p, std::size_t a) {
     return reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(p) & ~(std::uintptr_t{a} - 1));
   };
@@ -215,11 +169,29 @@ ult* ult_create(std::size_t bytes, std::size_t align, void*& body, ult_body_fn f
 #if defined(ROAM_I_TSAN)
   t->fiber = __tsan_create_fiber(0);
 #endif
-  t->next = h.live;
-  if (h.live) h.live->prev = t;
-  h.live = t;
-  ++h.live_count;
   body = b;
+  return t;
+}
+
+}  // namespace
+
+ult* ult_create(std::size_t bytes, std::size_t align, void*& body, ult_body_fn fn) {
+  ult_host& h = ult_host_for("starting a user-level thread");
+  ult* t = make_on(h, h.pool.take(), bytes, align, body, fn);
+  ult_link(h, t);
+  return t;
+}
+
+ult* ult_create_on(const ult_memory& memory, std::size_t bytes, std::size_t align, void*& body, ult_body_fn fn) {
+  ult_host& h = ult_host_for("starting a migratable user-level thread");
+#if defined(ROAM_I_ASAN)
+  __asan_unpoison_memory_region(memory.stack_lo, memory.stack_size);  // a slot used before may hold old frames' poison
+#endif
+  ult* t = make_on(h, ult_stack{memory.stack_lo, memory.stack_size}, bytes, align, body, fn);
+  t->ended = memory.ended;
+  t->serial = memory.serial;
+  t->user = memory.user;
+  ult_link(h, t);
   return t;
 }
 
@@ -251,7 +223,8 @@ void ult_ready(ult* t) noexcept {
   ult_host* h = tls_host;
   if (h != t->host) {
     report_fatal("a user-level thread of pe " + std::to_string(t->host->pe) +
-                 " was resumed on another PE (threads never leave their PE)");
+                 " was resumed on another PE (threads never leave their PE; a migratable thread's owner must be "
+                 "packed when it moves: pup_on_migration)");
     return;
   }
   if (t->state != ult_state::suspended && t->state != ult_state::created) {
@@ -262,9 +235,29 @@ void ult_ready(ult* t) noexcept {
     switch_into(*h, t);
     return;
   }
-  // From a thread: the scheduler switches to it when this message runs
-  // (counted, so quiescence is not declared while a thread is runnable).
-  post_closure(h->pe, [t]() noexcept { ult_ready(t); });
+  ult_ready_later(t);
+}
+
+void ult_ready_later(ult* t) noexcept {
+  // The scheduler switches to it when this message runs (counted, so
+  // quiescence is not declared while a thread is runnable). A migratable
+  // thread may leave before it runs: the message names it by serial and does
+  // nothing if it is gone (ult_depart hands the wake to where it went).
+  if (t->serial == 0) {
+    post_closure(t->host->pe, [t]() noexcept { ult_ready(t); });
+    return;
+  }
+  t->wake_posted = true;
+  post_closure(t->host->pe, [serial = t->serial]() noexcept { ult_wake_by_serial(serial); });
+}
+
+bool ult_unwind(ult* t) noexcept {
+  ult_host* h = tls_host;
+  if (h == nullptr || t->host != h || h->current != nullptr) return false;
+  if (t->state != ult_state::suspended && t->state != ult_state::created) return false;
+  t->unwinding = true;
+  switch_into(*h, t);
+  return true;
 }
 
 ult_stats ult_statistics() noexcept {

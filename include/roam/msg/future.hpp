@@ -110,12 +110,15 @@ inline void wait_on_thread(future_state_base* s) {
                        std::to_string(s->owner));
   if (s->waiter || s->thread_waiter) throw future_error("roam: future waited on by two at once");
   s->thread_waiter = self;
+  ult_pin_current(true);  // the value comes back to this PE: a migratable thread stays meanwhile
   try {
     ult_suspend();
   } catch (...) {
+    ult_pin_current(false);
     s->thread_waiter = nullptr;  // unwound at shutdown: the value will never come
     throw;
   }
+  ult_pin_current(false);
 }
 
 }  // namespace detail

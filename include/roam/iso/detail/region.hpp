@@ -59,6 +59,11 @@ bool adopt_slot(std::uint32_t pe, std::uint32_t slot) noexcept;
 /// Makes the slot's memory inaccessible again (its pages are dropped) and
 /// lets PE `pe` reuse it.
 void give_back_slot(std::uint32_t pe, std::uint32_t slot) noexcept;
+/// A slot whose thread moved to another PE or process: its memory is made
+/// inaccessible (its pages dropped) and it is no longer in use here, but it
+/// is not reused here either (it is the thread's, wherever it is); a fault
+/// in it names `owner`.
+void leave_slot(std::uint32_t slot, const std::string& owner) noexcept;
 /// Makes [address, address + bytes) of a slot readable and writable (pages
 /// are committed when first touched). False (and `error`) on failure.
 bool open_pages(std::uintptr_t address, std::size_t bytes, std::string& error) noexcept;

@@ -44,6 +44,8 @@ class slot_heap {
   /// The end of the part ever used: what a move must copy is [begin, used_end).
   std::uintptr_t used_end() const noexcept;
   std::uintptr_t limit() const noexcept;
+  /// Pages are accessible up to here (a copy elsewhere must open as much).
+  std::uintptr_t opened_end() const noexcept;
   std::size_t bytes_in_use() const noexcept;  ///< payload bytes of live blocks
   std::size_t blocks_in_use() const noexcept;
 

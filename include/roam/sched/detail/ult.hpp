@@ -50,6 +50,72 @@ void ult_suspend();
 /// Resuming a thread that is not blocked is a fatal error.
 void ult_ready(ult* t) noexcept;
 
+/// Makes a blocked thread runnable through a message to its PE (from a
+/// thread's own stack, or to resume it later): for a migratable thread the
+/// message finds it by serial and does nothing if it left meanwhile.
+void ult_ready_later(ult* t) noexcept;
+
+// ---- migratable threads (docs/design/isomalloc.md) ---------------------------
+// A migratable thread runs on memory its creator gives it (an isomalloc slot,
+// the same addresses in every process). Blocked, it can leave its PE: the
+// creator copies its live stack (and whatever else it keeps in the slot) to
+// another PE or process, or into a checkpoint, where the thread joins that
+// PE's threads at the same addresses and is resumed.
+
+/// Called when a migratable thread ends (on the scheduler's stack, its
+/// control block still readable): gives its memory back.
+using ult_ended_fn = void (*)(ult* t) noexcept;
+
+/// The memory and identity of a migratable thread.
+struct ult_memory {
+  std::byte* stack_lo = nullptr;  ///< its stack is [stack_lo, stack_lo + stack_size)
+  std::size_t stack_size = 0;
+  std::uint64_t serial = 0;  ///< unique job-wide while it lives, never 0
+  ult_ended_fn ended = nullptr;
+  void* user = nullptr;  ///< the creator's word (ult_user)
+};
+/// ult_create on the caller's memory.
+ult* ult_create_on(const ult_memory& memory, std::size_t bytes, std::size_t align, void*& body, ult_body_fn fn);
+/// The creator's word of a migratable thread (it may change it, e.g. when
+/// the object holding the thread was rebuilt at another address).
+void*& ult_user(ult* t) noexcept;
+/// The migratable thread (serial != 0) the caller runs on, or nullptr.
+ult* ult_current_migratable() noexcept;
+/// The lowest address of `t`'s stack in use: from there to the stack's top
+/// is what a move copies (t blocked).
+std::uintptr_t ult_stack_in_use(const ult* t) noexcept;
+/// The top of t's stack (one past its last byte).
+std::uintptr_t ult_stack_top(const ult* t) noexcept;
+/// Why `t` cannot leave its PE now, or nullptr if it can: it is running, or
+/// pinned (blocked in future::get, whose value comes back to this PE), or
+/// blocked inside a catch block (the exception object is this process's).
+const char* ult_why_not_movable(const ult* t) noexcept;
+/// Whether a wake message for `t` is on its way (ult_ready_later).
+bool ult_wake_pending(const ult* t) noexcept;
+/// Unwinds a blocked (or not yet started) thread of the calling PE now: its
+/// blocking call throws thread_unwind and it ends. False, doing nothing,
+/// when called from a user-level thread (only the scheduler's stack may
+/// switch) or for a thread of another PE.
+bool ult_unwind(ult* t) noexcept;
+/// Pins the calling thread to its PE while it waits for something that
+/// will come to this PE (future::get) / unpins it.
+void ult_pin_current(bool pin) noexcept;
+/// `t` (blocked) leaves this PE: no longer one of its threads, and a wake
+/// message already posted for it will find it gone. Returns whether such a
+/// message was posted (the caller makes one where it goes). Its memory is the
+/// caller's to copy and close.
+bool ult_depart(ult* t) noexcept;
+/// A thread whose memory (control block at `t`, stack and all) was copied
+/// here, at the addresses it had, joins this PE, blocked; `wake` posts a
+/// message that resumes it.
+void ult_arrive(ult* t, bool wake);
+/// Tells AddressSanitizer (in builds with it) that [p, p + bytes) holds no
+/// poisoned bytes: a stack's old frames left poison that a copy of the
+/// memory, in or out, must not trip over.
+void memory_unpoison(void* p, std::size_t bytes) noexcept;
+/// What ult_wake_by_serial's message calls (exposed for the deterministic driver's tests).
+void ult_wake_by_serial(std::uint64_t serial) noexcept;
+
 /// Observers (roam/sched/observe.hpp) see each slice of the calling thread
 /// as `*e` (entry_begin when it is switched in, entry_end when it blocks);
 /// null stops it. The caller reports the slice it is in itself.

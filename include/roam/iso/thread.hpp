@@ -1,0 +1,190 @@
+#pragma once
+/// Migratable user-level threads (docs/design/isomalloc.md): a thread whose
+/// stack and heap live in an isomalloc slot, at addresses that are the same in
+/// every process of the job, so that while it is blocked it can travel with
+/// the object that holds it (an array element or chare): to another PE, to
+/// another process, into a checkpoint. Pointers into its own stack frames and
+/// into its heap stay valid wherever it resumes.
+///
+/// ```cpp
+/// struct rank : roam::element<rank> {
+///   static constexpr bool pup_on_migration = true;  // the thread travels in the pup
+///   roam::migratable_thread thread;
+///   std::vector<int> inbox;
+///   void start() { thread.start(this, [] { roam::this_thread_owner<rank>().main(); }); }
+///   void main() {                                    // on the thread
+///     while (inbox.empty()) roam::suspend_this_thread();   // may move meanwhile
+///   }
+///   void deliver(int v) { inbox.push_back(v); thread.resume(); }
+///   void pup(roam::pup_er& p) { p | inbox | thread; }
+/// };
+/// ```
+/// The owner must be packed on every move (`pup_on_migration`): a thread's
+/// PE changes only through its pup. Code on the thread reaches its owner
+/// through this_thread_owner<T>() after each block (the owner may have been
+/// rebuilt at another address); it may keep pointers into its own stack and
+/// into thread_heap memory. What it points to elsewhere (the owner's
+/// members, ordinary heap memory) stays behind.
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <roam/msg/names.hpp>
+#include <roam/msg/pup.hpp>
+#include <roam/sched/detail/ult.hpp>
+#include <roam/sched/runtime.hpp>
+
+namespace roam {
+
+/// How a migratable thread is made.
+struct thread_options {
+  /// Bytes of stack (0: +ulstack); the rest of the slot (+isomalloc_slot)
+  /// holds its heap.
+  std::size_t stack_bytes = 0;
+};
+
+namespace detail::iso {
+struct thread_record;
+}  // namespace detail::iso
+
+/// A migratable thread held by an object. Not copyable or movable: it is a
+/// member of its owner, at a fixed offset from it.
+class migratable_thread {
+ public:
+  migratable_thread() noexcept = default;
+  migratable_thread(const migratable_thread&) = delete;
+  migratable_thread& operator=(const migratable_thread&) = delete;
+  /// A thread still blocked here is unwound (its blocking call throws
+  /// roam::detail::thread_unwind, its frames' destructors run); a thread
+  /// that left with a move is not touched.
+  ~migratable_thread();
+
+  /// Runs `fn()` on a new migratable thread of the calling PE, in a slot of
+  /// its own: at once when called from a message handler (until it blocks or
+  /// returns), after a message when called from another thread. `owner` is
+  /// the object this is a member of (this_thread_owner<Owner>() finds it).
+  /// An exception escaping `fn` is reported like one escaping an entry.
+  /// Throws std::logic_error when started twice, std::runtime_error when no
+  /// slot is left (naming the limit and the option that raises it).
+  template <class Owner, class F>
+  void start(Owner* owner, F fn, thread_options options = {});
+
+  /// Wakes the thread blocked in suspend_this_thread(): from a message
+  /// handler it runs now, from another thread after a message. Throws
+  /// std::logic_error if it is not blocked there.
+  void resume();
+
+  bool started() const noexcept { return started_; }
+  /// It ended (its slot is given back); false while it lives here or left.
+  bool finished() const noexcept { return started_ && rec_ == nullptr && !departed_; }
+  /// Blocked in suspend_this_thread() (resume() wakes it).
+  bool suspended() const noexcept;
+  /// The isomalloc slot it lives in (~0u when none).
+  std::uint32_t slot() const noexcept;
+
+  /// Packs a blocked thread (its registers, the used part of its stack and
+  /// of its heap), or rebuilds it at the same addresses and makes it one of
+  /// this PE's blocked threads. Packing to move (a migration) takes it away
+  /// from here; packing for a checkpoint leaves it as it is. Throws
+  /// pup_error when it cannot be packed now (running, waiting in
+  /// future::get, ...) or the packed thread is corrupt.
+  void pup(pup_er& p);
+
+ private:
+  friend struct detail::iso::thread_record;
+  void start_erased(void* owner, std::string_view owner_type, std::size_t bytes, std::size_t align,
+                    detail::ult_body_fn body_fn, void*& body, thread_options options);
+  void launch() noexcept;
+  void abandon() noexcept;
+
+  detail::iso::thread_record* rec_ = nullptr;  // in the slot: the same address wherever the thread is
+  bool started_ = false;
+  bool departed_ = false;
+};
+
+/// Blocks the calling migratable thread until its migratable_thread::resume().
+/// Meanwhile its owner may move, be checkpointed, be load balanced. Throws
+/// std::logic_error outside a migratable thread; roam::detail::thread_unwind
+/// when the program ends (or the owner is destroyed) before the resume.
+void suspend_this_thread();
+
+/// The object holding the calling migratable thread, where it is now.
+/// std::logic_error outside a migratable thread.
+void* this_thread_owner_address();
+template <class T>
+T& this_thread_owner() {
+  return *static_cast<T*>(this_thread_owner_address());
+}
+
+/// Memory in the calling migratable thread's heap (its slot): it moves with
+/// the thread and keeps its address. std::bad_alloc when the slot is full;
+/// std::logic_error outside a migratable thread. Released blocks of a heap
+/// go back to it; the heap goes away with its thread.
+void* thread_heap_allocate(std::size_t bytes, std::size_t align = alignof(std::max_align_t));
+/// Gives back a block of the calling thread's heap (nullptr: nothing).
+void thread_heap_release(void* p) noexcept;
+/// Bytes in use in the calling thread's heap (0 outside a migratable thread).
+std::size_t thread_heap_in_use() noexcept;
+
+/// A standard allocator over the calling migratable thread's heap (for
+/// containers a thread keeps while it moves).
+template <class T>
+struct thread_heap_allocator {
+  using value_type = T;
+  thread_heap_allocator() noexcept = default;
+  template <class U>
+  thread_heap_allocator(const thread_heap_allocator<U>&) noexcept {}
+  T* allocate(std::size_t n) {
+    if (n > std::size_t(-1) / sizeof(T)) throw std::bad_alloc();
+    return static_cast<T*>(thread_heap_allocate(n * sizeof(T), alignof(T) < 16 ? 16 : alignof(T)));
+  }
+  void deallocate(T* p, std::size_t) noexcept { thread_heap_release(p); }
+  template <class U>
+  bool operator==(const thread_heap_allocator<U>&) const noexcept {
+    return true;
+  }
+};
+
+template <class Owner, class F>
+void migratable_thread::start(Owner* owner, F fn, thread_options options) {
+  static_assert(std::is_invocable_v<F&>, "roam: a migratable thread runs fn() with no arguments");
+  static_assert(sizeof(F) <= detail::ult_inline_body_max,
+                "roam: a migratable thread's function must be small (it lives at the top of its stack, which "
+                "moves with it): capture less, or keep the state in the owner");
+  // The closure lives at the top of the thread's stack and moves with it:
+  // nothing in it may point to this process's heap (the name is the binary's).
+  static constexpr std::string_view owner_type = roam::type_name<Owner>();
+  struct body {
+    F fn;
+  };
+  void* at = nullptr;
+  start_erased(
+      owner, owner_type, sizeof(body), alignof(body),
+      [](void* b, bool run) noexcept {
+        body* self = std::launder(static_cast<body*>(b));
+        if (run) {
+          try {
+            self->fn();
+          } catch (const detail::thread_unwind&) {
+          } catch (...) {
+            detail::report_task_failure(std::current_exception(),
+                                        "migratable thread of " + std::string(owner_type));
+          }
+        }
+        self->~body();
+      },
+      at, options);
+  try {
+    ::new (at) body{std::move(fn)};
+  } catch (...) {
+    abandon();
+    throw;
+  }
+  launch();
+}
+
+}  // namespace roam

@@ -1,0 +1,252 @@
+// Migratable threads (roam/iso/thread.hpp): a thread blocked in the middle of
+// a recursion, with a linked list on its own heap and pointers into its own
+// stack frames, travels with its element from PE to PE and finishes with the
+// exact answer; wakes are never lost or doubled by a move; what cannot move
+// says why.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <roam/iso/thread.hpp>
+
+#include "support/run_roam.hpp"
+
+namespace mthread {
+
+using roam_test::run_on;
+
+// How a walker's thread waits between hops.
+enum class wait_kind : int { suspend, yield };
+
+struct node {
+  node* next;
+  long value;
+};
+
+struct report : roam::chare<report> {
+  explicit report(int n) : n_(n) {}
+  void done(int idx, long result, long expected, int hops, bool frames_ok, std::vector<int> pes) {
+    bool ok = result == expected && frames_ok && hops == static_cast<int>(pes.size());
+    // Each hop went where it was sent: the next PE, round the ring.
+    for (std::size_t i = 1; i < pes.size(); ++i)
+      ok = ok && pes[i] == (pes[i - 1] + 1) % static_cast<int>(roam::num_pes());
+    if (!ok) {
+      std::fprintf(stderr, "walker %d: result %ld (expected %ld), frames %s, %d hops over %zu pes\n", idx, result,
+                   expected, frames_ok ? "ok" : "BAD", hops, pes.size());
+      bad_ = true;
+    }
+    if (++seen_ == n_) roam::exit(bad_ ? 3 : 0);
+  }
+
+ private:
+  int n_, seen_ = 0;
+  bool bad_ = false;
+};
+
+struct walker : roam::element<walker> {
+  static constexpr bool pup_on_migration = true;
+
+  walker() = default;
+  explicit walker(roam::migrating) {}
+
+  void begin(roam::chare_proxy<report> r, int depth, int hops, int kind) {
+    report_ = r;
+    depth_ = depth;
+    hops_left_ = hops;
+    kind_ = kind;
+    thread.start(this, [] { roam::this_thread_owner<walker>().run(); });
+  }
+  void after_migration() {
+    if (static_cast<wait_kind>(kind_) == wait_kind::suspend) this_proxy().send<&walker::poke>();
+  }
+  void poke() { thread.resume(); }
+  void go(unsigned pe) { migrate_to(roam::pe_id{pe}); }
+  void pup(roam::pup_er& p) { p | report_ | depth_ | hops_left_ | kind_ | hops_done_ | thread; }
+
+  roam::migratable_thread thread;
+
+  // ---- on the thread: `this` is stale after any hop; everything goes
+  // through this_thread_owner() or the thread's own stack and heap ----------
+  static walker& self() { return roam::this_thread_owner<walker>(); }
+
+  // One hop: ask to move to the next PE and block; the element packs the
+  // thread with it and wakes it there (after_migration's poke, or the
+  // yield's own wake, carried along).
+  static void hop(std::vector<int, roam::thread_heap_allocator<int>>& pes) {
+    walker& w = self();
+    if (w.hops_left_ == 0) return;
+    --w.hops_left_;
+    ++w.hops_done_;
+    // A message, not migrate_to: the thread may run outside any entry of its
+    // element (after a yield), where no request would be carried out.
+    w.this_proxy().send<&walker::go>((roam::my_pe().value() + 1) % roam::num_pes());
+    const auto kind = static_cast<wait_kind>(w.kind_);
+    if (kind == wait_kind::suspend) roam::suspend_this_thread();
+    else roam::this_thread_yield();
+    pes.push_back(static_cast<int>(roam::my_pe().value()));
+  }
+
+  // Builds a list on the thread's heap on the way down, hops at the bottom
+  // and every fourth level on the way up, and checks each frame's pointers to
+  // its own and its caller's locals after the hops.
+  static long recurse(int depth, node*& list, const long* parent_local, bool& frames_ok,
+                      std::vector<int, roam::thread_heap_allocator<int>>& pes) {
+    long local = depth * 7L + 1;
+    const long* mine = &local;
+    auto* n = static_cast<node*>(roam::thread_heap_allocate(sizeof(node)));
+    *n = node{list, depth};
+    list = n;
+    long below = 0;
+    if (depth > 0) {
+      below = recurse(depth - 1, list, mine, frames_ok, pes);
+    } else {  // all hops but one per fourth level on the way up
+      while (self().hops_left_ > self().depth_ / 4 + 1) hop(pes);
+    }
+    if (depth % 4 == 0) hop(pes);
+    if (*mine != depth * 7L + 1 || (parent_local && *parent_local != (depth + 1) * 7L + 1) || n->value != depth)
+      frames_ok = false;
+    return below + local + n->value;
+  }
+
+  void run() {  // `this` is valid only until the first hop
+    const int depth = depth_;
+    std::vector<int, roam::thread_heap_allocator<int>> pes;
+    pes.push_back(static_cast<int>(roam::my_pe().value()));
+    node* list = nullptr;
+    bool frames_ok = true;
+    long r = recurse(depth, list, nullptr, frames_ok, pes);
+    long listed = 0, count = 0;
+    for (node* n = list; n; n = n->next, ++count) listed += n->value;
+    const long sum = static_cast<long>(depth) * (depth + 1) / 2;
+    const long expected = 7 * sum + (depth + 1) + sum;
+    frames_ok = frames_ok && listed == sum && count == depth + 1;
+    while (list) {
+      node* next = list->next;
+      roam::thread_heap_release(list);
+      list = next;
+    }
+    walker& w = self();
+    std::vector<int> visited(pes.begin() + 1, pes.end());
+    // The first entry is where it started; every later one a hop's arrival.
+    visited.insert(visited.begin(), pes.front());
+    w.report_.send<&report::done>(w.this_index()[0], r, expected, w.hops_done_ + 1, frames_ok, visited);
+  }
+
+  roam::chare_proxy<report> report_;
+  int depth_ = 0, hops_left_ = 0, kind_ = 0, hops_done_ = 0;
+};
+
+void walk(unsigned pes, int walkers, int depth, int hops, wait_kind kind, std::vector<std::string> extra = {}) {
+  int rc = run_on(
+      pes,
+      [=](const roam::args&) {
+        auto r = roam::create_chare<report>(walkers);
+        auto a = roam::create_array<walker>(roam::index<1>{walkers});
+        a.send<&walker::begin>(r, depth, hops, static_cast<int>(kind));
+      },
+      extra);
+  EXPECT_EQ(rc, 0);
+}
+
+TEST(migratable_thread, a_blocked_recursion_moves_between_two_pes_and_finishes_exactly) {
+  walk(2, 4, 20, 9, wait_kind::suspend);
+}
+
+TEST(migratable_thread, many_threads_move_round_four_pes) { walk(4, 16, 12, 11, wait_kind::suspend); }
+
+TEST(migratable_thread, a_yield_carried_by_a_move_wakes_the_thread_exactly_once) {
+  walk(3, 6, 9, 7, wait_kind::yield);
+}
+
+TEST(migratable_thread, moves_under_serialize_and_the_deterministic_driver) {
+  walk(2, 3, 10, 5, wait_kind::suspend, {"+serialize"});
+  for (int seed = 1; seed <= 4; ++seed)
+    walk(3, 4, 8, 6, wait_kind::yield, {"+deterministic", std::to_string(seed)});
+}
+
+TEST(migratable_thread, a_thread_moved_a_thousand_times_between_pes) { walk(2, 1, 3, 1000, wait_kind::suspend); }
+
+// ---- in place ------------------------------------------------------------------
+
+struct sleeper : roam::element<sleeper> {
+  static constexpr bool pup_on_migration = true;
+  sleeper() = default;
+  explicit sleeper(roam::migrating) {}
+  void begin(int rounds) {
+    thread.start(this, [rounds] {
+      for (int i = 0; i < rounds; ++i) {
+        roam::this_thread_owner<sleeper>().count_ += 1;
+        roam::suspend_this_thread();
+      }
+      roam::this_thread_owner<sleeper>().ended_ = true;
+    });
+  }
+  void poke() {
+    if (!thread.suspended()) return;
+    thread.resume();
+    if (ended_ && thread.finished()) roam::exit(count_ == 5 ? 0 : 4);
+  }
+  void pup(roam::pup_er& p) { p | count_ | ended_ | thread; }
+  roam::migratable_thread thread;
+  int count_ = 0;
+  bool ended_ = false;
+};
+
+TEST(migratable_thread, suspends_and_resumes_in_place_and_gives_its_slot_back) {
+  int rc = run_on(1, [](const roam::args&) {
+    auto a = roam::create_array<sleeper>(roam::index<1>{1});
+    a[0].send<&sleeper::begin>(5);
+    for (int i = 0; i < 5; ++i) a[0].send<&sleeper::poke>();
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+// ---- errors ----------------------------------------------------------------------
+
+struct stuck : roam::element<stuck> {
+  static constexpr bool pup_on_migration = true;
+  stuck() = default;
+  explicit stuck(roam::migrating) {}
+  void begin() {
+    thread.start(this, [] {
+      auto [f, p] = roam::make_future<int>();
+      stuck& s = roam::this_thread_owner<stuck>();
+      s.promise_ = p;
+      s.migrate_to(roam::pe_id{1});
+      (void)f.get();  // pinned: the value comes back to this PE
+    });
+  }
+  void pup(roam::pup_er& p) { p | thread; }
+  roam::migratable_thread thread;
+  roam::promise<int> promise_;
+};
+
+TEST(migratable_thread, a_thread_waiting_in_future_get_refuses_to_move_and_says_why) {
+  testing::internal::CaptureStderr();
+  int rc = run_on(2, [](const roam::args&) { roam::create_array<stuck>(roam::index<1>{1})[0].send<&stuck::begin>(); });
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(rc, 0);
+  EXPECT_TRUE(std::regex_search(err, std::regex(R"(cannot pack the migratable thread of mthread::stuck \(last on pe 0\): it waits in future::get)")))
+      << err;
+}
+
+struct outside : roam::chare<outside> {
+  outside() {
+    std::string what;
+    try {
+      roam::suspend_this_thread();
+    } catch (const std::logic_error& e) {
+      what = e.what();
+    }
+    roam::exit(what.find("suspend_this_thread() outside a migratable thread") != std::string::npos ? 0 : 5);
+  }
+};
+
+TEST(migratable_thread, suspending_outside_a_migratable_thread_is_an_error) {
+  EXPECT_EQ(run_on(1, [](const roam::args&) { roam::create_chare<outside>(); }), 0);
+}
+
+}  // namespace mthread
