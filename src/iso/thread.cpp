@@ -25,6 +25,7 @@
 #include <roam/iso/detail/region.hpp>
 #include <roam/iso/detail/slot_heap.hpp>
 #include <roam/msg/detail/packing_to_move.hpp>
+#include <roam/obj/detail/migratable.hpp>
 #include <roam/sched/detail/pe_state.hpp>
 #include <roam/sched/detail/runtime_state.hpp>
 
@@ -56,7 +57,7 @@ constexpr std::uint32_t packed_magic = 0x524d5448;          // "RMTH"
 constexpr std::uint8_t packed_version = 1;
 constexpr std::uintptr_t thread_page = 4096;
 
-std::uintptr_t round_up(std::uintptr_t v, std::uintptr_t to) { return (v + to - 1) / to * to; }
+std::uintptr_t thread_round_up(std::uintptr_t v, std::uintptr_t to) { return (v + to - 1) / to * to; }
 
 thread_record& current_record(const char* what) {
   ult* t = ult_current_migratable();
@@ -112,14 +113,14 @@ migratable_thread::~migratable_thread() {
   rec_ = nullptr;
 }
 
-void migratable_thread::start_erased(void* owner, std::string_view owner_type, std::size_t bytes, std::size_t align,
+void migratable_thread::start_erased(void* owner, std::string_view owner_type, std::size_t body_bytes, std::size_t align,
                                      detail::ult_body_fn body_fn, void*& body, thread_options options) {
   if (started_) throw std::logic_error("roam: migratable_thread::start: this thread was started already");
   detail::pe_state& pe = detail::this_pe("starting a migratable thread");
   const iso::region_layout& l = iso::layout();
   if (l.size == 0)
     throw std::runtime_error("roam: cannot start a migratable thread: isomalloc is off (+isomalloc_size 0)");
-  const std::size_t stack = iso::round_up(options.stack_bytes ? options.stack_bytes : pe.runtime().opts.ul_stack, iso::thread_page);
+  const std::size_t stack = iso::thread_round_up(options.stack_bytes ? options.stack_bytes : pe.runtime().opts.ul_stack, iso::thread_page);
   if (stack < 4 * iso::thread_page || stack + 4 * iso::thread_page > l.slot_size)
     throw std::runtime_error("roam: a migratable thread's stack of " + std::to_string(stack) +
                              " bytes does not fit its slot of " + std::to_string(l.slot_size) +
@@ -149,7 +150,7 @@ void migratable_thread::start_erased(void* owner, std::string_view owner_type, s
   r->owner_type = owner_type.data();
   r->owner_type_size = owner_type.size();
   try {
-    r->thread = detail::ult_create_on({lo, stack, r->serial, &iso::thread_record::ended, r}, bytes, align, body, body_fn);
+    r->thread = detail::ult_create_on({lo, stack, r->serial, &iso::thread_record::ended, r}, body_bytes, align, body, body_fn);
   } catch (...) {
     iso::give_back_slot(pe.id(), slot);
     throw;
@@ -245,7 +246,7 @@ void migratable_thread::pup(pup_er& p) {
   const auto region = [&](std::uintptr_t from, std::uintptr_t to, std::uintptr_t open_to) {
     if (p.is_unpacking()) {
       const std::uintptr_t page_from = from / iso::thread_page * iso::thread_page;
-      if (!iso::open_pages(page_from, iso::round_up(open_to, iso::thread_page) - page_from, error))
+      if (!iso::open_pages(page_from, iso::thread_round_up(open_to, iso::thread_page) - page_from, error))
         throw pup_error("cannot rebuild a migratable thread: " + error);
     }
     detail::memory_unpoison(reinterpret_cast<void*>(from), to - from);
@@ -295,13 +296,20 @@ void suspend_this_thread() {
   }
 }
 
+void at_sync_and_wait() {
+  iso::thread_record& r = iso::current_record("at_sync_and_wait()");
+  void* owner = this_thread_owner_address();
+  detail::at_sync_of(owner, std::string_view(r.owner_type, r.owner_type_size));
+  suspend_this_thread();
+}
+
 void* this_thread_owner_address() {
   iso::thread_record& r = iso::current_record("this_thread_owner()");
   if (r.holder == nullptr) throw std::logic_error("roam: this_thread_owner(): the thread's owner was destroyed");
   return reinterpret_cast<char*>(r.holder) - r.owner_offset;
 }
 
-void* thread_heap_allocate(std::size_t bytes, std::size_t align) {
+void* thread_heap_allocate(std::size_t size, std::size_t align) {
   iso::thread_record& r = iso::current_record("thread_heap_allocate()");
   if (!r.heap_made) {
     std::string error;
@@ -309,7 +317,7 @@ void* thread_heap_allocate(std::size_t bytes, std::size_t align) {
       throw std::runtime_error("roam: cannot make the heap of a " + iso::describe(r, iso::pe_here()) + ": " + error);
     r.heap_made = true;
   }
-  void* p = iso::slot_heap::at(r.heap_begin).allocate(bytes, align < 16 ? 16 : align);
+  void* p = iso::slot_heap::at(r.heap_begin).allocate(size, align < 16 ? 16 : align);
   if (p == nullptr) throw std::bad_alloc();
   return p;
 }

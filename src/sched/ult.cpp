@@ -130,7 +130,10 @@ void switch_out(ult* t, bool ended) noexcept {
 #endif
   context_switch(t->ctx, h.ctx, nullptr);
 #if defined(ROAM_I_ASAN)
-  __sanitizer_finish_switch_fiber(t->fake_stack, &h.stack_bottom, &h.stack_size);
+  // A migratable thread may resume on another PE: the host to learn the
+  // scheduler's stack for is the one it runs on now, not the one it left.
+  ult_host& now = *t->host;
+  __sanitizer_finish_switch_fiber(t->fake_stack, &now.stack_bottom, &now.stack_size);
 #endif
 }
 

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -87,6 +88,11 @@ std::optional<child_process> spawn_child(std::uint32_t node, const child_command
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::signal(SIGPIPE, SIG_DFL);  // roamrun ignores it; an ignored disposition would survive exec
+    // Every process of the job gets its code and libraries at the same
+    // addresses: a migratable thread's frames return into them wherever it
+    // moves (docs/design/isomalloc.md). Failing leaves randomisation on,
+    // which only such moves notice (and name).
+    ::personality(static_cast<unsigned long>(::personality(0xffffffff)) | ADDR_NO_RANDOMIZE);
     const int stdin_fd = in[0] >= 0 ? in[0] : ::open("/dev/null", O_RDONLY);
     ::dup2(stdin_fd, STDIN_FILENO);
     ::dup2(out[1], STDOUT_FILENO);

@@ -96,7 +96,7 @@ class migratable_thread {
 
  private:
   friend struct detail::iso::thread_record;
-  void start_erased(void* owner, std::string_view owner_type, std::size_t bytes, std::size_t align,
+  void start_erased(void* owner, std::string_view owner_type, std::size_t body_bytes, std::size_t align,
                     detail::ult_body_fn body_fn, void*& body, thread_options options);
   void launch() noexcept;
   void abandon() noexcept;
@@ -112,6 +112,13 @@ class migratable_thread {
 /// when the program ends (or the owner is destroyed) before the resume.
 void suspend_this_thread();
 
+/// Load balancing from a migratable thread: calls at_sync() of the array
+/// element or chare holding the thread and blocks the thread until that
+/// object's resume_from_sync() resumes it (`void resume_from_sync() {
+/// thread.resume(); }`), on the PE where the balancer put it. Throws
+/// std::logic_error outside a migratable thread.
+void at_sync_and_wait();
+
 /// The object holding the calling migratable thread, where it is now.
 /// std::logic_error outside a migratable thread.
 void* this_thread_owner_address();
@@ -124,7 +131,7 @@ T& this_thread_owner() {
 /// the thread and keeps its address. std::bad_alloc when the slot is full;
 /// std::logic_error outside a migratable thread. Released blocks of a heap
 /// go back to it; the heap goes away with its thread.
-void* thread_heap_allocate(std::size_t bytes, std::size_t align = alignof(std::max_align_t));
+void* thread_heap_allocate(std::size_t size, std::size_t align = alignof(std::max_align_t));
 /// Gives back a block of the calling thread's heap (nullptr: nothing).
 void thread_heap_release(void* p) noexcept;
 /// Bytes in use in the calling thread's heap (0 outside a migratable thread).

@@ -63,3 +63,23 @@ roam_seed_sweep(deterministic.population_check.p3 41 80 "population_check: OK" $
 roam_seed_sweep(deterministic.collectives_check.p4 1 30 "collectives_check: OK" $<TARGET_FILE:collectives_check> +p4)
 roam_seed_sweep(deterministic.section_regroup_check.p4 1 20 "section_regroup_check: OK"
                 $<TARGET_FILE:section_regroup_check> +p4)
+
+# Migratable threads moved while blocked (issue #37): a recursion with a heap
+# list and pointers into its frames hopping round the PEs; load balancing of
+# threads blocked in at_sync_and_wait (skewed work; Rotate moves all).
+add_executable(thread_migration_check programs/thread_migration_check.cpp)
+target_link_libraries(thread_migration_check PRIVATE roam roam_warnings)
+foreach(pes 1 2 4)
+  roam_program_test(thread_migration_check.walk_p${pes} RC 0 REGEX "thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                    COMMAND $<TARGET_FILE:thread_migration_check> +p${pes} walk)
+endforeach()
+roam_program_test(thread_migration_check.walk_serialize_p3 RC 0 REGEX "thread_migration_check: OK"
+                  COMMAND $<TARGET_FILE:thread_migration_check> +p3 +serialize walk 6 16 9)
+roam_program_test(thread_migration_check.balance_rotate_p3 RC 0
+                  REGEX "thread_migration_check: OK \\(64 elements, 4 steps, 256 moves\\)"
+                  COMMAND ${CMAKE_COMMAND} -E env ROAM_TEST_EVERY_STEP_MOVES=1
+                          $<TARGET_FILE:thread_migration_check> +p3 +balancer Rotate balance 64 4)
+roam_program_test(thread_migration_check.balance_greedy_p2 RC 0 REGEX "thread_migration_check: OK \\(64 elements, 3 steps"
+                  COMMAND $<TARGET_FILE:thread_migration_check> +p2 +balancer GreedyRefine balance 64 3)
+roam_seed_sweep(deterministic.thread_migration_check.p3 1 10 "thread_migration_check: OK"
+                $<TARGET_FILE:thread_migration_check> +p3 walk 4 10 8)

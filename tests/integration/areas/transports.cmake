@@ -29,3 +29,35 @@ if(ROAM_BUILD_EXAMPLES AND ROAM_HAVE_MPI AND ROAM_MPIRUN)
     endforeach()
   endforeach()
 endif()
+
+# Migratable threads across processes (issue #37): every second hop (2 PEs
+# per process) or every hop (1) crosses to the other process; a thousand
+# moves of one thread; load balancing of threads across processes. Their
+# frames return into code at the same addresses only with address space
+# randomisation off: roamrun turns it off for its children, under mpirun
+# `setarch -R` does.
+if(ROAM_BUILD_EXAMPLES AND TARGET roamrun)
+  roam_program_test(tcp.thread_migration_check.walk_n2_ppn2 RC 0 REGEX "thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                    COMMAND $<TARGET_FILE:roamrun> -n 2 +ppn 2 $<TARGET_FILE:thread_migration_check> walk)
+  roam_program_test(tcp.thread_migration_check.thousand_moves_n2 RC 0 REGEX "thread_migration_check: OK \\(1 walkers, 1000 hops each\\)"
+                    COMMAND $<TARGET_FILE:roamrun> -n 2 $<TARGET_FILE:thread_migration_check> walk 1 6 1000)
+  roam_program_test(tcp.thread_migration_check.balance_n2_ppn2 RC 0
+                    REGEX "thread_migration_check: OK \\(64 elements, 3 steps, 192 moves\\)"
+                    COMMAND ${CMAKE_COMMAND} -E env ROAM_TEST_EVERY_STEP_MOVES=1
+                            $<TARGET_FILE:roamrun> -n 2 +ppn 2 $<TARGET_FILE:thread_migration_check> +balancer Rotate balance 64 3)
+  set_tests_properties(tcp.thread_migration_check.walk_n2_ppn2 tcp.thread_migration_check.thousand_moves_n2
+                       tcp.thread_migration_check.balance_n2_ppn2 PROPERTIES LABELS "integration;tcp")
+endif()
+if(ROAM_BUILD_EXAMPLES AND ROAM_HAVE_MPI AND ROAM_MPIRUN)
+  find_program(ROAM_SETARCH setarch)
+  if(ROAM_SETARCH)
+    foreach(ppn 1 2)
+      roam_program_test(mpi.thread_migration_check.walk_n2_ppn${ppn} RC 0 REGEX "thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                        COMMAND ${ROAM_MPIRUN} ${ROAM_MPIRUN_FLAGS} -n 2 ${ROAM_SETARCH} -R
+                                $<TARGET_FILE:thread_migration_check> +ppn ${ppn} walk)
+      set_tests_properties(mpi.thread_migration_check.walk_n2_ppn${ppn} PROPERTIES LABELS "integration;mpi" ${_mpi_tsan_env})
+    endforeach()
+  else()
+    message(WARNING "setarch (util-linux) not found: the MPI tests of migratable threads are not run")
+  endif()
+endif()

@@ -1,0 +1,232 @@
+// thread_migration_check: migratable threads (roam/iso/thread.hpp) moved
+// while blocked, on one process, across TCP nodes and MPI ranks.
+//
+//   thread_migration_check walk [WALKERS=8] [DEPTH=24] [HOPS=12]
+//     Each walker's thread recurses DEPTH levels, building a linked list on
+//     its own heap and keeping pointers to its callers' locals; blocked at
+//     the bottom and on the way up, it asks its element to move to the next
+//     PE round the ring, HOPS times in all. At the end each thread checks its
+//     frames, its list and the PEs it woke up on; the program prints
+//     "thread_migration_check: OK (W walkers, H hops each)".
+//   thread_migration_check balance [ELEMENTS=64] [STEPS=4]
+//     Each element's thread works (units_of: a quarter of them 8 times more)
+//     and calls at_sync_and_wait(); the balancer moves the elements, threads
+//     and all. The sums must be exact, and each thread records on which PE it
+//     woke after each step: under +balancer Rotate every one moved every step.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <roam/roam.hpp>
+
+namespace {
+
+using pe_list = std::vector<int, roam::thread_heap_allocator<int>>;
+
+struct node {
+  node* next;
+  long value;
+};
+
+int here() { return static_cast<int>(roam::my_pe().value()); }
+
+// Work per step: the even elements of the first half are 8 times heavier, so
+// PE 0 is overloaded under the block and the round-robin maps alike.
+long units_of(int idx, int n) { return idx % 2 == 0 && idx < n / 2 ? 8 : 1; }
+
+// ---- walk ------------------------------------------------------------------------
+
+struct tally : roam::chare<tally> {
+  tally(int n, int hops) : n_(n), hops_(hops) {}
+  void done(int idx, bool ok, std::vector<int> pes, std::string why) {
+    if (!ok) {
+      std::printf("thread_migration_check: FAILED: walker %d: %s (woke on", idx, why.c_str());
+      for (int p : pes) std::printf(" %d", p);
+      std::printf(")\n");
+      bad_ = true;
+    }
+    if (ok && static_cast<int>(pes.size()) - 1 != hops_) {
+      std::printf("thread_migration_check: FAILED: walker %d hopped %zu times, not %d\n", idx, pes.size() - 1, hops_);
+      bad_ = true;
+    }
+    if (++seen_ < n_) return;
+    if (!bad_) std::printf("thread_migration_check: OK (%d walkers, %d hops each)\n", n_, hops_);
+    roam::exit(bad_ ? 1 : 0);
+  }
+
+ private:
+  int n_, hops_, seen_ = 0;
+  bool bad_ = false;
+};
+
+struct walker : roam::element<walker> {
+  static constexpr bool pup_on_migration = true;
+  walker() = default;
+  explicit walker(roam::migrating) {}
+
+  void begin(roam::chare_proxy<tally> t, int depth, int hops) {
+    tally_ = t;
+    depth_ = depth;
+    hops_left_ = hops;
+    thread.start(this, [] { run(); });
+  }
+  void go(int pe) {
+    if (pe == here()) this_proxy().send<&walker::poke>();  // one PE: nowhere to go
+    else migrate_to(roam::pe_id{static_cast<std::uint32_t>(pe)});
+  }
+  void after_migration() { this_proxy().send<&walker::poke>(); }
+  void poke() { thread.resume(); }
+  void pup(roam::pup_er& p) { p | tally_ | depth_ | hops_left_ | thread; }
+
+  roam::migratable_thread thread;
+  roam::chare_proxy<tally> tally_;
+  int depth_ = 0, hops_left_ = 0;
+
+  // On the thread: the element is reached through this_thread_owner() only.
+  static walker& self() { return roam::this_thread_owner<walker>(); }
+
+  static void hop(pe_list& pes) {
+    walker& w = self();
+    if (w.hops_left_ == 0) return;
+    --w.hops_left_;
+    w.this_proxy().send<&walker::go>((here() + 1) % static_cast<int>(roam::num_pes()));
+    roam::suspend_this_thread();
+    pes.push_back(here());
+  }
+
+  static long recurse(int depth, node*& list, const long* parent_local, bool& frames_ok, pe_list& pes) {
+    long local = depth * 3L + 2;
+    const long* mine = &local;
+    auto* n = static_cast<node*>(roam::thread_heap_allocate(sizeof(node)));
+    *n = node{list, depth};
+    list = n;
+    long below = 0;
+    if (depth > 0) below = recurse(depth - 1, list, mine, frames_ok, pes);
+    else
+      while (self().hops_left_ > self().depth_ / 5 + 1) hop(pes);
+    if (depth % 5 == 0) hop(pes);  // half-way back up
+    if (*mine != depth * 3L + 2 || (parent_local && *parent_local != (depth + 1) * 3L + 2) || n->value != depth)
+      frames_ok = false;
+    return below + local + n->value;
+  }
+
+  static void run() {
+    const int depth = self().depth_;
+    pe_list pes;
+    pes.push_back(here());
+    node* list = nullptr;
+    bool frames_ok = true;
+    const long r = recurse(depth, list, nullptr, frames_ok, pes);
+    const long sum = static_cast<long>(depth) * (depth + 1) / 2;
+    long listed = 0, count = 0;
+    for (node* n = list; n; n = n->next, ++count) listed += n->value;
+    std::string why;
+    if (!frames_ok) why = "a frame's pointers went wrong";
+    else if (r != 4 * sum + 2L * (depth + 1)) why = "the recursion's result is " + std::to_string(r);
+    else if (listed != sum || count != depth + 1) why = "the heap's list is wrong";
+    const int pes_n = static_cast<int>(roam::num_pes());
+    for (std::size_t i = 1; i < pes.size() && why.empty(); ++i)
+      if (pes[i] != (pes[i - 1] + 1) % pes_n) why = "hop " + std::to_string(i) + " woke on the wrong PE";
+    while (list) {
+      node* next = list->next;
+      roam::thread_heap_release(list);
+      list = next;
+    }
+    walker& w = self();
+    w.tally_.send<&tally::done>(w.this_index()[0], why.empty(), std::vector<int>(pes.begin(), pes.end()), why);
+  }
+};
+
+// ---- balance ------------------------------------------------------------------------
+
+struct ledger : roam::chare<ledger> {
+  ledger(int n, int steps) : n_(n), steps_(steps) {}
+  void done(int idx, long total, int moves) {
+    const long units = units_of(idx, n_);
+    long expected = 0;
+    for (int s = 0; s < steps_; ++s) expected += units * (idx + 1) * (s + 1);
+    if (total != expected) {
+      std::printf("thread_migration_check: FAILED: element %d: total %ld, expected %ld\n", idx, total, expected);
+      bad_ = true;
+    }
+    moves_ += moves;
+    if (++seen_ < n_) return;
+    const char* strict = std::getenv("ROAM_TEST_EVERY_STEP_MOVES");
+    if (strict && moves_ != n_ * steps_) {
+      std::printf("thread_migration_check: FAILED: %d moves, expected %d (every element every step)\n", moves_,
+                  n_ * steps_);
+      bad_ = true;
+    }
+    if (roam::num_pes() > 1 && moves_ == 0) {
+      std::printf("thread_migration_check: FAILED: the balancer moved no thread\n");
+      bad_ = true;
+    }
+    if (!bad_) std::printf("thread_migration_check: OK (%d elements, %d steps, %d moves)\n", n_, steps_, moves_);
+    roam::exit(bad_ ? 1 : 0);
+  }
+
+ private:
+  int n_, steps_, seen_ = 0, moves_ = 0;
+  bool bad_ = false;
+};
+
+struct worker : roam::element<worker> {
+  static constexpr bool pup_on_migration = true;
+  worker() = default;
+  explicit worker(roam::migrating) {}
+
+  void begin(roam::chare_proxy<ledger> l, int n, int steps) {
+    ledger_ = l;
+    n_ = n;
+    steps_ = steps;
+    thread.start(this, [] { run(); });
+  }
+  void resume_from_sync() { thread.resume(); }
+  void pup(roam::pup_er& p) { p | ledger_ | n_ | steps_ | thread; }
+
+  roam::migratable_thread thread;
+  roam::chare_proxy<ledger> ledger_;
+  int n_ = 0, steps_ = 0;
+
+  static void run() {
+    worker& w0 = roam::this_thread_owner<worker>();
+    const int idx = w0.this_index()[0];
+    const int steps = w0.steps_;
+    const long units = units_of(idx, w0.n_);
+    long total = 0;
+    int moves = 0;
+    volatile double sink = 0;
+    for (int s = 0; s < steps; ++s) {
+      for (long u = 0; u < units * 20000; ++u) sink = sink + 1e-9 * static_cast<double>(u);  // skewed work
+      total += units * (idx + 1) * (s + 1);
+      const int before = here();
+      roam::at_sync_and_wait();
+      moves += here() != before;
+    }
+    roam::this_thread_owner<worker>().ledger_.send<&ledger::done>(idx, total, moves);
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return roam::run(argc, argv, [](const roam::args& a) {
+    const std::string mode = a.size() > 1 ? a[1] : "walk";
+    if (mode == "walk") {
+      const int walkers = static_cast<int>(a.int_or(2, 8));
+      const int depth = static_cast<int>(a.int_or(3, 24));
+      const int hops = static_cast<int>(a.int_or(4, 12));
+      auto t = roam::create_chare<tally>(walkers, hops);
+      roam::create_array<walker>(roam::index<1>{walkers}).send<&walker::begin>(t, depth, hops);
+    } else if (mode == "balance") {
+      const int n = static_cast<int>(a.int_or(2, 64));
+      const int steps = static_cast<int>(a.int_or(3, 4));
+      auto l = roam::create_chare<ledger>(n, steps);
+      roam::create_array<worker>(roam::index<1>{n}).send<&worker::begin>(l, n, steps);
+    } else {
+      std::printf("thread_migration_check: unknown mode '%s' (walk or balance)\n", mode.c_str());
+      roam::exit(2);
+    }
+  });
+}
