@@ -285,7 +285,8 @@ bool adopt_slot(std::uint32_t, std::uint32_t slot) noexcept {
 
 void give_back_slot(std::uint32_t pe, std::uint32_t slot) noexcept {
   close_pages(g_layout.slot_address(slot), g_layout.slot_size);
-  g_owners[slot % owner_entries].slot.store(~0u, std::memory_order_release);
+  std::uint32_t described = slot;  // the entry may describe another slot by now (they share entries)
+  g_owners[slot % owner_entries].slot.compare_exchange_strong(described, ~0u, std::memory_order_acq_rel);
   slot_table& t = slots();
   std::lock_guard lock(t.mutex);
   if (slot >= t.live.size() || pe >= t.pes.size()) return;
@@ -313,6 +314,11 @@ void close_pages(std::uintptr_t address, std::size_t bytes) noexcept {
 }
 
 void describe_slot_owner(std::uint32_t slot, const std::string& owner) noexcept {
+  // PEs describe their slots at once, and slots share entries (slot mod
+  // 1024): writers take turns. The fault handler reads without the lock (it
+  // may not take one); at worst it prints a description being rewritten.
+  static std::mutex writers;
+  std::lock_guard lock(writers);
   owner_entry& e = g_owners[slot % owner_entries];
   e.slot.store(~0u, std::memory_order_relaxed);
   const std::size_t n = std::min(owner.size(), sizeof e.text - 1);

@@ -16,6 +16,13 @@
 
 namespace roam::detail {
 
+#if defined(ROAM_I_TSAN)
+extern "C" void __tsan_func_entry(void* call_pc);
+namespace {
+constexpr int tsan_return_padding = 4096;  // deeper blocked frames than this are not supported under TSan
+}  // namespace
+#endif
+
 void*& ult_user(ult* t) noexcept { return t->user; }
 
 ult* ult_current_migratable() noexcept {
@@ -90,7 +97,14 @@ void ult_arrive(ult* t, bool wake) {
   t->fake_stack = nullptr;
 #endif
 #if defined(ROAM_I_TSAN)
+  // ThreadSanitizer keeps a shadow call stack per fiber, and the thread's
+  // frames return through calls its new fiber never saw: padding keeps
+  // those returns from running below the shadow stack's start.
   t->fiber = __tsan_create_fiber(0);
+  void* scheduler_fiber = __tsan_get_current_fiber();
+  __tsan_switch_to_fiber(t->fiber, 1);  // 1: no synchronization implied
+  for (int i = 0; i < tsan_return_padding; ++i) __tsan_func_entry(nullptr);
+  __tsan_switch_to_fiber(scheduler_fiber, 1);
 #endif
   ult_link(h, t);
   if (wake) ult_ready_later(t);

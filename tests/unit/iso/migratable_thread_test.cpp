@@ -5,12 +5,17 @@
 // says why.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+
 #include <atomic>
+#include <cstdio>
 #include <regex>
 #include <string>
 #include <vector>
 
+#include <roam/iso/detail/region.hpp>
 #include <roam/iso/thread.hpp>
+#include <roam/msg/detail/packing_to_move.hpp>
 
 #include "support/run_roam.hpp"
 
@@ -247,6 +252,91 @@ struct outside : roam::chare<outside> {
 
 TEST(migratable_thread, suspending_outside_a_migratable_thread_is_an_error) {
   EXPECT_EQ(run_on(1, [](const roam::args&) { roam::create_chare<outside>(); }), 0);
+}
+
+// ---- memory ------------------------------------------------------------------------
+
+// Pages of [from, to) the kernel has committed (resident).
+std::size_t resident_bytes(std::uintptr_t from, std::uintptr_t to) {
+  const std::size_t page = 4096;
+  std::vector<unsigned char> v((to - from) / page);
+  if (::mincore(reinterpret_cast<void*>(from), to - from, v.data()) != 0) return ~std::size_t{0};
+  std::size_t n = 0;
+  for (unsigned char c : v) n += c & 1;
+  return n * page;
+}
+
+struct resident : roam::element<resident> {
+  static constexpr bool pup_on_migration = true;
+  resident() = default;
+  explicit resident(roam::migrating) {}
+  void begin() {
+    thread.start(this, [] {
+      volatile char frame[4096];  // 4 KiB of stack in use while blocked
+      for (auto& c : frame) c = 1;
+      roam::suspend_this_thread();
+      (void)frame[0];
+    });
+  }
+  void measure() {
+    const auto& l = roam::detail::iso::layout();
+    const std::uintptr_t base = l.slot_address(thread.slot());
+    const std::size_t bytes = resident_bytes(base, base + l.slot_size);
+    std::fprintf(stderr, "a blocked migratable thread commits %zu bytes\n", bytes);
+    thread.resume();
+    roam::exit(bytes <= 16 * 1024 ? 0 : 6);
+  }
+  void pup(roam::pup_er& p) { p | thread; }
+  roam::migratable_thread thread;
+};
+
+TEST(migratable_thread, a_blocked_thread_with_a_small_stack_commits_at_most_16_kib) {
+  int rc = run_on(1, [](const roam::args&) {
+    auto a = roam::create_array<resident>(roam::index<1>{1});
+    a[0].send<&resident::begin>();
+    a[0].send<&resident::measure>();
+  });
+  EXPECT_EQ(rc, 0);
+}
+
+// ---- the fault handler ------------------------------------------------------------
+
+volatile long* g_stale = nullptr;
+
+struct leaver : roam::element<leaver> {
+  static constexpr bool pup_on_migration = true;
+  leaver() = default;
+  explicit leaver(roam::migrating) {}
+  void begin() {
+    thread.start(this, [] {
+      auto* p = static_cast<long*>(roam::thread_heap_allocate(sizeof(long)));
+      *p = 42;
+      g_stale = p;
+      roam::suspend_this_thread();
+    });
+  }
+  // Packs the thread as a migration would, then uses a pointer into it here.
+  void leave_and_touch() {
+    roam::detail::packing_to_move_scope leaving;
+    const std::vector<std::byte> packed = roam::pack(thread);
+    std::fprintf(stderr, "packed %zu bytes\n", packed.size());
+    *g_stale = 7;
+  }
+  void pup(roam::pup_er& p) { p | thread; }
+  roam::migratable_thread thread;
+};
+
+TEST(migratable_thread_death, a_pointer_into_a_thread_that_moved_away_faults_naming_slot_and_thread) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        run_on(1, [](const roam::args&) {
+          auto a = roam::create_array<leaver>(roam::index<1>{1});
+          a[0].send<&leaver::begin>();
+          a[0].send<&leaver::leave_and_touch>();
+        });
+      },
+      R"(roam: pe 0: access to 0x[0-9a-f]+ in isomalloc slot [0-9]+ \[0x[0-9a-f]+, 0x[0-9a-f]+\), which is not open here: migratable thread of mthread::leaver \(last on pe 0\), which moved away)");
 }
 
 }  // namespace mthread
