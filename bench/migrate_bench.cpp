@@ -5,6 +5,9 @@
 //    one process, cross_node when PE 1 is in another process (+ppn 1). Within
 //    a process an element moves as itself; _packed is a type that asks for
 //    pup on every move (pup_on_migration), which is what Charm++ always does.
+//  - migrate_<where>_blocked_thread_<bytes>: the same hops by an element
+//    holding a migratable thread blocked with `bytes` of stack and heap in
+//    use (16 KiB, 1 MiB), packed and rebuilt at the same addresses each hop.
 //  - after_migration_first / _cached (3 PEs or more): the element moves
 //    between PEs 1 and 2; PE 0's first message after each move goes to the old
 //    PE and is forwarded, the ones after it go straight (the cache was
@@ -12,6 +15,7 @@
 //  - insert_at_home / insert_on_own_pe: elements inserted into a sparse array
 //    until quiescence, per second.
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -63,6 +67,68 @@ roam::task<> bench_hops(const char* where, bool remote) {
       auto [f, p] = roam::make_future<>();
       auto t0 = bench_clock::now();
       arr[0].template send<&hopper<Packed>::start>(hops, p);
+      co_await f;
+      if (rep > 0) r.samples.push_back(seconds_since(t0) * 1e6 / static_cast<double>(hops));
+    }
+    print(r, g_config.json);
+  }
+}
+
+// ---- a blocked migratable thread ---------------------------------------------
+
+// An element holding a migratable thread blocked with about `bytes` of its
+// stack and heap in use (a 2 KiB frame, the rest in its heap, all touched);
+// the element hops between PE 0 and PE 1, the thread moving with it blocked.
+struct thread_hopper : roam::element<thread_hopper> {
+  static constexpr bool pup_on_migration = true;
+  explicit thread_hopper(std::size_t bytes) : bytes_(bytes) {}
+  explicit thread_hopper(roam::migrating) {}
+
+  void start(std::uint64_t hops, roam::promise<> done) {
+    left_ = hops;
+    done_ = done;
+    if (!thread.started()) {
+      thread.start(this, [] {
+        volatile char frame[2048];
+        for (auto& c : frame) c = 1;
+        const std::size_t heap = roam::this_thread_owner<thread_hopper>().bytes_ > 4096
+                                     ? roam::this_thread_owner<thread_hopper>().bytes_ - 4096
+                                     : 0;
+        void* block = heap ? roam::thread_heap_allocate(heap) : nullptr;
+        if (block) std::memset(block, 7, heap);
+        for (;;) roam::suspend_this_thread();  // unwound at the end of the run
+      });
+    }
+    hop();
+  }
+  void after_migration() {
+    if (--left_ == 0) return done_.set_value();
+    hop();
+  }
+  void pup(roam::pup_er& p) { p | bytes_ | left_ | done_ | thread; }
+
+  roam::migratable_thread thread;
+
+ private:
+  void hop() { migrate_to(roam::pe_id{roam::my_pe().value() == 0 ? 1u : 0u}); }
+
+  std::size_t bytes_ = 0;
+  std::uint64_t left_ = 0;
+  roam::promise<> done_;
+};
+
+roam::task<> bench_thread_hops(const char* where, bool remote) {
+  const std::uint32_t pes = roam::num_pes();
+  const std::string label = std::string("migrate_") + where + "_blocked_thread";
+  for (std::size_t bytes : {std::size_t{16} << 10, std::size_t{1} << 20}) {
+    if (!wanted(label + "_" + std::to_string(bytes))) continue;
+    std::uint64_t hops = bytes <= 65536 ? (remote ? 2000 : 10000) : (remote ? 100 : 400);
+    auto arr = roam::create_array<thread_hopper>(roam::array_options<1>({1}, roam::custom_map<&on_pe0>()), bytes);
+    result r{"migrate", label, pes, static_cast<std::int64_t>(bytes), "us_per_hop", {}};
+    for (int rep = 0; rep <= g_config.reps; ++rep) {
+      auto [f, p] = roam::make_future<>();
+      auto t0 = bench_clock::now();
+      arr[0].send<&thread_hopper::start>(hops, p);
       co_await f;
       if (rep > 0) r.samples.push_back(seconds_since(t0) * 1e6 / static_cast<double>(hops));
     }
@@ -192,6 +258,7 @@ roam::task<> bench_migrate() {
   if (pes >= 2) {
     co_await bench_hops<false>(remote ? "cross_node" : "cross_pe", remote);
     if (!remote) co_await bench_hops<true>("cross_pe", remote);  // across processes every move packs
+    co_await bench_thread_hops(remote ? "cross_node" : "cross_pe", remote);
   }
   co_await bench_after_migration(remote);
   co_await bench_insert(remote);

@@ -8,6 +8,9 @@
 //    through futures (make_future, set_value, get); one-way time.
 //  - context_switch: the scheduler resumes a thread that blocks again at
 //    once; time per switch (half the round trip), no message involved.
+//  - migratable_context_switch: the same on a migratable thread (its stack in
+//    an isomalloc slot), through migratable_thread::resume and
+//    suspend_this_thread.
 //  - yield: this_thread_yield round trip (a posted message and two switches).
 //  - thread_create: start_thread of an empty function from a message handler
 //    (stack from the pool, run, finish).
@@ -20,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include <roam/iso/thread.hpp>
 #include <roam/sched/detail/ult.hpp>
 
 #include "common.hpp"
@@ -112,6 +116,26 @@ double context_switch_us(std::uint64_t rounds) {
   return us;
 }
 
+// The same switch on a migratable thread, through its public API
+// (migratable_thread::resume from the scheduler, suspend_this_thread).
+struct switch_holder {
+  roam::migratable_thread thread;
+  bool stop = false;
+};
+
+double migratable_switch_us(std::uint64_t rounds) {
+  switch_holder h;
+  h.thread.start(&h, [] {
+    while (!roam::this_thread_owner<switch_holder>().stop) roam::suspend_this_thread();
+  });
+  auto t0 = bench_clock::now();
+  for (std::uint64_t i = 0; i < rounds; ++i) h.thread.resume();
+  double us = seconds_since(t0) * 1e6 / static_cast<double>(2 * rounds);
+  h.stop = true;
+  h.thread.resume();
+  return us;
+}
+
 double thread_create_us(std::uint64_t n) {
   auto t0 = bench_clock::now();
   for (std::uint64_t i = 0; i < n; ++i) roam::start_thread([] {});
@@ -170,6 +194,14 @@ roam::task<> bench_thread() {
     result r{"thread", "context_switch", pes, -1, "us_per_switch", {}};
     for (int rep = 0; rep <= g_config.reps; ++rep) {
       double us = context_switch_us(1000000);
+      if (rep > 0) r.samples.push_back(us);
+    }
+    print(r, g_config.json);
+  }
+  if (wanted("migratable_context_switch")) {
+    result r{"thread", "migratable_context_switch", pes, -1, "us_per_switch", {}};
+    for (int rep = 0; rep <= g_config.reps; ++rep) {
+      double us = migratable_switch_us(1000000);
       if (rep > 0) r.samples.push_back(us);
     }
     print(r, g_config.json);

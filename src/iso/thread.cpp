@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <random>
 #include <stdexcept>
 
 #include <roam/iso/detail/region.hpp>
@@ -59,10 +60,15 @@ constexpr std::uintptr_t thread_page = 4096;
 
 std::uintptr_t thread_round_up(std::uintptr_t v, std::uintptr_t to) { return (v + to - 1) / to * to; }
 
-thread_record& current_record(const char* what) {
-  ult* t = ult_current_migratable();
-  if (t == nullptr) throw std::logic_error(std::string("roam: ") + what + " outside a migratable thread");
-  return *static_cast<thread_record*>(ult_user(t));
+[[noreturn]] void not_on_a_migratable_thread(const char* what) {
+  throw std::logic_error(std::string("roam: ") + what + " outside a migratable thread");
+}
+
+inline thread_record& current_record(const char* what) {
+  void* r = ult_current_user();
+  if (r == nullptr) [[unlikely]]
+    not_on_a_migratable_thread(what);
+  return *static_cast<thread_record*>(r);
 }
 
 std::string describe(const thread_record& r, std::uint32_t pe) {
@@ -86,6 +92,16 @@ struct code_anchors {
 };
 
 std::uint32_t pe_here() { return tls_pe ? tls_pe->id() : 0; }
+
+// Tells this process from every other of the job (never 0).
+std::uint64_t process_mark() {
+  static const std::uint64_t mark = [] {
+    std::random_device rd;
+    const std::uint64_t m = (std::uint64_t{rd()} << 32) ^ rd();
+    return m ? m : 1;
+  }();
+  return mark;
+}
 
 }  // namespace
 
@@ -192,6 +208,39 @@ void migratable_thread::pup(pup_er& p) {
   started_ = started;
   if (!has_thread) return;
 
+  if (!p.is_unpacking()) {
+    if (const char* why = detail::ult_why_not_movable(rec_->thread))
+      throw pup_error("cannot pack the " + iso::describe(*rec_, iso::pe_here()) + ": " + why);
+  }
+  // Within a process a moving thread's memory stays where it is: only its
+  // slot number, and this process's mark to check it, travel.
+  std::uint64_t in_place = !p.is_unpacking() && detail::tls_packing_to_move && detail::tls_move_within_process
+                               ? iso::process_mark()
+                               : 0;
+  p | in_place;
+  if (in_place != 0) {
+    std::uint32_t slot = rec_ ? rec_->slot : 0;
+    std::uint8_t wake = p.is_packing() ? detail::ult_depart(rec_->thread) : 0;
+    p | slot | wake;
+    if (p.is_packing()) {
+      rec_ = nullptr;
+      departed_ = true;
+      return;
+    }
+    if (p.is_unpacking()) {
+      const iso::region_layout& l = iso::layout();
+      auto* r = slot < l.slots() ? reinterpret_cast<iso::thread_record*>(l.slot_address(slot)) : nullptr;
+      if (in_place != iso::process_mark() || r == nullptr || r->magic != iso::record_magic || r->slot != slot)
+        throw pup_error("a migratable thread packed to stay in its process arrived elsewhere (or corrupt)");
+      rec_ = r;
+      rec_->holder = this;
+      departed_ = false;
+      iso::describe_slot_owner(slot, iso::describe(*rec_, iso::pe_here()));
+      detail::ult_arrive(rec_->thread, wake != 0);
+    }
+    return;  // sizing: the size of the fields above
+  }
+
   iso::code_anchors here, there;
   std::uint32_t slot = 0;
   std::uint8_t wake = 0;
@@ -200,8 +249,6 @@ void migratable_thread::pup(pup_er& p) {
   const bool leaving = p.is_packing() && detail::tls_packing_to_move;
   if (!p.is_unpacking()) {
     detail::ult* t = rec_->thread;
-    if (const char* why = detail::ult_why_not_movable(t))
-      throw pup_error("cannot pack the " + iso::describe(*rec_, iso::pe_here()) + ": " + why);
     there = here;
     slot = rec_->slot;
     thread = reinterpret_cast<std::uint64_t>(t);

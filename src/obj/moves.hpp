@@ -43,7 +43,10 @@ bool prepare_departure(const move_ops& ops, void* obj, const task_roots& tasks, 
   try {
     ops.before_migration(obj);
     if (!as_itself) {
-      packing_to_move_scope leaving;  // a migratable thread in it leaves with it
+      // A migratable thread in it leaves with it (or, within the process,
+      // stays where its memory is and changes PE only).
+      const runtime_state& rt = tls_pe->runtime();
+      packing_to_move_scope leaving(rt.is_local(dest) && !rt.opts.serialize);
       state = ops.pack_state(obj);
     }
   } catch (const std::exception& e) {

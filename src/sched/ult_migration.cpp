@@ -30,6 +30,11 @@ ult* ult_current_migratable() noexcept {
   return t && t->serial ? t : nullptr;
 }
 
+void* ult_current_user() noexcept {
+  ult* t = ult_current();
+  return t && t->serial ? t->user : nullptr;
+}
+
 std::uintptr_t ult_stack_in_use(const ult* t) noexcept {
 #if !defined(ROAM_ULT_UCONTEXT)
   return reinterpret_cast<std::uintptr_t>(t->ctx.sp);

@@ -8,17 +8,28 @@ namespace roam::detail {
 
 /// True while the calling PE packs an object that leaves it (a migration).
 inline constinit thread_local bool tls_packing_to_move = false;
+/// ... and the object goes to a PE of this process, packed only because it
+/// asked (pup_on_migration): what is the process's anyway may stay in place.
+/// False under +serialize, which exercises the path between processes.
+inline constinit thread_local bool tls_move_within_process = false;
 
-/// Sets tls_packing_to_move for its lifetime.
+/// Sets both for its lifetime.
 class packing_to_move_scope {
  public:
-  packing_to_move_scope() noexcept : was_(tls_packing_to_move) { tls_packing_to_move = true; }
+  explicit packing_to_move_scope(bool within_process = false) noexcept
+      : was_(tls_packing_to_move), was_within_(tls_move_within_process) {
+    tls_packing_to_move = true;
+    tls_move_within_process = within_process;
+  }
   packing_to_move_scope(const packing_to_move_scope&) = delete;
   packing_to_move_scope& operator=(const packing_to_move_scope&) = delete;
-  ~packing_to_move_scope() { tls_packing_to_move = was_; }
+  ~packing_to_move_scope() {
+    tls_packing_to_move = was_;
+    tls_move_within_process = was_within_;
+  }
 
  private:
-  bool was_;
+  bool was_, was_within_;
 };
 
 }  // namespace roam::detail

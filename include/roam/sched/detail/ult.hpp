@@ -81,6 +81,9 @@ ult* ult_create_on(const ult_memory& memory, std::size_t bytes, std::size_t alig
 void*& ult_user(ult* t) noexcept;
 /// The migratable thread (serial != 0) the caller runs on, or nullptr.
 ult* ult_current_migratable() noexcept;
+/// ult_user of the migratable thread the caller runs on, or nullptr (one
+/// call where a switch's cost is counted).
+void* ult_current_user() noexcept;
 /// The lowest address of `t`'s stack in use: from there to the stack's top
 /// is what a move copies (t blocked).
 std::uintptr_t ult_stack_in_use(const ult* t) noexcept;
