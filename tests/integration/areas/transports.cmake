@@ -32,10 +32,12 @@ endif()
 
 # Migratable threads across processes (issue #37): every second hop (2 PEs
 # per process) or every hop (1) crosses to the other process; a thousand
-# moves of one thread; load balancing of threads across processes. Their
+# moves of one thread; load balancing of threads across processes;
+# checkpoints of blocked threads. Their
 # frames return into code at the same addresses only with address space
 # randomisation off: roamrun turns it off for its children, under mpirun
 # `setarch -R` does.
+find_program(ROAM_SETARCH setarch)
 if(ROAM_BUILD_EXAMPLES AND TARGET roamrun)
   roam_program_test(tcp.thread_migration_check.walk_n2_ppn2 RC 0 REGEX "thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
                     COMMAND $<TARGET_FILE:roamrun> -n 2 +ppn 2 $<TARGET_FILE:thread_migration_check> walk)
@@ -45,11 +47,38 @@ if(ROAM_BUILD_EXAMPLES AND TARGET roamrun)
                     REGEX "thread_migration_check: OK \\(64 elements, 3 steps, 192 moves\\)"
                     COMMAND ${CMAKE_COMMAND} -E env ROAM_TEST_EVERY_STEP_MOVES=1
                             $<TARGET_FILE:roamrun> -n 2 +ppn 2 $<TARGET_FILE:thread_migration_check> +balancer Rotate balance 64 3)
+  # Blocked threads in a disk checkpoint taken on 2 processes x 2 PEs,
+  # restarted on 3 processes and on one process (setarch -R: the same code
+  # addresses as roamrun's children; the newest of the directory's
+  # checkpoints is the fixture's); in an in-memory checkpoint of 3
+  # processes, one of them SIGKILLed, the survivors rolling back to it.
+  set(_thread_ckpt ${CMAKE_CURRENT_BINARY_DIR}/thread_ckpt)
+  roam_program_test(tcp.thread_migration_check.checkpoint_n2_ppn2 RC 0
+                    REGEX "thread_migration_check: checkpoint written \\(8 walkers parked\\)"
+                    COMMAND $<TARGET_FILE:roamrun> -n 2 +ppn 2 $<TARGET_FILE:thread_migration_check> checkpoint
+                            ${_thread_ckpt})
+  roam_program_test(tcp.thread_migration_check.restart_n3 RC 0
+                    REGEX "restarted from .* on 3 pes.*thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                    COMMAND $<TARGET_FILE:roamrun> -n 3 $<TARGET_FILE:thread_migration_check> +restart ${_thread_ckpt})
+  set(_thread_restarts tcp.thread_migration_check.restart_n3)
+  find_program(ROAM_SETARCH setarch)
+  if(ROAM_SETARCH)
+    roam_program_test(tcp.thread_migration_check.restart_p2 RC 0
+                      REGEX "restarted from .* on 2 pes.*thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                      COMMAND ${ROAM_SETARCH} -R $<TARGET_FILE:thread_migration_check> +p2 +restart ${_thread_ckpt})
+    list(APPEND _thread_restarts tcp.thread_migration_check.restart_p2)
+  endif()
+  set_tests_properties(tcp.thread_migration_check.checkpoint_n2_ppn2 PROPERTIES FIXTURES_SETUP thread_ckpt)
+  set_tests_properties(${_thread_restarts} PROPERTIES FIXTURES_REQUIRED thread_ckpt)
+  roam_program_test(ft.thread_migration_check.memory_kill RC 0
+                    REGEX "killing the last process.*recovered from .* on 2 pes.*thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                    COMMAND $<TARGET_FILE:roamrun> --ft -n 3 $<TARGET_FILE:thread_migration_check> checkpoint memory)
   set_tests_properties(tcp.thread_migration_check.walk_n2_ppn2 tcp.thread_migration_check.thousand_moves_n2
-                       tcp.thread_migration_check.balance_n2_ppn2 PROPERTIES LABELS "integration;tcp")
+                       tcp.thread_migration_check.balance_n2_ppn2 tcp.thread_migration_check.checkpoint_n2_ppn2
+                       ${_thread_restarts} PROPERTIES LABELS "integration;tcp")
+  set_tests_properties(ft.thread_migration_check.memory_kill PROPERTIES LABELS "integration;tcp;ft")
 endif()
 if(ROAM_BUILD_EXAMPLES AND ROAM_HAVE_MPI AND ROAM_MPIRUN)
-  find_program(ROAM_SETARCH setarch)
   if(ROAM_SETARCH)
     foreach(ppn 1 2)
       roam_program_test(mpi.thread_migration_check.walk_n2_ppn${ppn} RC 0 REGEX "thread_migration_check: OK \\(8 walkers, 12 hops each\\)"

@@ -8,16 +8,29 @@
 //     PE round the ring, HOPS times in all. At the end each thread checks its
 //     frames, its list and the PEs it woke up on; the program prints
 //     "thread_migration_check: OK (W walkers, H hops each)".
+//   thread_migration_check checkpoint DIR [WALKERS=8] [DEPTH=24] [HOPS=12]
+//     The walk, but every walker parks at the bottom of its recursion once
+//     its hops down are done; then a disk checkpoint into DIR ends the run
+//     ("checkpoint written"). `thread_migration_check +restart DIR` (any PE
+//     or process count) rebuilds the blocked threads at their addresses and
+//     wakes them: they hop on and finish with the walk's checks and line.
+//     Both runs need the same code addresses (roamrun, or setarch -R).
+//     DIR "memory": an in-memory checkpoint instead, after which the last
+//     PE's process kills itself (SIGKILL); the survivors roll back to it
+//     (roamrun --ft), rebuild the blocked threads and wake them.
 //   thread_migration_check balance [ELEMENTS=64] [STEPS=4]
 //     Each element's thread works (units_of: a quarter of them 8 times more)
 //     and calls at_sync_and_wait(); the balancer moves the elements, threads
 //     and all. The sums must be exact, and each thread records on which PE it
 //     woke after each step: under +balancer Rotate every one moved every step.
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include <roam/ft/checkpoint.hpp>
+#include <roam/ft/memory_checkpoint.hpp>
 #include <roam/roam.hpp>
 
 namespace {
@@ -37,8 +50,21 @@ long units_of(int idx, int n) { return idx % 2 == 0 && idx < n / 2 ? 8 : 1; }
 
 // ---- walk ------------------------------------------------------------------------
 
+struct walker;
+
+// Collects the walkers' reports. With a checkpoint directory, once every
+// walker has parked (blocked at the bottom of its recursion, every hop of
+// the way down done) it checkpoints; the run ends there, and a run restarted
+// from the checkpoint wakes them to finish, on however many PEs it has.
 struct tally : roam::chare<tally> {
-  tally(int n, int hops) : n_(n), hops_(hops) {}
+  tally(int n, int hops, std::string dir) : n_(n), hops_(hops), dir_(std::move(dir)) {}
+  explicit tally(roam::migrating) {}
+  void set_walkers(roam::array_proxy<walker> w, roam::group_proxy<struct assassin> a) {
+    walkers_ = w;
+    assassins_ = a;
+  }
+  void parked();
+  void saved(roam::checkpoint_result r);
   void done(int idx, bool ok, std::vector<int> pes, std::string why) {
     if (!ok) {
       std::printf("thread_migration_check: FAILED: walker %d: %s (woke on", idx, why.c_str());
@@ -54,10 +80,15 @@ struct tally : roam::chare<tally> {
     if (!bad_) std::printf("thread_migration_check: OK (%d walkers, %d hops each)\n", n_, hops_);
     roam::exit(bad_ ? 1 : 0);
   }
+  void pup(roam::pup_er& p) { p | n_ | hops_ | dir_ | seen_ | parked_ | bad_ | walkers_ | assassins_; }
 
  private:
-  int n_, hops_, seen_ = 0;
+  int n_ = 0, hops_ = 0;
+  std::string dir_;
+  int seen_ = 0, parked_ = 0;
   bool bad_ = false;
+  roam::array_proxy<walker> walkers_;
+  roam::group_proxy<struct assassin> assassins_;
 };
 
 struct walker : roam::element<walker> {
@@ -65,10 +96,11 @@ struct walker : roam::element<walker> {
   walker() = default;
   explicit walker(roam::migrating) {}
 
-  void begin(roam::chare_proxy<tally> t, int depth, int hops) {
+  void begin(roam::chare_proxy<tally> t, int depth, int hops, bool park) {
     tally_ = t;
     depth_ = depth;
     hops_left_ = hops;
+    park_ = park;
     thread.start(this, [] { run(); });
   }
   void go(int pe) {
@@ -77,11 +109,15 @@ struct walker : roam::element<walker> {
   }
   void after_migration() { this_proxy().send<&walker::poke>(); }
   void poke() { thread.resume(); }
-  void pup(roam::pup_er& p) { p | tally_ | depth_ | hops_left_ | thread; }
+  void unpark() {
+    if (thread.suspended()) thread.resume();
+  }
+  void pup(roam::pup_er& p) { p | tally_ | depth_ | hops_left_ | park_ | thread; }
 
   roam::migratable_thread thread;
   roam::chare_proxy<tally> tally_;
   int depth_ = 0, hops_left_ = 0;
+  bool park_ = false;
 
   // On the thread: the element is reached through this_thread_owner() only.
   static walker& self() { return roam::this_thread_owner<walker>(); }
@@ -102,9 +138,17 @@ struct walker : roam::element<walker> {
     *n = node{list, depth};
     list = n;
     long below = 0;
-    if (depth > 0) below = recurse(depth - 1, list, mine, frames_ok, pes);
-    else
+    if (depth > 0) {
+      below = recurse(depth - 1, list, mine, frames_ok, pes);
+    } else {
       while (self().hops_left_ > self().depth_ / 5 + 1) hop(pes);
+      if (self().park_) {  // checkpointed here; goes on in the restarted run
+        self().tally_.send<&tally::parked>();
+        roam::suspend_this_thread();
+        pes.push_back(-1);  // the restart: the PE count may have changed
+        pes.push_back(here());
+      }
+    }
     if (depth % 5 == 0) hop(pes);  // half-way back up
     if (*mine != depth * 3L + 2 || (parent_local && *parent_local != (depth + 1) * 3L + 2) || n->value != depth)
       frames_ok = false;
@@ -113,6 +157,7 @@ struct walker : roam::element<walker> {
 
   static void run() {
     const int depth = self().depth_;
+    int ring = static_cast<int>(roam::num_pes());  // on the thread's stack: it survives the checkpoint
     pe_list pes;
     pes.push_back(here());
     node* list = nullptr;
@@ -125,18 +170,72 @@ struct walker : roam::element<walker> {
     if (!frames_ok) why = "a frame's pointers went wrong";
     else if (r != 4 * sum + 2L * (depth + 1)) why = "the recursion's result is " + std::to_string(r);
     else if (listed != sum || count != depth + 1) why = "the heap's list is wrong";
-    const int pes_n = static_cast<int>(roam::num_pes());
-    for (std::size_t i = 1; i < pes.size() && why.empty(); ++i)
-      if (pes[i] != (pes[i - 1] + 1) % pes_n) why = "hop " + std::to_string(i) + " woke on the wrong PE";
+    int hops = 0;
+    for (std::size_t i = 1; i < pes.size() && why.empty(); ++i) {
+      if (pes[i] == -1) {  // restarted: the next entry is where, the rest go round the new ring
+        ring = static_cast<int>(roam::num_pes());
+        ++i;
+        continue;
+      }
+      ++hops;
+      if (pes[i] != (pes[i - 1] + 1) % ring) why = "hop " + std::to_string(hops) + " woke on the wrong PE";
+    }
     while (list) {
       node* next = list->next;
       roam::thread_heap_release(list);
       list = next;
     }
     walker& w = self();
-    w.tally_.send<&tally::done>(w.this_index()[0], why.empty(), std::vector<int>(pes.begin(), pes.end()), why);
+    std::vector<int> woke;  // the hops' PEs, the restart's marker and place left out
+    for (std::size_t i = 0; i < pes.size(); ++i) {
+      if (pes[i] == -1) {
+        ++i;
+        continue;
+      }
+      woke.push_back(pes[i]);
+    }
+    w.tally_.send<&tally::done>(w.this_index()[0], why.empty(), woke, why);
   }
 };
+
+// Kills its own process (SIGKILL: no goodbye), for the in-memory test.
+struct assassin : roam::group_member<assassin> {
+  void strike() { std::raise(SIGKILL); }
+  void pup(roam::pup_er&) {}
+};
+
+void tally::parked() {
+  if (++parked_ < n_) return;
+  if (dir_ == "memory") {
+    roam::checkpoint_in_memory(roam::callback<roam::checkpoint_result>::to<&tally::saved>(this_proxy()));
+    return;
+  }
+  roam::checkpoint(dir_, roam::callback<roam::checkpoint_result>::to<&tally::saved>(this_proxy()),
+                   {.keep = 2, .durable = false});
+}
+
+void tally::saved(roam::checkpoint_result r) {
+  if (!r.ok) {
+    std::printf("thread_migration_check: FAILED: checkpoint: %s\n", r.error.c_str());
+    roam::exit(1);
+    return;
+  }
+  if (!r.restarted && r.in_memory) {  // the last PE's process dies; the others roll back to this
+    std::printf("thread_migration_check: checkpoint in memory (%d walkers parked), killing the last process\n",
+                parked_);
+    std::fflush(stdout);
+    assassins_[roam::pe_id{roam::num_pes() - 1}].send<&assassin::strike>();
+    return;
+  }
+  if (!r.restarted) {
+    std::printf("thread_migration_check: checkpoint written (%d walkers parked)\n", parked_);
+    roam::exit(0);
+    return;
+  }
+  std::printf("thread_migration_check: %s %s on %u pes\n", r.recovered ? "recovered from" : "restarted from",
+              r.path.c_str(), roam::num_pes());
+  walkers_.send<&walker::unpark>();
+}
 
 // ---- balance ------------------------------------------------------------------------
 
@@ -217,15 +316,24 @@ int main(int argc, char** argv) {
       const int walkers = static_cast<int>(a.int_or(2, 8));
       const int depth = static_cast<int>(a.int_or(3, 24));
       const int hops = static_cast<int>(a.int_or(4, 12));
-      auto t = roam::create_chare<tally>(walkers, hops);
-      roam::create_array<walker>(roam::index<1>{walkers}).send<&walker::begin>(t, depth, hops);
+      auto t = roam::create_chare<tally>(walkers, hops, std::string());
+      roam::create_array<walker>(roam::index<1>{walkers}).send<&walker::begin>(t, depth, hops, false);
+    } else if (mode == "checkpoint") {
+      const std::string dir = a.size() > 2 ? a[2] : "thread_ckpt";
+      const int walkers = static_cast<int>(a.int_or(3, 8));
+      const int depth = static_cast<int>(a.int_or(4, 24));
+      const int hops = static_cast<int>(a.int_or(5, 12));
+      auto t = roam::create_chare<tally>(walkers, hops, dir);
+      auto w = roam::create_array<walker>(roam::index<1>{walkers});
+      t.send<&tally::set_walkers>(w, roam::create_group<assassin>());
+      w.send<&walker::begin>(t, depth, hops, true);
     } else if (mode == "balance") {
       const int n = static_cast<int>(a.int_or(2, 64));
       const int steps = static_cast<int>(a.int_or(3, 4));
       auto l = roam::create_chare<ledger>(n, steps);
       roam::create_array<worker>(roam::index<1>{n}).send<&worker::begin>(l, n, steps);
     } else {
-      std::printf("thread_migration_check: unknown mode '%s' (walk or balance)\n", mode.c_str());
+      std::printf("thread_migration_check: unknown mode '%s' (walk, checkpoint or balance)\n", mode.c_str());
       roam::exit(2);
     }
   });
