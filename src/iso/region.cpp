@@ -14,6 +14,7 @@
 #include <cstring>
 #include <mutex>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <roam/sched/detail/pe_state.hpp>
@@ -42,6 +43,8 @@ constexpr bool under_tsan = false;
 // ---- options -----------------------------------------------------------------
 
 region_layout g_wanted = default_layout();  // from the options (defaults where not given)
+constexpr std::size_t default_keep_bytes = std::size_t{32} << 20;
+std::size_t g_keep_bytes = default_keep_bytes;  // +isomalloc_keep
 
 std::string parse_address(std::string_view text, std::uintptr_t& out) {
   std::uintptr_t v = 0;
@@ -73,8 +76,15 @@ std::string parse_address(std::string_view text, std::uintptr_t& out) {
         {"isomalloc_slot", "ROAM_ISOMALLOC_SLOT", "BYTES",
          "memory of one migratable thread, its stack and its heap (default 64M)",
          [](std::string_view v) { return option_parse::bytes(v, 64 * 1024, std::size_t{1} << 40, g_wanted.slot_size); }},
+        {"isomalloc_keep", "ROAM_ISOMALLOC_KEEP", "BYTES",
+         "memory a process keeps committed for slots whose threads moved away, so that they find it ready when "
+         "they come back (default 32M; 0: give it all back at once)",
+         [](std::string_view v) { return option_parse::bytes(v, 0, std::size_t{1} << 40, g_keep_bytes); }},
     },
-    [] { g_wanted = default_layout(); });
+    [] {
+      g_wanted = default_layout();
+      g_keep_bytes = default_keep_bytes;
+    });
 
 // ---- the range and its slots ------------------------------------------------------
 
@@ -89,6 +99,10 @@ struct slot_table {
   std::uint32_t per_pe = 0;
   std::vector<pe_slots> pes;
   std::vector<std::uint8_t> live;  ///< by slot
+  /// Bytes of committed pages kept behind by slots whose thread left
+  /// (leave_slot), by slot, and their sum (at most +isomalloc_keep).
+  std::vector<std::size_t> kept;
+  std::size_t kept_total = 0;
 };
 slot_table& slots() {
   static slot_table t;
@@ -242,6 +256,8 @@ void reset_slots(std::uint32_t pes) noexcept {
   std::lock_guard lock(t.mutex);
   t.pes.assign(pes, pe_slots{});
   t.live.assign(g_layout.slots(), 0);
+  t.kept.assign(g_layout.slots(), 0);
+  t.kept_total = 0;
   t.per_pe = pes ? g_layout.slots() / pes : 0;
 }
 
@@ -280,6 +296,7 @@ bool adopt_slot(std::uint32_t, std::uint32_t slot) noexcept {
   std::lock_guard lock(t.mutex);
   if (slot >= t.live.size() || t.live[slot]) return false;
   t.live[slot] = 1;
+  t.kept_total -= std::exchange(t.kept[slot], 0);  // its kept pages are the thread's again
   return true;
 }
 
@@ -291,21 +308,52 @@ void give_back_slot(std::uint32_t pe, std::uint32_t slot) noexcept {
   std::lock_guard lock(t.mutex);
   if (slot >= t.live.size() || pe >= t.pes.size()) return;
   t.live[slot] = 0;
+  t.kept_total -= std::exchange(t.kept[slot], 0);
   t.pes[pe].free.push_back(slot);
 }
 
-void leave_slot(std::uint32_t slot, const std::string& owner) noexcept {
-  close_pages(g_layout.slot_address(slot), g_layout.slot_size);
+void leave_slot(std::uint32_t slot, std::size_t committed, const std::string& owner) noexcept {
   describe_slot_owner(slot, owner);
+  const std::uintptr_t at = g_layout.slot_address(slot);
+  bool keep = false;
+  {
+    slot_table& t = slots();
+    std::lock_guard lock(t.mutex);
+    if (slot >= t.live.size()) return;
+    t.live[slot] = 0;
+    // A thread that moves away often comes back (a ping-pong, a balancer
+    // undoing itself): its pages stay committed, inaccessible, so that it
+    // finds them ready instead of faulting each one in again; up to
+    // +isomalloc_keep bytes per process, beyond which they are dropped.
+    if (t.kept_total + committed <= g_keep_bytes) {
+      t.kept[slot] = committed;
+      t.kept_total += committed;
+      keep = true;
+    }
+  }
+  if (keep) ::mprotect(reinterpret_cast<void*>(at), g_layout.slot_size, PROT_NONE);
+  else close_pages(at, g_layout.slot_size);
+}
+
+std::size_t kept_bytes() noexcept {
   slot_table& t = slots();
   std::lock_guard lock(t.mutex);
-  if (slot < t.live.size()) t.live[slot] = 0;
+  return t.kept_total;
 }
 
 bool open_pages(std::uintptr_t address, std::size_t bytes, std::string& error) noexcept {
   if (::mprotect(reinterpret_cast<void*>(address), bytes, PROT_READ | PROT_WRITE) == 0) return true;
   error = "isomalloc: cannot open " + std::to_string(bytes) + " bytes at " + hex(address) + ": " + std::strerror(errno);
   return false;
+}
+
+void populate_pages(std::uintptr_t address, std::size_t bytes) noexcept {
+#if defined(MADV_POPULATE_WRITE)
+  ::madvise(reinterpret_cast<void*>(address), bytes, MADV_POPULATE_WRITE);
+#else
+  (void)address;
+  (void)bytes;
+#endif
 }
 
 void close_pages(std::uintptr_t address, std::size_t bytes) noexcept {

@@ -295,6 +295,7 @@ void migratable_thread::pup(pup_er& p) {
       const std::uintptr_t page_from = from / iso::thread_page * iso::thread_page;
       if (!iso::open_pages(page_from, iso::thread_round_up(open_to, iso::thread_page) - page_from, error))
         throw pup_error("cannot rebuild a migratable thread: " + error);
+      iso::populate_pages(page_from, iso::thread_round_up(to, iso::thread_page) - page_from);
     }
     detail::memory_unpoison(reinterpret_cast<void*>(from), to - from);
     p.bytes(reinterpret_cast<void*>(from), to - from);
@@ -320,7 +321,8 @@ void migratable_thread::pup(pup_er& p) {
   }
 
   if (leaving) {
-    iso::leave_slot(slot, iso::describe(*rec_, iso::pe_here()) + ", which moved away");
+    const std::size_t committed = iso::thread_page + (heap_opened - heap_begin) + (stack_top - stack_used);
+    iso::leave_slot(slot, committed, iso::describe(*rec_, iso::pe_here()) + ", which moved away");
     rec_ = nullptr;
     departed_ = true;
   } else if (p.is_unpacking()) {

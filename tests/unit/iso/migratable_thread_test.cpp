@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstring>
 #include <regex>
 #include <string>
 #include <vector>
@@ -297,6 +298,46 @@ TEST(migratable_thread, a_blocked_thread_with_a_small_stack_commits_at_most_16_k
     a[0].send<&resident::measure>();
   });
   EXPECT_EQ(rc, 0);
+}
+
+// A slot whose thread left the process keeps its pages committed (up to
+// +isomalloc_keep), so that a thread coming back finds them ready.
+struct keeper : roam::element<keeper> {
+  static constexpr bool pup_on_migration = true;
+  keeper() = default;
+  explicit keeper(roam::migrating) {}
+  void begin() {
+    thread.start(this, [] {
+      std::memset(roam::thread_heap_allocate(100000), 1, 100000);
+      roam::suspend_this_thread();
+    });
+  }
+  void leave(std::size_t expect_at_least, std::size_t expect_at_most) {
+    const std::size_t before = roam::detail::iso::kept_bytes();
+    roam::detail::packing_to_move_scope leaving;  // as to another process
+    const std::vector<std::byte> packed = roam::pack(thread);
+    const std::size_t kept = roam::detail::iso::kept_bytes() - before;
+    std::fprintf(stderr, "kept %zu bytes after packing %zu\n", kept, packed.size());
+    roam::exit(kept >= expect_at_least && kept <= expect_at_most ? 0 : 7);
+  }
+  void pup(roam::pup_er& p) { p | thread; }
+  roam::migratable_thread thread;
+};
+
+TEST(migratable_thread, a_slot_that_left_keeps_its_pages_up_to_isomalloc_keep) {
+  auto run = [](std::size_t lo, std::size_t hi, std::vector<std::string> extra) {
+    return run_on(
+        1,
+        [lo, hi](const roam::args&) {
+          auto a = roam::create_array<keeper>(roam::index<1>{1});
+          a[0].send<&keeper::begin>();
+          a[0].send<&keeper::leave>(lo, hi);
+        },
+        extra);
+  };
+  EXPECT_EQ(run(100000, std::size_t{1} << 20, {}), 0);
+  EXPECT_EQ(run(0, 0, {"+isomalloc_keep", "0"}), 0);
+  EXPECT_EQ(run(0, 0, {"+isomalloc_keep", "64K"}), 0);  // more than that: all dropped
 }
 
 // ---- the fault handler ------------------------------------------------------------

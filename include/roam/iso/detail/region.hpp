@@ -59,14 +59,22 @@ bool adopt_slot(std::uint32_t pe, std::uint32_t slot) noexcept;
 /// Makes the slot's memory inaccessible again (its pages are dropped) and
 /// lets PE `pe` reuse it.
 void give_back_slot(std::uint32_t pe, std::uint32_t slot) noexcept;
-/// A slot whose thread moved to another PE or process: its memory is made
-/// inaccessible (its pages dropped) and it is no longer in use here, but it
-/// is not reused here either (it is the thread's, wherever it is); a fault
-/// in it names `owner`.
-void leave_slot(std::uint32_t slot, const std::string& owner) noexcept;
+/// A slot whose thread moved to another process: its memory is made
+/// inaccessible and it is no longer in use here, but it is not reused here
+/// either (it is the thread's, wherever it is); a fault in it names
+/// `owner`. Its `committed` bytes of pages stay committed while the process
+/// keeps less than +isomalloc_keep that way (a thread that comes back finds
+/// them ready), else they are dropped.
+void leave_slot(std::uint32_t slot, std::size_t committed, const std::string& owner) noexcept;
+/// Bytes this process keeps committed for slots whose threads left.
+std::size_t kept_bytes() noexcept;
 /// Makes [address, address + bytes) of a slot readable and writable (pages
 /// are committed when first touched). False (and `error`) on failure.
 bool open_pages(std::uintptr_t address, std::size_t bytes, std::string& error) noexcept;
+/// Commits the (open) pages of [address, address + bytes) in one system call,
+/// before they are filled: cheaper than a fault per page. Where the kernel
+/// cannot (before Linux 5.14), the pages fault in as they are written.
+void populate_pages(std::uintptr_t address, std::size_t bytes) noexcept;
 /// Drops the pages of [address, address + bytes) and makes them inaccessible.
 void close_pages(std::uintptr_t address, std::size_t bytes) noexcept;
 
