@@ -17,6 +17,8 @@
 // runtime) and is refused, with the reason, where they differ.
 #include <roam/iso/thread.hpp>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <exception>
@@ -47,6 +49,8 @@ struct thread_record {
   std::size_t stack_size;
   const char* owner_type;  // the binary's text: the same everywhere
   std::size_t owner_type_size;
+  void** privates;  // thread_private copies by variable number, in the thread's heap
+  std::uint32_t privates_size;
 
   static void ended(ult* t) noexcept;
 };
@@ -351,6 +355,31 @@ void at_sync_and_wait() {
   detail::at_sync_of(owner, std::string_view(r.owner_type, r.owner_type_size));
   suspend_this_thread();
 }
+
+namespace detail::iso {
+
+std::uint32_t register_thread_private() noexcept {
+  static std::atomic<std::uint32_t> next{0};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+void*& thread_private_entry(std::uint32_t index) {
+  thread_record& r = current_record("thread_private");
+  if (index >= r.privates_size) [[unlikely]] {
+    const std::uint32_t size = std::max<std::uint32_t>(index + 1, r.privates_size * 2 + 8);
+    auto** table = static_cast<void**>(roam::thread_heap_allocate(size * sizeof(void*)));
+    std::fill(table, table + size, nullptr);
+    if (r.privates) {
+      std::copy(r.privates, r.privates + r.privates_size, table);
+      roam::thread_heap_release(r.privates);
+    }
+    r.privates = table;
+    r.privates_size = size;
+  }
+  return r.privates[index];
+}
+
+}  // namespace detail::iso
 
 void* this_thread_owner_address() {
   iso::thread_record& r = iso::current_record("this_thread_owner()");

@@ -156,6 +156,58 @@ struct thread_heap_allocator {
   }
 };
 
+namespace detail::iso {
+/// A new thread_private variable's number (0, 1, ...).
+std::uint32_t register_thread_private() noexcept;
+/// Where the calling migratable thread keeps its copy of variable `index`
+/// (null until made); the table is in the thread's heap. std::logic_error
+/// outside a migratable thread.
+void*& thread_private_entry(std::uint32_t index);
+}  // namespace detail::iso
+
+/// A variable of which every migratable thread has its own copy, made from
+/// the initial value at the thread's first use and kept in its heap: it
+/// moves with the thread, at the same address. What a global would be to a
+/// process, this is to a thread (an MPI rank's "globals" under Adaptive
+/// MPI). Declare it at namespace scope:
+///
+///   roam::thread_private<int> calls;           // 0 in every thread
+///   void f() { ++*calls; }                     // this thread's count
+///
+/// T must be trivially destructible (a thread's heap goes away with it,
+/// without running destructors) and must not own memory outside the
+/// thread's heap (it moves as bytes). Using it outside a migratable thread
+/// throws std::logic_error.
+template <class T>
+class thread_private {
+  static_assert(std::is_trivially_destructible_v<T>,
+                "roam::thread_private<T>: T must be trivially destructible (it lives in the thread's heap, which "
+                "goes away with the thread; keep containers in thread_heap_allocator memory)");
+
+ public:
+  thread_private() noexcept(std::is_nothrow_default_constructible_v<T>)
+      : initial_(), index_(detail::iso::register_thread_private()) {}
+  explicit thread_private(T initial) : initial_(std::move(initial)), index_(detail::iso::register_thread_private()) {}
+  thread_private(const thread_private&) = delete;
+  thread_private& operator=(const thread_private&) = delete;
+
+  /// The calling thread's copy.
+  T& get() {
+    void*& at = detail::iso::thread_private_entry(index_);
+    if (at == nullptr) [[unlikely]] {
+      void* p = thread_heap_allocate(sizeof(T), alignof(T) < 16 ? 16 : alignof(T));
+      at = ::new (p) T(initial_);
+    }
+    return *static_cast<T*>(at);
+  }
+  T& operator*() { return get(); }
+  T* operator->() { return &get(); }
+
+ private:
+  T initial_;
+  std::uint32_t index_;
+};
+
 template <class Owner, class F>
 void migratable_thread::start(Owner* owner, F fn, thread_options options) {
   static_assert(std::is_invocable_v<F&>, "roam: a migratable thread runs fn() with no arguments");

@@ -340,6 +340,78 @@ TEST(migratable_thread, a_slot_that_left_keeps_its_pages_up_to_isomalloc_keep) {
   EXPECT_EQ(run(0, 0, {"+isomalloc_keep", "64K"}), 0);  // more than that: all dropped
 }
 
+// ---- thread_private ------------------------------------------------------------
+
+roam::thread_private<long> g_private_count{100};
+struct pair_of_longs {
+  long a, b;
+};
+roam::thread_private<pair_of_longs> g_private_pair;
+
+// Each element's thread counts in its own copy of the "globals" while it
+// hops; the copies never mix and survive packing.
+struct counter_walker : roam::element<counter_walker> {
+  static constexpr bool pup_on_migration = true;
+  counter_walker() = default;
+  explicit counter_walker(roam::migrating) {}
+  void begin(roam::chare_proxy<report> r) {
+    report_ = r;
+    thread.start(this, [] {
+      const int me = roam::this_thread_owner<counter_walker>().this_index()[0];
+      long* mine = &g_private_count.get();  // its address is the thread's, wherever it goes
+      for (int i = 0; i < 6; ++i) {
+        *g_private_count += me + 1;
+        g_private_pair->a += 1;
+        g_private_pair->b += me;
+        auto& w = roam::this_thread_owner<counter_walker>();
+        w.this_proxy().send<&counter_walker::go>((roam::my_pe().value() + 1) % roam::num_pes());
+        roam::suspend_this_thread();
+      }
+      const bool ok = *g_private_count == 100 + 6 * (me + 1) && mine == &g_private_count.get() &&
+                      g_private_pair->a == 6 && g_private_pair->b == 6L * me;
+      auto& w = roam::this_thread_owner<counter_walker>();
+      w.report_.send<&report::done>(me, ok ? 1L : 0L, 1L, 1, true, std::vector<int>{0});
+    });
+  }
+  void go(unsigned pe) {
+    if (pe == roam::my_pe().value()) thread.resume();
+    else migrate_to(roam::pe_id{pe});
+  }
+  void after_migration() { thread.resume(); }
+  void pup(roam::pup_er& p) { p | report_ | thread; }
+  roam::migratable_thread thread;
+  roam::chare_proxy<report> report_;
+};
+
+TEST(migratable_thread, thread_private_variables_are_per_thread_and_move_with_it) {
+  for (std::vector<std::string> extra : {std::vector<std::string>{}, std::vector<std::string>{"+serialize"}}) {
+    int rc = run_on(
+        3,
+        [](const roam::args&) {
+          auto r = roam::create_chare<report>(5);
+          roam::create_array<counter_walker>(roam::index<1>{5}).send<&counter_walker::begin>(r);
+        },
+        extra);
+    EXPECT_EQ(rc, 0);
+  }
+}
+
+struct private_outside : roam::chare<private_outside> {
+  private_outside() {
+    bool threw = false;
+    try {
+      (void)g_private_count.get();
+    } catch (const std::logic_error&) {
+      threw = true;
+    }
+    roam::exit(threw ? 0 : 8);
+  }
+};
+
+TEST(migratable_thread, thread_private_outside_a_migratable_thread_is_an_error) {
+  EXPECT_EQ(run_on(1, [](const roam::args&) { roam::create_chare<private_outside>(); }), 0);
+}
+
 // ---- the fault handler ------------------------------------------------------------
 
 volatile long* g_stale = nullptr;
