@@ -210,6 +210,47 @@ TEST(migratable_thread, suspends_and_resumes_in_place_and_gives_its_slot_back) {
   EXPECT_EQ(rc, 0);
 }
 
+// Destroying the owner of a blocked thread unwinds the thread: its frames'
+// destructors run and its slot is given back.
+std::atomic<int> g_unwound{0};
+
+struct doomed : roam::element<doomed> {
+  static constexpr bool pup_on_migration = true;
+  doomed() = default;
+  explicit doomed(roam::migrating) {}
+  void begin() {
+    thread.start(this, [] {
+      struct guard {
+        ~guard() { g_unwound.fetch_add(1); }
+      } g;
+      roam::suspend_this_thread();
+    });
+  }
+  void die() { destroy_self(); }
+  void pup(roam::pup_er& p) { p | thread; }
+  roam::migratable_thread thread;
+};
+
+struct doom_checker : roam::chare<doom_checker> {
+  doom_checker() {
+    roam::exit(g_unwound.load() == 3 ? 0 : 9);
+  }
+};
+
+TEST(migratable_thread, destroying_the_owner_unwinds_its_blocked_thread) {
+  g_unwound = 0;
+  int rc = run_on(2, [](const roam::args&) -> roam::task<> {
+    auto a = roam::create_array<doomed>(roam::index<1>{3});
+    a.send<&doomed::begin>();
+    co_await roam::quiescence();
+    a.send<&doomed::die>();
+    co_await roam::quiescence();
+    roam::create_chare<doom_checker>();
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(g_unwound.load(), 3);
+}
+
 // ---- errors ----------------------------------------------------------------------
 
 struct stuck : roam::element<stuck> {
