@@ -88,7 +88,7 @@ std::uint64_t next_serial(std::uint32_t pe) {
 // Code addresses that must be the same where a thread resumes: its frames
 // return into this library, the C library and the C++ runtime.
 struct code_anchors {
-  std::uint64_t roam = reinterpret_cast<std::uint64_t>(&ult_wake_by_serial);
+  std::uint64_t roam = reinterpret_cast<std::uint64_t>(&ult_ready);
   std::uint64_t libc = reinterpret_cast<std::uint64_t>(&std::abort);
   std::uint64_t cxx = reinterpret_cast<std::uint64_t>(&std::terminate);
   void pup(pup_er& p) { p | roam | libc | cxx; }
@@ -192,7 +192,7 @@ bool migratable_thread::suspended() const noexcept { return rec_ && !departed_ &
 std::uint32_t migratable_thread::slot() const noexcept { return rec_ && !departed_ ? rec_->slot : ~0u; }
 
 void migratable_thread::resume() {
-  if (!suspended())
+  if (rec_ == nullptr || departed_ || !rec_->suspended) [[unlikely]]
     throw std::logic_error("roam: migratable_thread::resume: the thread is not blocked in suspend_this_thread()");
   rec_->suspended = false;
   detail::ult_ready(rec_->thread);
@@ -222,29 +222,33 @@ void migratable_thread::pup(pup_er& p) {
                                ? iso::process_mark()
                                : 0;
   p | in_place;
-  if (in_place != 0) {
-    std::uint32_t slot = rec_ ? rec_->slot : 0;
-    std::uint8_t wake = p.is_packing() ? detail::ult_depart(rec_->thread) : 0;
-    p | slot | wake;
-    if (p.is_packing()) {
-      rec_ = nullptr;
-      departed_ = true;
-      return;
-    }
-    if (p.is_unpacking()) {
-      const iso::region_layout& l = iso::layout();
-      auto* r = slot < l.slots() ? reinterpret_cast<iso::thread_record*>(l.slot_address(slot)) : nullptr;
-      if (in_place != iso::process_mark() || r == nullptr || r->magic != iso::record_magic || r->slot != slot)
-        throw pup_error("a migratable thread packed to stay in its process arrived elsewhere (or corrupt)");
-      rec_ = r;
-      rec_->holder = this;
-      departed_ = false;
-      iso::describe_slot_owner(slot, iso::describe(*rec_, iso::pe_here()));
-      detail::ult_arrive(rec_->thread, wake != 0);
-    }
-    return;  // sizing: the size of the fields above
-  }
+  if (in_place != 0) pup_in_place(p, in_place);
+  else pup_memory(p);
+}
 
+void migratable_thread::pup_in_place(pup_er& p, std::uint64_t mark) {
+  std::uint32_t slot = rec_ ? rec_->slot : 0;
+  std::uint8_t wake = p.is_packing() ? detail::ult_depart(rec_->thread) : 0;
+  p | slot | wake;
+  if (p.is_packing()) {
+    rec_ = nullptr;
+    departed_ = true;
+  } else if (p.is_unpacking()) {
+    const iso::region_layout& l = iso::layout();
+    auto* r = slot < l.slots() ? reinterpret_cast<iso::thread_record*>(l.slot_address(slot)) : nullptr;
+    if (mark != iso::process_mark() || r == nullptr || r->magic != iso::record_magic || r->slot != slot)
+      throw pup_error("a migratable thread packed to stay in its process arrived elsewhere (or corrupt)");
+    rec_ = r;
+    rec_->holder = this;
+    departed_ = false;
+    iso::describe_slot_owner(slot, iso::describe(*rec_, iso::pe_here()));
+    detail::ult_arrive(rec_->thread, wake != 0);
+  }
+}
+
+// Between processes, into a checkpoint, under +serialize: the record, the
+// used heap and the used stack, copied.
+void migratable_thread::pup_memory(pup_er& p) {
   iso::code_anchors here, there;
   std::uint32_t slot = 0;
   std::uint8_t wake = 0;
@@ -402,8 +406,7 @@ void* thread_heap_allocate(std::size_t size, std::size_t align) {
 
 void thread_heap_release(void* p) noexcept {
   if (p == nullptr) return;
-  detail::ult* t = detail::ult_current_migratable();
-  auto* r = t ? static_cast<iso::thread_record*>(detail::ult_user(t)) : nullptr;
+  auto* r = static_cast<iso::thread_record*>(detail::ult_current_user());
   if (r == nullptr || !r->heap_made || !iso::slot_heap::at(r->heap_begin).owns(p)) {
     detail::report_fatal("roam: thread_heap_release: the block is not in the calling migratable thread's heap");
     return;
@@ -412,8 +415,7 @@ void thread_heap_release(void* p) noexcept {
 }
 
 std::size_t thread_heap_in_use() noexcept {
-  detail::ult* t = detail::ult_current_migratable();
-  auto* r = t ? static_cast<iso::thread_record*>(detail::ult_user(t)) : nullptr;
+  auto* r = static_cast<iso::thread_record*>(detail::ult_current_user());
   return r && r->heap_made ? iso::slot_heap::at(r->heap_begin).bytes_in_use() : 0;
 }
 

@@ -187,9 +187,7 @@ ult* ult_create(std::size_t bytes, std::size_t align, void*& body, ult_body_fn f
 
 ult* ult_create_on(const ult_memory& memory, std::size_t bytes, std::size_t align, void*& body, ult_body_fn fn) {
   ult_host& h = ult_host_for("starting a migratable user-level thread");
-#if defined(ROAM_I_ASAN)
-  __asan_unpoison_memory_region(memory.stack_lo, memory.stack_size);  // a slot used before may hold old frames' poison
-#endif
+  memory_unpoison(memory.stack_lo, memory.stack_size);  // a slot used before may hold old frames' poison
   ult* t = make_on(h, ult_stack{memory.stack_lo, memory.stack_size}, bytes, align, body, fn);
   t->ended = memory.ended;
   t->serial = memory.serial;
@@ -208,6 +206,15 @@ void ult_start(ult* t) noexcept { ult_ready(t); }
 ult* ult_current() noexcept {
   ult_host* h = tls_host;
   return h ? h->current : nullptr;
+}
+
+// Here, beside tls_host, rather than with the rest of the migration code: a
+// migratable thread asks for it on every block, and a call to ult_current
+// from another file was measurable in its switch.
+void* ult_current_user() noexcept {
+  ult_host* h = tls_host;
+  ult* t = h ? h->current : nullptr;
+  return t && t->serial ? t->user : nullptr;
 }
 
 void ult_suspend() {

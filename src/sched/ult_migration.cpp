@@ -25,16 +25,6 @@ constexpr int tsan_return_padding = 4096;  // deeper blocked frames than this ar
 
 void*& ult_user(ult* t) noexcept { return t->user; }
 
-ult* ult_current_migratable() noexcept {
-  ult* t = ult_current();
-  return t && t->serial ? t : nullptr;
-}
-
-void* ult_current_user() noexcept {
-  ult* t = ult_current();
-  return t && t->serial ? t->user : nullptr;
-}
-
 std::uintptr_t ult_stack_in_use(const ult* t) noexcept {
 #if !defined(ROAM_ULT_UCONTEXT)
   return reinterpret_cast<std::uintptr_t>(t->ctx.sp);

@@ -94,5 +94,8 @@ ult_host& ult_host_for(const char* what);
 /// Adds `t` to `h`'s unfinished threads / takes it off.
 void ult_link(ult_host& h, ult* t) noexcept;
 void ult_unlink(ult_host& h, ult* t) noexcept;
+/// The message ult_ready_later posts for a migratable thread: resumes the
+/// thread with that serial if it is still on this PE (ult_migration.cpp).
+void ult_wake_by_serial(std::uint64_t serial) noexcept;
 
 }  // namespace roam::detail

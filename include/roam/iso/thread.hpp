@@ -100,6 +100,8 @@ class migratable_thread {
                     detail::ult_body_fn body_fn, void*& body, thread_options options);
   void launch() noexcept;
   void abandon() noexcept;
+  void pup_in_place(pup_er& p, std::uint64_t mark);
+  void pup_memory(pup_er& p);
 
   detail::iso::thread_record* rec_ = nullptr;  // in the slot: the same address wherever the thread is
   bool started_ = false;

@@ -312,6 +312,15 @@ struct worker : roam::element<worker> {
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) {
     const std::string mode = a.size() > 1 ? a[1] : "walk";
+    if (mode == "--help" || mode == "-h") {
+      std::printf(
+          "usage: thread_migration_check [runtime options] MODE ...\n"
+          "  walk [WALKERS=8] [DEPTH=24] [HOPS=12]        blocked threads hop round the PEs\n"
+          "  checkpoint DIR|memory [WALKERS] [DEPTH] [HOPS] park, checkpoint (then +restart DIR, or a kill)\n"
+          "  balance [ELEMENTS=64] [STEPS=4]              threads load balanced in at_sync_and_wait\n");
+      roam::exit(0);
+      return;
+    }
     if (mode == "walk") {
       const int walkers = static_cast<int>(a.int_or(2, 8));
       const int depth = static_cast<int>(a.int_or(3, 24));

@@ -79,10 +79,8 @@ ult* ult_create_on(const ult_memory& memory, std::size_t bytes, std::size_t alig
 /// The creator's word of a migratable thread (it may change it, e.g. when
 /// the object holding the thread was rebuilt at another address).
 void*& ult_user(ult* t) noexcept;
-/// The migratable thread (serial != 0) the caller runs on, or nullptr.
-ult* ult_current_migratable() noexcept;
-/// ult_user of the migratable thread the caller runs on, or nullptr (one
-/// call where a switch's cost is counted).
+/// ult_user of the migratable thread (serial != 0) the caller runs on, or
+/// nullptr (one call: a migratable thread's switch counts it).
 void* ult_current_user() noexcept;
 /// The lowest address of `t`'s stack in use: from there to the stack's top
 /// is what a move copies (t blocked).
@@ -116,8 +114,6 @@ void ult_arrive(ult* t, bool wake);
 /// poisoned bytes: a stack's old frames left poison that a copy of the
 /// memory, in or out, must not trip over.
 void memory_unpoison(void* p, std::size_t bytes) noexcept;
-/// What ult_wake_by_serial's message calls (exposed for the deterministic driver's tests).
-void ult_wake_by_serial(std::uint64_t serial) noexcept;
 
 /// Observers (roam/sched/observe.hpp) see each slice of the calling thread
 /// as `*e` (entry_begin when it is switched in, entry_end when it blocks);
