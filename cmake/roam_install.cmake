@@ -32,7 +32,7 @@ foreach(_layer IN LISTS _roam_layers)
     list(PREPEND _roam_link_order roam_${_layer})
   endif()
 endforeach()
-install(TARGETS ${_roam_targets} roam_pdes roam_aggregation
+install(TARGETS ${_roam_targets} roam_iso_heap roam_pdes roam_aggregation
   EXPORT roamTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -3,6 +3,7 @@
 // ends; the +isomalloc_* options; the fault handler that names the slot of a
 // stale pointer.
 #include <roam/iso/detail/region.hpp>
+#include <roam/iso/detail/heap_routing.hpp>
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -234,6 +235,8 @@ std::string reserve(const region_layout& wanted) {
   }
   g_layout = wanted;
   g_layout.size = size;
+  g_range_lo.store(wanted.base, std::memory_order_relaxed);
+  g_range_hi.store(wanted.base + size, std::memory_order_relaxed);
   install_fault_handler();
   return {};
 }
@@ -241,6 +244,8 @@ std::string reserve(const region_layout& wanted) {
 void release_region() noexcept {
   if (g_layout.size != 0) ::munmap(reinterpret_cast<void*>(g_layout.base), g_layout.size);
   g_layout = {};
+  g_range_lo.store(0, std::memory_order_relaxed);
+  g_range_hi.store(0, std::memory_order_relaxed);
   for (owner_entry& e : g_owners) e.slot.store(~0u, std::memory_order_relaxed);
   slot_table& t = slots();
   std::lock_guard lock(t.mutex);
@@ -333,6 +338,12 @@ void leave_slot(std::uint32_t slot, std::size_t committed, const std::string& ow
   }
   if (keep) ::mprotect(reinterpret_cast<void*>(at), g_layout.slot_size, PROT_NONE);
   else close_pages(at, g_layout.slot_size);
+}
+
+bool slot_live_here(std::uint32_t slot) noexcept {
+  slot_table& t = slots();
+  std::lock_guard lock(t.mutex);
+  return slot < t.live.size() && t.live[slot];
 }
 
 std::size_t kept_bytes() noexcept {

@@ -5,7 +5,9 @@
 #include <roam/iso/detail/slot_heap.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <thread>
 
 #include <roam/iso/detail/region.hpp>
 
@@ -55,6 +57,7 @@ struct slot_heap::header {
   std::uint64_t in_use_blocks;
   block* small_free[class_count];
   block* large_free;  ///< address order
+  std::uint32_t lock_word;
 };
 
 slot_heap slot_heap::create(std::uintptr_t begin, std::uintptr_t limit, std::string& error) {
@@ -222,6 +225,15 @@ bool slot_heap::owns(const void* p) const noexcept {
   const auto a = reinterpret_cast<std::uintptr_t>(p);
   return a > h_->begin && a < h_->limit;
 }
+
+void slot_heap::lock() noexcept {
+  std::atomic_ref<std::uint32_t> word(h_->lock_word);
+  while (word.exchange(1, std::memory_order_acquire) != 0) {
+    while (word.load(std::memory_order_relaxed) != 0) std::this_thread::yield();
+  }
+}
+
+void slot_heap::unlock() noexcept { std::atomic_ref<std::uint32_t>(h_->lock_word).store(0, std::memory_order_release); }
 
 std::uintptr_t slot_heap::begin() const noexcept { return h_->begin; }
 std::uintptr_t slot_heap::used_end() const noexcept { return h_->brk; }

@@ -25,39 +25,22 @@
 #include <random>
 #include <stdexcept>
 
+#include <roam/iso/detail/heap_routing.hpp>
 #include <roam/iso/detail/region.hpp>
 #include <roam/iso/detail/slot_heap.hpp>
 #include <roam/msg/detail/packing_to_move.hpp>
 #include <roam/obj/detail/migratable.hpp>
 #include <roam/sched/detail/pe_state.hpp>
+#include <roam/sched/detail/heap_route.hpp>
 #include <roam/sched/detail/runtime_state.hpp>
+
+#include "thread_record.hpp"
 
 namespace roam::detail::iso {
 
-struct thread_record {
-  std::uint64_t magic;
-  std::uint32_t slot;
-  bool heap_made;
-  bool suspended;  // blocked in suspend_this_thread (resume() wakes it)
-  std::uint64_t serial;
-  ult* thread;                  // its control block, at the top of its stack
-  migratable_thread* holder;    // where the object holding it is now
-  std::ptrdiff_t owner_offset;  // holder - owner
-  std::uintptr_t heap_begin;
-  std::uintptr_t heap_limit;
-  std::byte* stack_lo;
-  std::size_t stack_size;
-  const char* owner_type;  // the binary's text: the same everywhere
-  std::size_t owner_type_size;
-  void** privates;  // thread_private copies by variable number, in the thread's heap
-  std::uint32_t privates_size;
-
-  static void ended(ult* t) noexcept;
-};
 
 namespace {
 
-constexpr std::uint64_t record_magic = 0x726f616d2d746872;  // "roam-thr"
 constexpr std::uint32_t packed_magic = 0x524d5448;          // "RMTH"
 constexpr std::uint8_t packed_version = 1;
 constexpr std::uintptr_t thread_page = 4096;
@@ -137,6 +120,11 @@ void migratable_thread::start_erased(void* owner, std::string_view owner_type, s
                                      detail::ult_body_fn body_fn, void*& body, thread_options options) {
   if (started_) throw std::logic_error("roam: migratable_thread::start: this thread was started already");
   detail::pe_state& pe = detail::this_pe("starting a migratable thread");
+  detail::heap_route_pause pause;  // a routed thread may start another: the slot tables are the process's
+  if (options.isomalloc_heap && !roam_iso_heap_linked)
+    throw std::logic_error("roam: a migratable thread of " + std::string(owner_type) +
+                           " asks for isomalloc_heap, but the program does not link roam::iso_heap (the library that "
+                           "serves malloc and new from the thread's slot): target_link_libraries(PROGRAM roam::iso_heap)");
   const iso::region_layout& l = iso::layout();
   if (l.size == 0)
     throw std::runtime_error("roam: cannot start a migratable thread: isomalloc is off (+isomalloc_size 0)");
@@ -169,8 +157,10 @@ void migratable_thread::start_erased(void* owner, std::string_view owner_type, s
   r->stack_size = stack;
   r->owner_type = owner_type.data();
   r->owner_type_size = owner_type.size();
+  r->routes_heap = options.isomalloc_heap;
   try {
-    r->thread = detail::ult_create_on({lo, stack, r->serial, &iso::thread_record::ended, r}, body_bytes, align, body, body_fn);
+    r->thread = detail::ult_create_on({lo, stack, r->serial, &iso::thread_record::ended, r, options.isomalloc_heap ? r : nullptr},
+                                      body_bytes, align, body, body_fn);
   } catch (...) {
     iso::give_back_slot(pe.id(), slot);
     throw;
@@ -322,6 +312,7 @@ void migratable_thread::pup_memory(pup_er& p) {
         throw pup_error("a packed migratable thread is corrupt (its record does not match slot " +
                         std::to_string(slot) + ")");
       if (!iso::open_pages(lo, page_from - lo, error)) throw pup_error("cannot rebuild a migratable thread: " + error);
+      if (heap_begin) iso::slot_heap::at(heap_begin).unlock();  // a copy made while another PE freed into it
     }
   } catch (...) {
     if (p.is_unpacking()) iso::give_back_slot(iso::pe_here(), slot);
@@ -391,15 +382,26 @@ void* this_thread_owner_address() {
   return reinterpret_cast<char*>(r.holder) - r.owner_offset;
 }
 
+namespace detail::iso {
+
+slot_heap heap_of(thread_record& r, std::string& error) {
+  if (r.heap_made) return slot_heap::at(r.heap_begin);
+  slot_heap h = slot_heap::create(r.heap_begin, r.heap_limit, error);
+  if (h) r.heap_made = true;
+  return h;
+}
+
+}  // namespace detail::iso
+
 void* thread_heap_allocate(std::size_t size, std::size_t align) {
   iso::thread_record& r = iso::current_record("thread_heap_allocate()");
-  if (!r.heap_made) {
-    std::string error;
-    if (!iso::slot_heap::create(r.heap_begin, r.heap_limit, error))
-      throw std::runtime_error("roam: cannot make the heap of a " + iso::describe(r, iso::pe_here()) + ": " + error);
-    r.heap_made = true;
-  }
-  void* p = iso::slot_heap::at(r.heap_begin).allocate(size, align < 16 ? 16 : align);
+  detail::heap_route_pause pause;  // an error's text is the process's
+  std::string error;
+  iso::slot_heap h = iso::heap_of(r, error);
+  if (!h) throw std::runtime_error("roam: cannot make the heap of a " + iso::describe(r, iso::pe_here()) + ": " + error);
+  h.lock();
+  void* p = h.allocate(size, align < 16 ? 16 : align);
+  h.unlock();
   if (p == nullptr) throw std::bad_alloc();
   return p;
 }
@@ -411,7 +413,15 @@ void thread_heap_release(void* p) noexcept {
     detail::report_fatal("roam: thread_heap_release: the block is not in the calling migratable thread's heap");
     return;
   }
-  iso::slot_heap::at(r->heap_begin).release(p);
+  iso::slot_heap h = iso::slot_heap::at(r->heap_begin);
+  h.lock();
+  h.release(p);
+  h.unlock();
+}
+
+bool thread_heap_owns(const void* p) noexcept {
+  auto* r = static_cast<iso::thread_record*>(detail::ult_current_user());
+  return r && r->heap_made && iso::slot_heap::at(r->heap_begin).owns(p);
 }
 
 std::size_t thread_heap_in_use() noexcept {

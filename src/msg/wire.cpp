@@ -4,6 +4,7 @@
 #include <roam/msg/detail/entry.hpp>
 #include <roam/msg/detail/packed_payload.hpp>
 #include <roam/msg/detail/wire.hpp>
+#include <roam/sched/detail/heap_route.hpp>
 
 #include <roam/msg/detail/crc32c.hpp>
 
@@ -207,6 +208,7 @@ message* unpack_message_in_place(void* block, std::size_t frame_bytes) {
 void free_frame_block(void* block) noexcept { free_item(block); }
 
 message* roundtrip_through_wire(message* m) {
+  heap_route_pause pause;  // the copy is the process's; the original's memory goes back where it came from
   out_frame frame = pack_message(*m);
   std::vector<frame_segment> segments = frame.take_segments();
   message* copy = unpack_message(frame.bytes(), segments);

@@ -77,7 +77,8 @@ void send_node_message(message* m, std::uint32_t node) {
     route(rt, m->dst_pe, m);
     return;
   }
-  if (rt.opts.serialize) [[unlikely]] m = roundtrip_through_wire(m);
+  if (must_copy_through_wire(&me)) [[unlikely]] m = roundtrip_through_wire(m);
+  heap_route_pause pause;
   rt.enqueue_node(m);
 }
 

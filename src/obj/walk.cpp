@@ -16,6 +16,7 @@ namespace roam {
 namespace detail {
 
 void at_sync_of(void* obj, std::string_view type_name) {
+  heap_route_pause pause;  // the balancer's records are the PE's
   if (!g_at_sync) {
     report_fatal("pe " + std::to_string(tls_pe ? tls_pe->id() : 0) + ": " + std::string(type_name) +
                  "::at_sync(): the load balancing layer is not linked into this program");

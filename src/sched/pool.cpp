@@ -2,6 +2,7 @@
 #include <new>
 
 #include <roam/machine/detail/byte_block.hpp>
+#include <roam/sched/detail/heap_route.hpp>
 #include <roam/sched/detail/runtime_state.hpp>
 
 namespace roam::detail {
@@ -29,6 +30,7 @@ void message_pool::init(std::uint32_t owner, std::uint32_t pe_count) {
 }
 
 void* message_pool::allocate_slow(std::uint8_t c, std::size_t bytes) {
+  heap_route_pause pause;  // slabs are the PE's, whoever asks
   if (c == heap_class) return allocate_heap(bytes, owner_);
   take_returned();
   if (!free_[c]) {
@@ -71,6 +73,7 @@ void message_pool::push_returned(block_header* head, block_header* tail) noexcep
 }
 
 void message_pool::deallocate_slow(block_header* b) noexcept {
+  heap_route_pause pause;
   if (b->size_class == heap_class || b->size_class == cached_heap_class) {
     free_heap(b);
     return;
@@ -97,7 +100,10 @@ void message_pool::flush_returns() noexcept {
   }
 }
 
-void* message_pool::allocate_foreign(std::size_t bytes) { return allocate_heap(bytes, no_origin); }
+void* message_pool::allocate_foreign(std::size_t bytes) {
+  heap_route_pause pause;
+  return allocate_heap(bytes, no_origin);
+}
 
 void* message_pool::allocate_heap(std::size_t bytes, std::uint32_t origin) {
   block_header* b = nullptr;

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <string>
 
+#include <roam/sched/detail/heap_route.hpp>
 #include <roam/sched/detail/post.hpp>
 #include <roam/sched/observe.hpp>
 
@@ -27,6 +28,8 @@
 #include "ult_state.hpp"
 
 namespace roam::detail {
+
+constinit thread_local void* tls_heap_route = nullptr;
 
 namespace {
 
@@ -38,6 +41,7 @@ ult_host* ult_host_here() noexcept { return tls_host; }
 
 ult_host& ult_host_for(const char* what) {
   if (!tls_host) {
+    heap_route_pause pause;  // a migratable thread may start the PE's first thread
     pe_state& pe = this_pe(what);
     tls_host = new ult_host(pe.id(), pe.runtime().opts.ul_stack);
   }
@@ -51,7 +55,10 @@ void ult_link(ult_host& h, ult* t) noexcept {
   if (h.live) h.live->prev = t;
   h.live = t;
   ++h.live_count;
-  if (t->serial) h.movable[t->serial] = t;
+  if (t->serial) {
+    heap_route_pause pause;  // the PE's table, not the (starting) thread's
+    h.movable[t->serial] = t;
+  }
 }
 
 void ult_unlink(ult_host& h, ult* t) noexcept {
@@ -106,7 +113,12 @@ void switch_into(ult_host& h, ult* t) noexcept {
 #endif
   if (t->traced && observed()) [[unlikely]]
     observe_slice(*t->traced, true);
+  // The thread's allocations go where it left them going (its slot heap, or
+  // paused inside a runtime call that blocked); the scheduler's never.
+  tls_heap_route = t->heap_route;
   context_switch(h.ctx, t->ctx, t);
+  t->heap_route = tls_heap_route;
+  tls_heap_route = nullptr;
 #if defined(ROAM_I_ASAN)
   __sanitizer_finish_switch_fiber(h.fake_stack, nullptr, nullptr);
 #endif
@@ -192,6 +204,7 @@ ult* ult_create_on(const ult_memory& memory, std::size_t bytes, std::size_t alig
   t->ended = memory.ended;
   t->serial = memory.serial;
   t->user = memory.user;
+  t->heap_route = memory.heap_route;
   ult_link(h, t);
   return t;
 }

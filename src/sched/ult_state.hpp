@@ -50,6 +50,7 @@ struct ult {
   void* user = nullptr;            // the creator's word (iso: its migratable_thread)
   std::uint32_t pins = 0;          // blocked where it cannot move (future::get)
   bool wake_posted = false;        // a wake message for it is on its way
+  void* heap_route = nullptr;      // tls_heap_route while it runs (saved at each switch: it may be paused)
 #if defined(ROAM_I_ASAN)
   void* fake_stack = nullptr;
 #endif

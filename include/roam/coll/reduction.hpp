@@ -16,6 +16,7 @@
 #include <roam/coll/reducers.hpp>
 #include <roam/msg/names.hpp>
 #include <roam/obj/detail/objects.hpp>
+#include <roam/sched/detail/heap_route.hpp>
 
 namespace roam::detail {
 
@@ -153,14 +154,27 @@ void submit_array_contribution(const contributor& who, const pending_contributio
 /// The same for a reduction over a section `who` belongs to.
 void submit_section_contribution(const contributor& who, const section_desc* section, std::unique_ptr<partial_base> p);
 
+/// A contributed value as the reduction keeps it. From a migratable thread
+/// whose allocations go to its slot heap (the caller paused that), a value
+/// passed by rvalue is copied rather than moved: moved, a container would
+/// keep the thread's memory in the PE's reduction (heap_route.hpp).
+template <class T, class V>
+T kept_value(V&& value, const heap_route_pause& pause) {
+  if constexpr (std::is_rvalue_reference_v<V&&> && std::is_copy_constructible_v<T>) {
+    if (pause.paused_a_thread()) return T(static_cast<const T&>(value));
+  }
+  return T(std::forward<V>(value));
+}
+
 template <class V, class R, class Result>
 std::unique_ptr<partial_base> make_partial(const contributor& who, V&& value, const callback<Result>& cb) {
   using T = std::decay_t<V>;
   static_assert(std::is_same_v<Result, typename R::template result_t<T>>,
                 "roam: the callback's type must be the reduction's result type for this value type "
                 "(e.g. callback<double> for sum over double, callback<std::vector<T>> for concat)");
+  heap_route_pause pause;
   auto p = std::make_unique<typed_partial<R, T>>();
-  p->value = R::template init<T>(T(std::forward<V>(value)), who.key);
+  p->value = R::template init<T>(kept_value<T>(std::forward<V>(value), pause), who.key);
   p->cb = cb;
   return p;
 }
@@ -171,7 +185,8 @@ void collective_contribute(const contributor& who, V&& value, const R&, const ca
   static_assert(std::is_same_v<Result, typename R::template result_t<T>>,
                 "roam: the callback's type must be the reduction's result type for this value type "
                 "(e.g. callback<double> for sum over double, callback<std::vector<T>> for concat)");
-  contribution_of<R, T> c{R::template init<T>(T(std::forward<V>(value)), who.key), &cb};
+  heap_route_pause pause;
+  contribution_of<R, T> c{R::template init<T>(kept_value<T>(std::forward<V>(value), pause), who.key), &cb};
   submit_contribution(who, c.erase());
 }
 
@@ -186,6 +201,7 @@ void collective_contribute(const contributor& who, const S& section, V&& value, 
 template <class S>
   requires requires(const S& s) { s.descriptor()->keys_by_rank; }
 void collective_contribute(const contributor& who, const S& section, const callback<void>& cb) {
+  heap_route_pause pause;
   auto p = std::make_unique<barrier_partial>();
   p->cb = cb;
   submit_section_contribution(who, section.descriptor(), std::move(p));
@@ -193,6 +209,7 @@ void collective_contribute(const contributor& who, const S& section, const callb
 
 /// A barrier: `contribute(callback<void>)`.
 inline void collective_contribute(const contributor& who, const callback<void>& cb) {
+  heap_route_pause pause;
   auto p = std::make_unique<barrier_partial>();
   p->cb = cb;
   submit_contribution(who, std::move(p));

@@ -35,6 +35,7 @@
 
 #include <roam/msg/names.hpp>
 #include <roam/msg/pup.hpp>
+#include <roam/sched/detail/heap_route.hpp>
 #include <roam/sched/detail/ult.hpp>
 #include <roam/sched/runtime.hpp>
 
@@ -45,6 +46,29 @@ struct thread_options {
   /// Bytes of stack (0: +ulstack); the rest of the slot (+isomalloc_slot)
   /// holds its heap.
   std::size_t stack_bytes = 0;
+  /// While the thread runs, malloc, calloc, realloc, posix_memalign,
+  /// aligned_alloc, new and delete (of the thread's code) are served from its
+  /// slot's heap, so ordinary containers and C allocations move with it.
+  /// Needs the roam::iso_heap library linked into the program (it replaces
+  /// malloc; start throws otherwise). roam's own calls allocate from the
+  /// process heap; so does code inside a roam::process_heap_scope.
+  bool isomalloc_heap = false;
+};
+
+/// Sends the allocations of its scope to the process heap, on a thread
+/// started with isomalloc_heap: for memory the thread hands to others (a
+/// buffer another object keeps, a library's state) that must not move with
+/// it. A block allocated by the thread and freed by another object in the
+/// same process goes back to the thread's heap; freed after the thread left
+/// the process, it is reported and left alone.
+class process_heap_scope {
+ public:
+  process_heap_scope() noexcept = default;
+  process_heap_scope(const process_heap_scope&) = delete;
+  process_heap_scope& operator=(const process_heap_scope&) = delete;
+
+ private:
+  detail::heap_route_pause pause_;
 };
 
 namespace detail::iso {
@@ -138,6 +162,9 @@ void* thread_heap_allocate(std::size_t size, std::size_t align = alignof(std::ma
 void thread_heap_release(void* p) noexcept;
 /// Bytes in use in the calling thread's heap (0 outside a migratable thread).
 std::size_t thread_heap_in_use() noexcept;
+/// Whether `p` points into the calling migratable thread's heap (false
+/// outside one).
+bool thread_heap_owns(const void* p) noexcept;
 
 /// A standard allocator over the calling migratable thread's heap (for
 /// containers a thread keeps while it moves).

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include <roam/msg/detail/control.hpp>
+#include <roam/sched/detail/heap_route.hpp>
 #include <roam/sched/detail/post.hpp>
 #include <roam/sched/detail/ult.hpp>
 #include <roam/sched/task.hpp>
@@ -281,6 +282,7 @@ class promise {
 template <class T = void>
 std::pair<future<T>, promise<T>> make_future() {
   detail::pe_state& pe = detail::this_pe("roam::make_future");
+  detail::heap_route_pause pause;  // the PE's table and state, not a migratable thread's heap
   auto* s = new detail::future_state<T>();
   s->id = ++pe.next_future_id;
   s->owner = pe.id();

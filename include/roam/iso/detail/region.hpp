@@ -66,6 +66,8 @@ void give_back_slot(std::uint32_t pe, std::uint32_t slot) noexcept;
 /// keeps less than +isomalloc_keep that way (a thread that comes back finds
 /// them ready), else they are dropped.
 void leave_slot(std::uint32_t slot, std::size_t committed, const std::string& owner) noexcept;
+/// Whether `slot` is in use in this process (its memory is here and open).
+bool slot_live_here(std::uint32_t slot) noexcept;
 /// Bytes this process keeps committed for slots whose threads left.
 std::size_t kept_bytes() noexcept;
 /// Makes [address, address + bytes) of a slot readable and writable (pages

@@ -8,7 +8,8 @@
 // Small blocks (up to 4 KiB) come from per-size-class free lists; larger
 // ones from an address-ordered list of free ranges, split and merged again
 // with their neighbours. Pages are opened as the break grows, 64 KiB at a
-// time. Not thread-safe: one thread owns a slot.
+// time. Callers that may meet (the thread, and a PE freeing a block the
+// thread handed it) take the heap's lock, which lives in the slot too.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -30,6 +31,10 @@ class slot_heap {
   /// `bytes` aligned to `align` (a power of two; 16 at least), or nullptr
   /// when the heap cannot grow that far (or the alignment is not a power of two).
   void* allocate(std::size_t bytes, std::size_t align = 16) noexcept;
+  /// A spin lock in the header: never held while the heap is copied (the
+  /// thread is blocked then, and frees from others are short).
+  void lock() noexcept;
+  void unlock() noexcept;
   /// Gives a block back (nullptr: nothing). The block must be this heap's.
   void release(void* p) noexcept;
   /// realloc's contract: the contents up to the smaller size move along;

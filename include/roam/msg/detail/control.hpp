@@ -96,7 +96,7 @@ void post_control(std::uint32_t dst, std::int32_t priority, A&&... a) {
   pe_state* me = tls_pe;
   m->dst_pe = dst;
   m->src_pe = me ? me->id() : 0;
-  if (me && me->runtime().opts.serialize) [[unlikely]] m = roundtrip_through_wire(m);
+  if (must_copy_through_wire(me)) [[unlikely]] m = roundtrip_through_wire(m);
   post(dst, m);
 }
 
@@ -108,7 +108,8 @@ void post_control_uncounted(std::uint32_t dst, A&&... a) {
   pe_state* me = tls_pe;
   m->dst_pe = dst;
   m->src_pe = me ? me->id() : 0;
-  if (me && me->runtime().opts.serialize) [[unlikely]] m = roundtrip_through_wire(m);
+  if (must_copy_through_wire(me)) [[unlikely]] m = roundtrip_through_wire(m);
+  heap_route_pause pause;
   if (me && me->id() == dst) me->enqueue_local(m);
   else route(*g_runtime.load(std::memory_order_acquire), dst, m);
 }

@@ -11,6 +11,8 @@
 
 #include <roam/machine/detail/frame.hpp>
 #include <roam/msg/detail/message.hpp>
+#include <roam/sched/detail/heap_route.hpp>
+#include <roam/sched/detail/pe_state.hpp>
 
 namespace roam {
 
@@ -46,6 +48,15 @@ message* unpack_message_in_place(void* block, std::size_t frame_bytes);
 void free_frame_block(void* block) noexcept;
 /// +serialize: replaces a typed message by the result of packing and unpacking it.
 message* roundtrip_through_wire(message* m);
+
+/// Whether a message built on the calling PE (`me`, null off-PE) goes
+/// through the wire format before it is posted: under +serialize, and when
+/// a migratable thread whose allocations go to its slot heap sent it (the
+/// arguments it moved in may live there, and the message outlives its stay:
+/// the copy is the process's, docs/design/isomalloc.md).
+inline bool must_copy_through_wire(const pe_state* me) noexcept {
+  return tls_heap_route != nullptr || (me && me->runtime().opts.serialize);
+}
 
 }  // namespace detail
 }  // namespace roam

@@ -67,7 +67,7 @@ inline void send_message(message* m, std::uint32_t dst) {
     note_sent(m, dst, false);
   m->dst_pe = dst;
   m->src_pe = me.id();
-  if (me.runtime().opts.serialize) [[unlikely]] m = roundtrip_through_wire(m);
+  if (must_copy_through_wire(&me)) [[unlikely]] m = roundtrip_through_wire(m);
   post(dst, m);
 }
 

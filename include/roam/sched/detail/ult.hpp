@@ -73,6 +73,9 @@ struct ult_memory {
   std::uint64_t serial = 0;  ///< unique job-wide while it lives, never 0
   ult_ended_fn ended = nullptr;
   void* user = nullptr;  ///< the creator's word (ult_user)
+  /// tls_heap_route while it runs (heap_route.hpp): null, or what the
+  /// replaced malloc serves its allocations from.
+  void* heap_route = nullptr;
 };
 /// ult_create on the caller's memory.
 ult* ult_create_on(const ult_memory& memory, std::size_t bytes, std::size_t align, void*& body, ult_body_fn fn);
