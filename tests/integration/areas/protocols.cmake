@@ -68,7 +68,8 @@ roam_seed_sweep(deterministic.section_regroup_check.p4 1 20 "section_regroup_che
 # list and pointers into its frames hopping round the PEs; load balancing of
 # threads blocked in at_sync_and_wait (skewed work; Rotate moves all).
 add_executable(thread_migration_check programs/thread_migration_check.cpp)
-target_link_libraries(thread_migration_check PRIVATE roam roam_warnings)
+# roam::iso_heap: its heap-* modes start threads with isomalloc_heap.
+target_link_libraries(thread_migration_check PRIVATE roam roam_iso_heap roam_warnings)
 foreach(pes 1 2 4)
   roam_program_test(thread_migration_check.walk_p${pes} RC 0 REGEX "thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
                     COMMAND $<TARGET_FILE:thread_migration_check> +p${pes} walk)
@@ -83,3 +84,11 @@ roam_program_test(thread_migration_check.balance_greedy_p2 RC 0 REGEX "thread_mi
                   COMMAND $<TARGET_FILE:thread_migration_check> +p2 +balancer GreedyRefine balance 64 3)
 roam_seed_sweep(deterministic.thread_migration_check.p3 1 10 "thread_migration_check: OK"
                 $<TARGET_FILE:thread_migration_check> +p3 walk 4 10 8)
+# The same with thread heaps (isomalloc_heap: malloc, new, std containers,
+# exceptions served from each thread's slot).
+roam_program_test(thread_migration_check.heap_walk_p2 RC 0 REGEX "thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                  COMMAND $<TARGET_FILE:thread_migration_check> +p2 heap-walk)
+roam_program_test(thread_migration_check.heap_walk_serialize_p3 RC 0 REGEX "thread_migration_check: OK \\(6 walkers, 9 hops each\\)"
+                  COMMAND $<TARGET_FILE:thread_migration_check> +p3 +serialize heap-walk 6 16 9)
+roam_seed_sweep(deterministic.thread_migration_check.heap_p3 1 5 "thread_migration_check: OK"
+                $<TARGET_FILE:thread_migration_check> +p3 heap-walk 4 10 8)

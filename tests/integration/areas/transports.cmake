@@ -77,6 +77,27 @@ if(ROAM_BUILD_EXAMPLES AND TARGET roamrun)
                        tcp.thread_migration_check.balance_n2_ppn2 tcp.thread_migration_check.checkpoint_n2_ppn2
                        ${_thread_restarts} PROPERTIES LABELS "integration;tcp")
   set_tests_properties(ft.thread_migration_check.memory_kill PROPERTIES LABELS "integration;tcp;ft")
+  # Thread heaps (isomalloc_heap) across processes, into a disk checkpoint
+  # restarted on another process count, and through a process's death.
+  set(_thread_heap_ckpt ${CMAKE_CURRENT_BINARY_DIR}/thread_heap_ckpt)
+  roam_program_test(tcp.thread_migration_check.heap_walk_n2_ppn2 RC 0
+                    REGEX "thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                    COMMAND $<TARGET_FILE:roamrun> -n 2 +ppn 2 $<TARGET_FILE:thread_migration_check> heap-walk)
+  roam_program_test(tcp.thread_migration_check.heap_checkpoint_n2_ppn2 RC 0
+                    REGEX "thread_migration_check: checkpoint written \\(8 walkers parked\\)"
+                    COMMAND $<TARGET_FILE:roamrun> -n 2 +ppn 2 $<TARGET_FILE:thread_migration_check> heap-checkpoint
+                            ${_thread_heap_ckpt})
+  roam_program_test(tcp.thread_migration_check.heap_restart_n3 RC 0
+                    REGEX "restarted from .* on 3 pes.*thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                    COMMAND $<TARGET_FILE:roamrun> -n 3 $<TARGET_FILE:thread_migration_check> +restart ${_thread_heap_ckpt})
+  set_tests_properties(tcp.thread_migration_check.heap_checkpoint_n2_ppn2 PROPERTIES FIXTURES_SETUP thread_heap_ckpt)
+  set_tests_properties(tcp.thread_migration_check.heap_restart_n3 PROPERTIES FIXTURES_REQUIRED thread_heap_ckpt)
+  roam_program_test(ft.thread_migration_check.heap_memory_kill RC 0
+                    REGEX "killing the last process.*recovered from .* on 2 pes.*thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                    COMMAND $<TARGET_FILE:roamrun> --ft -n 3 $<TARGET_FILE:thread_migration_check> heap-checkpoint memory)
+  set_tests_properties(tcp.thread_migration_check.heap_walk_n2_ppn2 tcp.thread_migration_check.heap_checkpoint_n2_ppn2
+                       tcp.thread_migration_check.heap_restart_n3 PROPERTIES LABELS "integration;tcp")
+  set_tests_properties(ft.thread_migration_check.heap_memory_kill PROPERTIES LABELS "integration;tcp;ft")
 endif()
 if(ROAM_BUILD_EXAMPLES AND ROAM_HAVE_MPI AND ROAM_MPIRUN)
   if(ROAM_SETARCH)
@@ -86,6 +107,11 @@ if(ROAM_BUILD_EXAMPLES AND ROAM_HAVE_MPI AND ROAM_MPIRUN)
                                 $<TARGET_FILE:thread_migration_check> +ppn ${ppn} walk)
       set_tests_properties(mpi.thread_migration_check.walk_n2_ppn${ppn} PROPERTIES LABELS "integration;mpi" ${_mpi_tsan_env})
     endforeach()
+    roam_program_test(mpi.thread_migration_check.heap_walk_n2_ppn2 RC 0
+                      REGEX "thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                      COMMAND ${ROAM_MPIRUN} ${ROAM_MPIRUN_FLAGS} -n 2 ${ROAM_SETARCH} -R
+                              $<TARGET_FILE:thread_migration_check> +ppn 2 heap-walk)
+    set_tests_properties(mpi.thread_migration_check.heap_walk_n2_ppn2 PROPERTIES LABELS "integration;mpi" ${_mpi_tsan_env})
   else()
     message(WARNING "setarch (util-linux) not found: the MPI tests of migratable threads are not run")
   endif()

@@ -18,6 +18,13 @@
 //     DIR "memory": an in-memory checkpoint instead, after which the last
 //     PE's process kills itself (SIGKILL); the survivors roll back to it
 //     (roamrun --ft), rebuild the blocked threads and wake them.
+//   thread_migration_check heap-walk ... / heap-checkpoint DIR|memory ...
+//     The same, with threads started with isomalloc_heap: the list's nodes
+//     come from malloc (with strdup'ed labels), the PEs woken on go in a
+//     std::vector, each level keeps a std::string in a std::map and a
+//     std::unique_ptr<long[]>, and some levels throw and catch an exception
+//     (all served from the thread's slot); the thread checks that all of it
+//     is in its heap, and that its heap is empty again after freeing it.
 //   thread_migration_check balance [ELEMENTS=64] [STEPS=4]
 //     Each element's thread works (units_of: a quarter of them 8 times more)
 //     and calls at_sync_and_wait(); the balancer moves the elements, threads
@@ -26,6 +33,10 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -96,12 +107,13 @@ struct walker : roam::element<walker> {
   walker() = default;
   explicit walker(roam::migrating) {}
 
-  void begin(roam::chare_proxy<tally> t, int depth, int hops, bool park) {
+  void begin(roam::chare_proxy<tally> t, int depth, int hops, bool park, bool routed) {
     tally_ = t;
     depth_ = depth;
     hops_left_ = hops;
     park_ = park;
-    thread.start(this, [] { run(); });
+    if (routed) thread.start(this, [] { run_routed(); }, roam::thread_options{.isomalloc_heap = true});
+    else thread.start(this, [] { run(); });
   }
   void go(int pe) {
     if (pe == here()) this_proxy().send<&walker::poke>();  // one PE: nowhere to go
@@ -122,13 +134,26 @@ struct walker : roam::element<walker> {
   // On the thread: the element is reached through this_thread_owner() only.
   static walker& self() { return roam::this_thread_owner<walker>(); }
 
-  static void hop(pe_list& pes) {
+  template <class List>
+  static void hop(List& pes) {
     walker& w = self();
     if (w.hops_left_ == 0) return;
     --w.hops_left_;
     w.this_proxy().send<&walker::go>((here() + 1) % static_cast<int>(roam::num_pes()));
     roam::suspend_this_thread();
     pes.push_back(here());
+  }
+
+  // Pauses at the bottom of the recursion (the hops down, the checkpoint).
+  template <class List>
+  static void bottom(List& pes) {
+    while (self().hops_left_ > self().depth_ / 5 + 1) hop(pes);
+    if (self().park_) {  // checkpointed here; goes on in the restarted run
+      self().tally_.send<&tally::parked>();
+      roam::suspend_this_thread();
+      pes.push_back(-1);  // the restart: the PE count may have changed
+      pes.push_back(here());
+    }
   }
 
   static long recurse(int depth, node*& list, const long* parent_local, bool& frames_ok, pe_list& pes) {
@@ -138,17 +163,8 @@ struct walker : roam::element<walker> {
     *n = node{list, depth};
     list = n;
     long below = 0;
-    if (depth > 0) {
-      below = recurse(depth - 1, list, mine, frames_ok, pes);
-    } else {
-      while (self().hops_left_ > self().depth_ / 5 + 1) hop(pes);
-      if (self().park_) {  // checkpointed here; goes on in the restarted run
-        self().tally_.send<&tally::parked>();
-        roam::suspend_this_thread();
-        pes.push_back(-1);  // the restart: the PE count may have changed
-        pes.push_back(here());
-      }
-    }
+    if (depth > 0) below = recurse(depth - 1, list, mine, frames_ok, pes);
+    else bottom(pes);
     if (depth % 5 == 0) hop(pes);  // half-way back up
     if (*mine != depth * 3L + 2 || (parent_local && *parent_local != (depth + 1) * 3L + 2) || n->value != depth)
       frames_ok = false;
@@ -157,7 +173,7 @@ struct walker : roam::element<walker> {
 
   static void run() {
     const int depth = self().depth_;
-    int ring = static_cast<int>(roam::num_pes());  // on the thread's stack: it survives the checkpoint
+    const int ring = static_cast<int>(roam::num_pes());  // on the thread's stack: it survives the checkpoint
     pe_list pes;
     pes.push_back(here());
     node* list = nullptr;
@@ -170,6 +186,18 @@ struct walker : roam::element<walker> {
     if (!frames_ok) why = "a frame's pointers went wrong";
     else if (r != 4 * sum + 2L * (depth + 1)) why = "the recursion's result is " + std::to_string(r);
     else if (listed != sum || count != depth + 1) why = "the heap's list is wrong";
+    check_hops(pes, ring, why);
+    while (list) {
+      node* next = list->next;
+      roam::thread_heap_release(list);
+      list = next;
+    }
+    report(pes, why);
+  }
+
+  // The hops went round the ring (of the new PE count after a restart).
+  template <class List>
+  static void check_hops(const List& pes, int ring, std::string& why) {
     int hops = 0;
     for (std::size_t i = 1; i < pes.size() && why.empty(); ++i) {
       if (pes[i] == -1) {  // restarted: the next entry is where, the rest go round the new ring
@@ -180,11 +208,10 @@ struct walker : roam::element<walker> {
       ++hops;
       if (pes[i] != (pes[i - 1] + 1) % ring) why = "hop " + std::to_string(hops) + " woke on the wrong PE";
     }
-    while (list) {
-      node* next = list->next;
-      roam::thread_heap_release(list);
-      list = next;
-    }
+  }
+
+  template <class List>
+  static void report(const List& pes, const std::string& why) {
     walker& w = self();
     std::vector<int> woke;  // the hops' PEs, the restart's marker and place left out
     for (std::size_t i = 0; i < pes.size(); ++i) {
@@ -195,6 +222,81 @@ struct walker : roam::element<walker> {
       woke.push_back(pes[i]);
     }
     w.tally_.send<&tally::done>(w.this_index()[0], why.empty(), woke, why);
+  }
+
+  // ---- the same on a thread whose malloc and new are its slot's ----------------
+
+  struct c_node {
+    c_node* next;
+    long value;
+    char* label;  // strdup'ed
+  };
+
+  static long recurse_routed(int depth, c_node*& list, std::map<int, std::string>& names, std::vector<int>& pes,
+                             const long* parent_local, bool& frames_ok, bool& heap_ok) {
+    long local = depth * 3L + 2;
+    const long* mine = &local;
+    auto* n = static_cast<c_node*>(std::malloc(sizeof(c_node)));
+    const std::string label = "level " + std::to_string(depth) + std::string(24, '.');  // beyond the inline buffer
+    *n = c_node{list, depth, strdup(label.c_str())};
+    list = n;
+    names[depth] = label;
+    auto owned = std::make_unique<long[]>(static_cast<std::size_t>(depth) + 1);
+    owned[static_cast<std::size_t>(depth)] = depth;
+    heap_ok = heap_ok && roam::thread_heap_owns(n) && roam::thread_heap_owns(n->label) &&
+              roam::thread_heap_owns(owned.get()) && roam::thread_heap_owns(names[depth].data()) &&
+              roam::thread_heap_owns(pes.data());
+    long below = 0;
+    if (depth > 0) below = recurse_routed(depth - 1, list, names, pes, mine, frames_ok, heap_ok);
+    else bottom(pes);
+    if (depth % 5 == 0) hop(pes);
+    if (depth % 7 == 3) {  // an exception object, allocated in the slot, thrown after the hops below
+      try {
+        throw std::runtime_error(label);
+      } catch (const std::runtime_error& e) {
+        frames_ok = frames_ok && label == e.what();
+      }
+    }
+    if (*mine != depth * 3L + 2 || (parent_local && *parent_local != (depth + 1) * 3L + 2) || n->value != depth ||
+        owned[static_cast<std::size_t>(depth)] != depth || names.at(depth) != label || label != n->label)
+      frames_ok = false;
+    return below + local + n->value;
+  }
+
+  static void run_routed() {
+    const int depth = self().depth_;
+    const int ring = static_cast<int>(roam::num_pes());
+    const std::size_t heap_at_start = roam::thread_heap_in_use();
+    std::string why;
+    std::vector<int> woke;
+    {
+      std::vector<int> pes;
+      pes.reserve(4);  // grows (and moves) in the slot as the hops go on
+      pes.push_back(here());
+      std::map<int, std::string> names;
+      c_node* list = nullptr;
+      bool frames_ok = true, heap_ok = true;
+      const long r = recurse_routed(depth, list, names, pes, nullptr, frames_ok, heap_ok);
+      const long sum = static_cast<long>(depth) * (depth + 1) / 2;
+      long listed = 0, count = 0;
+      for (c_node* n = list; n; n = n->next, ++count) listed += n->value;
+      if (!frames_ok) why = "a frame's pointers or values went wrong";
+      else if (!heap_ok) why = "an allocation was not in the thread's heap";
+      else if (r != 4 * sum + 2L * (depth + 1)) why = "the recursion's result is " + std::to_string(r);
+      else if (listed != sum || count != depth + 1 || names.size() != static_cast<std::size_t>(depth) + 1)
+        why = "the heap's list or map is wrong";
+      check_hops(pes, ring, why);
+      while (list) {
+        c_node* next = list->next;
+        std::free(list->label);
+        std::free(list);
+        list = next;
+      }
+      woke = pes;
+    }
+    if (why.empty() && roam::thread_heap_in_use() > heap_at_start + 4096)  // woke's own block stays
+      why = "the thread's heap holds " + std::to_string(roam::thread_heap_in_use()) + " bytes after freeing";
+    report(woke, why);
   }
 };
 
@@ -311,13 +413,16 @@ struct worker : roam::element<worker> {
 
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) {
-    const std::string mode = a.size() > 1 ? a[1] : "walk";
+    std::string mode = a.size() > 1 ? a[1] : "walk";
+    const bool routed = mode.rfind("heap-", 0) == 0;  // heap-walk, heap-checkpoint
+    if (routed) mode = mode.substr(5);
     if (mode == "--help" || mode == "-h") {
       std::printf(
           "usage: thread_migration_check [runtime options] MODE ...\n"
           "  walk [WALKERS=8] [DEPTH=24] [HOPS=12]        blocked threads hop round the PEs\n"
           "  checkpoint DIR|memory [WALKERS] [DEPTH] [HOPS] park, checkpoint (then +restart DIR, or a kill)\n"
-          "  balance [ELEMENTS=64] [STEPS=4]              threads load balanced in at_sync_and_wait\n");
+          "  balance [ELEMENTS=64] [STEPS=4]              threads load balanced in at_sync_and_wait\n"
+          "  heap-walk, heap-checkpoint                   the same, threads with isomalloc_heap (malloc, new)\n");
       roam::exit(0);
       return;
     }
@@ -326,7 +431,7 @@ int main(int argc, char** argv) {
       const int depth = static_cast<int>(a.int_or(3, 24));
       const int hops = static_cast<int>(a.int_or(4, 12));
       auto t = roam::create_chare<tally>(walkers, hops, std::string());
-      roam::create_array<walker>(roam::index<1>{walkers}).send<&walker::begin>(t, depth, hops, false);
+      roam::create_array<walker>(roam::index<1>{walkers}).send<&walker::begin>(t, depth, hops, false, routed);
     } else if (mode == "checkpoint") {
       const std::string dir = a.size() > 2 ? a[2] : "thread_ckpt";
       const int walkers = static_cast<int>(a.int_or(3, 8));
@@ -335,7 +440,7 @@ int main(int argc, char** argv) {
       auto t = roam::create_chare<tally>(walkers, hops, dir);
       auto w = roam::create_array<walker>(roam::index<1>{walkers});
       t.send<&tally::set_walkers>(w, roam::create_group<assassin>());
-      w.send<&walker::begin>(t, depth, hops, true);
+      w.send<&walker::begin>(t, depth, hops, true, routed);
     } else if (mode == "balance") {
       const int n = static_cast<int>(a.int_or(2, 64));
       const int steps = static_cast<int>(a.int_or(3, 4));
