@@ -3,10 +3,13 @@
 // tells every process to load it too; every PE rebuilds the objects it hosts
 // in this run; once all have, restart entries start again, and then the
 // checkpoint's callback fires with `restarted` set. docs/design/checkpoint.md.
+#include <algorithm>
+
 #include <roam/coll/detail/checkpoint_support.hpp>
 #include <roam/msg/detail/control.hpp>
 #include <roam/msg/detail/remote.hpp>
 #include <roam/msg/detail/stable_registry.hpp>
+#include <roam/obj/detail/checkpoint_support.hpp>
 #include <roam/machine/detail/transport.hpp>
 #include <roam/sched/detail/startup.hpp>
 #include <roam/sched/detail/hook_slot.hpp>
@@ -70,7 +73,7 @@ void load_here() {
   }
 }
 
-void pe_restored(std::uint64_t objects);
+void pe_restored(std::uint64_t objects, std::vector<std::uint64_t> collected);
 void resume_here();
 void pe_resumed();
 
@@ -129,7 +132,9 @@ void rebuild_here() {
       if (w.kind == static_cast<std::uint8_t>(collection_kind::array))
         restore_array_population(ensure_collection(w), population[w.id]);
   }
-  post_control_uncounted<&pe_restored>(0, restored);
+  std::vector<std::uint64_t> collected;
+  if (restart_exchange x = registered_restart_exchange(); x.collect) collected = x.collect();
+  post_control_uncounted<&pe_restored>(0, restored, std::move(collected));
 }
 
 void restore_here() {
@@ -150,14 +155,42 @@ void load_and_restore_process() {
   for (std::uint32_t k = 0; k < rt.ppn; ++k) post_control_uncounted<&restore_here>(rt.first_pe + k);
 }
 
-// PE 0: every PE has rebuilt its objects; restart entries may start.
-void pe_restored(std::uint64_t objects) {
+void resume_everywhere() {
+  const std::uint32_t pes = tls_pe->runtime().num_pes;
+  for (std::uint32_t pe = 0; pe < pes; ++pe) post_control_uncounted<&resume_here>(pe);
+}
+
+// PE 0: a process installed what the restored objects brought (restart_exchange).
+void process_installed() {
+  restart_state& r = state().restart;
+  if (++r.installs_acked < tls_pe->runtime().num_nodes) return;
+  r.installs_acked = 0;
+  resume_everywhere();
+}
+
+// First PE of a process: before any PE resumes.
+void install_here(std::vector<std::uint64_t> everyone) {
+  if (restart_exchange x = registered_restart_exchange(); x.install) x.install(everyone);
+  post_control_uncounted<&process_installed>(0);
+}
+
+// PE 0: every PE has rebuilt its objects; restart entries may start, once
+// every process knows what the others restored (a round trip more, only
+// when some layer exchanges something).
+void pe_restored(std::uint64_t objects, std::vector<std::uint64_t> collected) {
   restart_state& r = state().restart;
   r.objects += objects;
-  const std::uint32_t pes = tls_pe->runtime().num_pes;
-  if (++r.pes_reported < pes) return;
+  r.exchanged.insert(r.exchanged.end(), collected.begin(), collected.end());
+  runtime_state& rt = tls_pe->runtime();
+  if (++r.pes_reported < rt.num_pes) return;
   r.pes_reported = 0;
-  for (std::uint32_t pe = 0; pe < pes; ++pe) post_control_uncounted<&resume_here>(pe);
+  std::vector<std::uint64_t> everyone = std::move(r.exchanged);
+  r.exchanged.clear();
+  if (everyone.empty()) return resume_everywhere();
+  std::sort(everyone.begin(), everyone.end());
+  everyone.erase(std::unique(everyone.begin(), everyone.end()), everyone.end());
+  for (std::uint32_t node = 0; node < rt.num_nodes; ++node)
+    post_control_uncounted<&install_here>(rt.first_pe_of(node), everyone);
 }
 
 void resume_here() {

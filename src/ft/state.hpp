@@ -98,6 +98,8 @@ struct restart_state {
   // PE 0:
   std::uint32_t pes_reported = 0;
   std::uint64_t objects = 0;
+  std::vector<std::uint64_t> exchanged;  ///< what every PE collected (restart_exchange)
+  std::uint32_t installs_acked = 0;
 };
 
 struct ft_state {

@@ -100,6 +100,9 @@ struct slot_table {
   std::uint32_t per_pe = 0;
   std::vector<pe_slots> pes;
   std::vector<std::uint8_t> live;  ///< by slot
+  /// By slot: a restored thread holds it, here or in another process
+  /// (mark_slots_restored): the slices skip it.
+  std::vector<std::uint8_t> restored;
   /// Bytes of committed pages kept behind by slots whose thread left
   /// (leave_slot), by slot, and their sum (at most +isomalloc_keep).
   std::vector<std::size_t> kept;
@@ -251,6 +254,7 @@ void release_region() noexcept {
   std::lock_guard lock(t.mutex);
   t.pes.clear();
   t.live.clear();
+  t.restored.clear();
   t.per_pe = 0;
 }
 
@@ -261,6 +265,7 @@ void reset_slots(std::uint32_t pes) noexcept {
   std::lock_guard lock(t.mutex);
   t.pes.assign(pes, pe_slots{});
   t.live.assign(g_layout.slots(), 0);
+  t.restored.assign(g_layout.slots(), 0);
   t.kept.assign(g_layout.slots(), 0);
   t.kept_total = 0;
   t.per_pe = pes ? g_layout.slots() / pes : 0;
@@ -285,7 +290,7 @@ std::uint32_t take_slot(std::uint32_t pe, std::string& error) {
   }
   while (mine.next < t.per_pe) {
     const std::uint32_t s = pe * t.per_pe + mine.next++;
-    if (!t.live[s]) {  // a slot restored or arrived here first is skipped
+    if (!t.live[s] && !t.restored[s]) {  // a slot restored (here or elsewhere) or arrived here first is skipped
       t.live[s] = 1;
       return s;
     }
@@ -338,6 +343,22 @@ void leave_slot(std::uint32_t slot, std::size_t committed, const std::string& ow
   }
   if (keep) ::mprotect(reinterpret_cast<void*>(at), g_layout.slot_size, PROT_NONE);
   else close_pages(at, g_layout.slot_size);
+}
+
+std::vector<std::uint32_t> live_slots() {
+  slot_table& t = slots();
+  std::lock_guard lock(t.mutex);
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t s = 0; s < t.live.size(); ++s)
+    if (t.live[s]) out.push_back(s);
+  return out;
+}
+
+void mark_slots_restored(const std::vector<std::uint32_t>& held) noexcept {
+  slot_table& t = slots();
+  std::lock_guard lock(t.mutex);
+  for (std::uint32_t s : held)
+    if (s < t.restored.size()) t.restored[s] = 1;
 }
 
 bool slot_live_here(std::uint32_t slot) noexcept {

@@ -303,4 +303,11 @@ void restart_restored_tasks() {
   }
 }
 
+namespace {
+restart_exchange g_restart_exchange;
+}  // namespace
+
+void register_restart_exchange(restart_exchange x) noexcept { g_restart_exchange = x; }
+restart_exchange registered_restart_exchange() noexcept { return g_restart_exchange; }
+
 }  // namespace roam::detail

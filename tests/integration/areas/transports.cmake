@@ -58,20 +58,20 @@ if(ROAM_BUILD_EXAMPLES AND TARGET roamrun)
                     COMMAND $<TARGET_FILE:roamrun> -n 2 +ppn 2 $<TARGET_FILE:thread_migration_check> checkpoint
                             ${_thread_ckpt})
   roam_program_test(tcp.thread_migration_check.restart_n3 RC 0
-                    REGEX "restarted from .* on 3 pes.*thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                    REGEX "restarted from .* on 3 pes.*thread_migration_check: OK \\(16 walkers, 12 hops each\\)"
                     COMMAND $<TARGET_FILE:roamrun> -n 3 $<TARGET_FILE:thread_migration_check> +restart ${_thread_ckpt})
   set(_thread_restarts tcp.thread_migration_check.restart_n3)
   find_program(ROAM_SETARCH setarch)
   if(ROAM_SETARCH)
     roam_program_test(tcp.thread_migration_check.restart_p2 RC 0
-                      REGEX "restarted from .* on 2 pes.*thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                      REGEX "restarted from .* on 2 pes.*thread_migration_check: OK \\(16 walkers, 12 hops each\\)"
                       COMMAND ${ROAM_SETARCH} -R $<TARGET_FILE:thread_migration_check> +p2 +restart ${_thread_ckpt})
     list(APPEND _thread_restarts tcp.thread_migration_check.restart_p2)
   endif()
   set_tests_properties(tcp.thread_migration_check.checkpoint_n2_ppn2 PROPERTIES FIXTURES_SETUP thread_ckpt)
   set_tests_properties(${_thread_restarts} PROPERTIES FIXTURES_REQUIRED thread_ckpt)
   roam_program_test(ft.thread_migration_check.memory_kill RC 0
-                    REGEX "killing the last process.*recovered from .* on 2 pes.*thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                    REGEX "killing the last process.*recovered from .* on 2 pes.*thread_migration_check: OK \\(16 walkers, 12 hops each\\)"
                     COMMAND $<TARGET_FILE:roamrun> --ft -n 3 $<TARGET_FILE:thread_migration_check> checkpoint memory)
   set_tests_properties(tcp.thread_migration_check.walk_n2_ppn2 tcp.thread_migration_check.thousand_moves_n2
                        tcp.thread_migration_check.balance_n2_ppn2 tcp.thread_migration_check.checkpoint_n2_ppn2
@@ -88,12 +88,12 @@ if(ROAM_BUILD_EXAMPLES AND TARGET roamrun)
                     COMMAND $<TARGET_FILE:roamrun> -n 2 +ppn 2 $<TARGET_FILE:thread_migration_check> heap-checkpoint
                             ${_thread_heap_ckpt})
   roam_program_test(tcp.thread_migration_check.heap_restart_n3 RC 0
-                    REGEX "restarted from .* on 3 pes.*thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                    REGEX "restarted from .* on 3 pes.*thread_migration_check: OK \\(16 walkers, 12 hops each\\)"
                     COMMAND $<TARGET_FILE:roamrun> -n 3 $<TARGET_FILE:thread_migration_check> +restart ${_thread_heap_ckpt})
   set_tests_properties(tcp.thread_migration_check.heap_checkpoint_n2_ppn2 PROPERTIES FIXTURES_SETUP thread_heap_ckpt)
   set_tests_properties(tcp.thread_migration_check.heap_restart_n3 PROPERTIES FIXTURES_REQUIRED thread_heap_ckpt)
   roam_program_test(ft.thread_migration_check.heap_memory_kill RC 0
-                    REGEX "killing the last process.*recovered from .* on 2 pes.*thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                    REGEX "killing the last process.*recovered from .* on 2 pes.*thread_migration_check: OK \\(16 walkers, 12 hops each\\)"
                     COMMAND $<TARGET_FILE:roamrun> --ft -n 3 $<TARGET_FILE:thread_migration_check> heap-checkpoint memory)
   set_tests_properties(tcp.thread_migration_check.heap_walk_n2_ppn2 tcp.thread_migration_check.heap_checkpoint_n2_ppn2
                        tcp.thread_migration_check.heap_restart_n3 PROPERTIES LABELS "integration;tcp")

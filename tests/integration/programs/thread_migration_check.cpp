@@ -14,7 +14,8 @@
 //     ("checkpoint written"). `thread_migration_check +restart DIR` (any PE
 //     or process count) rebuilds the blocked threads at their addresses and
 //     wakes them: they hop on and finish with the walk's checks and line.
-//     Both runs need the same code addresses (roamrun, or setarch -R).
+//     Both runs need the same code addresses (roamrun, or setarch -R). The
+//     restarted run also starts as many new walkers, which walk alongside.
 //     DIR "memory": an in-memory checkpoint instead, after which the last
 //     PE's process kills itself (SIGKILL); the survivors roll back to it
 //     (roamrun --ft), rebuild the blocked threads and wake them.
@@ -68,7 +69,8 @@ struct walker;
 // the way down done) it checkpoints; the run ends there, and a run restarted
 // from the checkpoint wakes them to finish, on however many PEs it has.
 struct tally : roam::chare<tally> {
-  tally(int n, int hops, std::string dir) : n_(n), hops_(hops), dir_(std::move(dir)) {}
+  tally(int n, int depth, int hops, bool routed, std::string dir)
+      : n_(n), depth_(depth), hops_(hops), routed_(routed), dir_(std::move(dir)) {}
   explicit tally(roam::migrating) {}
   void set_walkers(roam::array_proxy<walker> w, roam::group_proxy<struct assassin> a) {
     walkers_ = w;
@@ -91,10 +93,11 @@ struct tally : roam::chare<tally> {
     if (!bad_) std::printf("thread_migration_check: OK (%d walkers, %d hops each)\n", n_, hops_);
     roam::exit(bad_ ? 1 : 0);
   }
-  void pup(roam::pup_er& p) { p | n_ | hops_ | dir_ | seen_ | parked_ | bad_ | walkers_ | assassins_; }
+  void pup(roam::pup_er& p) { p | n_ | depth_ | hops_ | routed_ | dir_ | seen_ | parked_ | bad_ | walkers_ | assassins_; }
 
  private:
-  int n_ = 0, hops_ = 0;
+  int n_ = 0, depth_ = 0, hops_ = 0;
+  bool routed_ = false;
   std::string dir_;
   int seen_ = 0, parked_ = 0;
   bool bad_ = false;
@@ -337,6 +340,12 @@ void tally::saved(roam::checkpoint_result r) {
   std::printf("thread_migration_check: %s %s on %u pes\n", r.recovered ? "recovered from" : "restarted from",
               r.path.c_str(), roam::num_pes());
   walkers_.send<&walker::unpark>();
+  // As many new walkers, started in this run: their slots come from this
+  // run's slices, which overlap the restored threads' (another PE count).
+  // They must not take a restored thread's slot: the two would meet.
+  const int fresh = n_;
+  n_ += fresh;
+  roam::create_array<walker>(roam::index<1>{fresh}).send<&walker::begin>(this_proxy(), depth_, hops_, false, routed_);
 }
 
 // ---- balance ------------------------------------------------------------------------
@@ -430,14 +439,14 @@ int main(int argc, char** argv) {
       const int walkers = static_cast<int>(a.int_or(2, 8));
       const int depth = static_cast<int>(a.int_or(3, 24));
       const int hops = static_cast<int>(a.int_or(4, 12));
-      auto t = roam::create_chare<tally>(walkers, hops, std::string());
+      auto t = roam::create_chare<tally>(walkers, depth, hops, routed, std::string());
       roam::create_array<walker>(roam::index<1>{walkers}).send<&walker::begin>(t, depth, hops, false, routed);
     } else if (mode == "checkpoint") {
       const std::string dir = a.size() > 2 ? a[2] : "thread_ckpt";
       const int walkers = static_cast<int>(a.int_or(3, 8));
       const int depth = static_cast<int>(a.int_or(4, 24));
       const int hops = static_cast<int>(a.int_or(5, 12));
-      auto t = roam::create_chare<tally>(walkers, hops, dir);
+      auto t = roam::create_chare<tally>(walkers, depth, hops, routed, dir);
       auto w = roam::create_array<walker>(roam::index<1>{walkers});
       t.send<&tally::set_walkers>(w, roam::create_group<assassin>());
       w.send<&walker::begin>(t, depth, hops, true, routed);

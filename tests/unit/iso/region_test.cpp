@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <set>
 #include <string>
+#include <vector>
 
 #include <roam/iso/detail/region.hpp>
 
@@ -77,6 +78,26 @@ TEST(iso_region, an_adopted_slot_is_skipped_by_its_slice) {
   EXPECT_TRUE(iso::adopt_slot(0, 9));  // arrived on pe 0 from pe 1's slice
   std::string error;
   EXPECT_EQ(iso::take_slot(1, error), 10u);
+  iso::release_region();
+}
+
+// After a restart, the slots restored threads hold in any process are
+// skipped by every slice, even once their thread left the process that
+// restored it; the one restored here is reused when its thread ends here.
+TEST(iso_region, slots_restored_anywhere_are_skipped_by_the_slices) {
+  ASSERT_EQ(iso::reserve(test_layout()), "");
+  iso::reset_slots(2);  // 8 slots per PE
+  EXPECT_TRUE(iso::adopt_slot(0, 0));  // restored here
+  iso::mark_slots_restored({0, 1, 2, 9});  // 1, 2 and 9: restored in other processes
+  EXPECT_EQ(iso::live_slots(), (std::vector<std::uint32_t>{0}));
+  iso::leave_slot(0, 0, "a thread that moved away");
+  std::string error;
+  EXPECT_EQ(iso::take_slot(0, error), 3u);
+  EXPECT_EQ(iso::take_slot(1, error), 8u);
+  EXPECT_EQ(iso::take_slot(1, error), 10u);
+  EXPECT_TRUE(iso::adopt_slot(0, 1));  // the thread of slot 1 arrives and ends here
+  iso::give_back_slot(0, 1);
+  EXPECT_EQ(iso::take_slot(0, error), 1u);
   iso::release_region();
 }
 

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace roam::detail::iso {
 
@@ -66,6 +67,13 @@ void give_back_slot(std::uint32_t pe, std::uint32_t slot) noexcept;
 /// keeps less than +isomalloc_keep that way (a thread that comes back finds
 /// them ready), else they are dropped.
 void leave_slot(std::uint32_t slot, std::size_t committed, const std::string& owner) noexcept;
+/// The slots in use in this process (its restored threads', after a restart).
+std::vector<std::uint32_t> live_slots();
+/// After a restart: the slots restored threads hold, in any process. The
+/// slices skip them, so no new thread takes one (the two would collide
+/// where they meet, and a restored thread may leave the process that
+/// restored it); such a slot is reused only where its thread ends.
+void mark_slots_restored(const std::vector<std::uint32_t>& held) noexcept;
 /// Whether `slot` is in use in this process (its memory is here and open).
 bool slot_live_here(std::uint32_t slot) noexcept;
 /// Bytes this process keeps committed for slots whose threads left.

@@ -51,6 +51,20 @@ std::string pack_objects_for_checkpoint(
 /// would lose them. Empty when there are none; else says what and for whom.
 std::string parked_work_here();
 
+/// A layer's part in a restart (src/ft/restore.cpp), for process-wide state
+/// the restored objects bring that every process must know before any runs
+/// (the isomalloc slots of restored migratable threads: a new thread must
+/// not take one, wherever it starts). Once every PE has rebuilt its objects,
+/// `collect` runs on each PE; before any PE resumes, `install` runs on the
+/// first PE of every process with what all of them collected. One layer
+/// registers it (iso); none: nothing is exchanged.
+struct restart_exchange {
+  std::vector<std::uint64_t> (*collect)() = nullptr;
+  void (*install)(const std::vector<std::uint64_t>& everyone) = nullptr;
+};
+void register_restart_exchange(restart_exchange x) noexcept;
+restart_exchange registered_restart_exchange() noexcept;
+
 /// Every collection descriptor this process knows, in wire form.
 std::vector<collection_wire> known_collections();
 /// The highest program-wide id (collection, section, detector) this process
