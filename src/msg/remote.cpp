@@ -107,6 +107,7 @@ void send_readonlies_once(runtime_state& rt) noexcept {
 }
 
 void send_remote(runtime_state& rt, std::uint32_t dst, work_item* w) noexcept {
+  heap_route_pause pause;  // frames and transport buffers are the process's
   if (w->flags & work_closure) [[unlikely]] {
     w->run(w, work_action::discard);
     report_fatal("internal error: a closure was sent to pe " + std::to_string(dst) + " in another process");

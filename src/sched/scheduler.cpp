@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include <roam/sched/detail/heap_route.hpp>
 #include <roam/sched/detail/runtime_state.hpp>
 #include <roam/sched/observe.hpp>
 
@@ -38,6 +39,7 @@ pe_state::pe_state(runtime_state& rt, std::uint32_t id, std::uint32_t pe_count)
 pe_state::~pe_state() = default;
 
 void pe_state::push_heap(work_item* w) noexcept {
+  heap_route_pause pause;  // the queue grows in the process heap, even when a routed thread posts
   // A LIFO item sorts before every earlier item of its priority: negative sequence.
   std::int64_t seq = static_cast<std::int64_t>(++heap_seq_);
   if (w->flags & work_lifo) seq = -seq;

@@ -109,7 +109,6 @@ void post_control_uncounted(std::uint32_t dst, A&&... a) {
   m->dst_pe = dst;
   m->src_pe = me ? me->id() : 0;
   if (must_copy_through_wire(me)) [[unlikely]] m = roundtrip_through_wire(m);
-  heap_route_pause pause;
   if (me && me->id() == dst) me->enqueue_local(m);
   else route(*g_runtime.load(std::memory_order_acquire), dst, m);
 }

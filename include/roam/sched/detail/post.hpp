@@ -5,7 +5,6 @@
 #include <type_traits>
 #include <utility>
 
-#include <roam/sched/detail/heap_route.hpp>
 #include <roam/sched/detail/runtime_state.hpp>
 
 namespace roam::detail {
@@ -31,14 +30,8 @@ inline void route(runtime_state& rt, std::uint32_t dst, work_item* w) noexcept {
   else g_remote.send(rt, dst, w);
 }
 
-/// post() from a migratable thread whose allocations go to its slot heap:
-/// the queues grow in the process heap (heap_route.hpp).
-void post_from_routed_thread(std::uint32_t dst, work_item* w) noexcept;
-
 /// Queues `w` on PE `dst` and counts it as created by the caller.
 inline void post(std::uint32_t dst, work_item* w) noexcept {
-  if (tls_heap_route) [[unlikely]]
-    return post_from_routed_thread(dst, w);
   if (pe_state* me = tls_pe) {
     me->count_created();
     if (me->id() == dst) {
