@@ -23,12 +23,10 @@
 #include <roam/iso/detail/heap_routing.hpp>
 #include <roam/sched/detail/heap_route.hpp>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+// Built without instrumentation in sanitizer builds (src/CMakeLists.txt: it
+// runs during the sanitizer's start-up), which say so with this definition.
+#if defined(ROAM_ISO_HEAP_UNDER_SANITIZER)
 #define ROAM_I_SANITIZED_MALLOC 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define ROAM_I_SANITIZED_MALLOC 1
-#endif
 #endif
 
 extern "C" {
@@ -168,6 +166,25 @@ std::size_t malloc_usable_size(void* p) {
   if (iso::in_range(p)) [[unlikely]]
     return iso::routed_usable_size(p);
   return real_usable_size(p);
+}
+
+// The C library's strdup calls malloc, but the sanitizers replace it with
+// their own, which would not: these keep it routed everywhere.
+char* strdup(const char* text) {
+  const std::size_t n = std::strlen(text) + 1;
+  auto* copy = static_cast<char*>(allocate(n, alignof(std::max_align_t)));
+  if (copy) std::memcpy(copy, text, n);
+  return copy;
+}
+
+char* strndup(const char* text, std::size_t most) {
+  const std::size_t n = strnlen(text, most);
+  auto* copy = static_cast<char*>(allocate(n + 1, alignof(std::max_align_t)));
+  if (copy) {
+    std::memcpy(copy, text, n);
+    copy[n] = '\0';
+  }
+  return copy;
 }
 
 }  // extern "C"
