@@ -157,7 +157,6 @@ void migratable_thread::start_erased(void* owner, std::string_view owner_type, s
   r->stack_size = stack;
   r->owner_type = owner_type.data();
   r->owner_type_size = owner_type.size();
-  r->routes_heap = options.isomalloc_heap;
   try {
     r->thread = detail::ult_create_on({lo, stack, r->serial, &iso::thread_record::ended, r, options.isomalloc_heap ? r : nullptr},
                                       body_bytes, align, body, body_fn);

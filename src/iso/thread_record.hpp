@@ -29,7 +29,6 @@ struct thread_record {
   std::size_t stack_size;
   const char* owner_type;  // the binary's text: the same everywhere
   std::size_t owner_type_size;
-  bool routes_heap;  // thread_options::isomalloc_heap: malloc and new serve it from its heap
   void** privates;  // thread_private copies by variable number, in the thread's heap
   std::uint32_t privates_size;
 

@@ -39,7 +39,10 @@ pe_state::pe_state(runtime_state& rt, std::uint32_t id, std::uint32_t pe_count)
 pe_state::~pe_state() = default;
 
 void pe_state::push_heap(work_item* w) noexcept {
-  heap_route_pause pause;  // the queue grows in the process heap, even when a routed thread posts
+  if (heap_.size() == heap_.capacity()) [[unlikely]] {
+    heap_route_pause pause;  // the queue grows in the process heap, even when a routed thread posts
+    heap_.reserve(std::max<std::size_t>(64, heap_.capacity() * 2));
+  }
   // A LIFO item sorts before every earlier item of its priority: negative sequence.
   std::int64_t seq = static_cast<std::int64_t>(++heap_seq_);
   if (w->flags & work_lifo) seq = -seq;

@@ -14,9 +14,8 @@ namespace roam::detail::iso {
 inline std::atomic<std::uintptr_t> g_range_lo{0};
 inline std::atomic<std::uintptr_t> g_range_hi{0};
 inline bool in_range(const void* p) noexcept {
-  const auto a = reinterpret_cast<std::uintptr_t>(p);
-  return a - g_range_lo.load(std::memory_order_relaxed) <
-         g_range_hi.load(std::memory_order_relaxed) - g_range_lo.load(std::memory_order_relaxed);
+  const std::uintptr_t lo = g_range_lo.load(std::memory_order_relaxed);
+  return reinterpret_cast<std::uintptr_t>(p) - lo < g_range_hi.load(std::memory_order_relaxed) - lo;
 }
 
 /// `bytes` aligned to `align` (a power of two) from the heap of the running
