@@ -28,6 +28,7 @@
 #include <roam/iso/detail/heap_routing.hpp>
 #include <roam/iso/detail/region.hpp>
 #include <roam/iso/detail/slot_heap.hpp>
+#include <roam/msg/detail/future_follow.hpp>
 #include <roam/msg/detail/packing_to_move.hpp>
 #include <roam/obj/detail/migratable.hpp>
 #include <roam/sched/detail/pe_state.hpp>
@@ -92,7 +93,15 @@ std::uint64_t process_mark() {
 
 }  // namespace
 
+// Futures made by a thread live in its slot heap (msg/detail/future_follow.hpp).
+[[maybe_unused]] const bool g_slot_futures = [] {
+  g_slot_allocate = &roam::thread_heap_allocate;
+  g_slot_release = &routed_release;
+  return true;
+}();
+
 void thread_record::ended(ult* t) noexcept {
+  thread_futures_end(t);  // its unfulfilled futures' states go with the slot
   auto* r = static_cast<thread_record*>(ult_user(t));
   if (r->holder) r->holder->rec_ = nullptr;
   const std::uint32_t slot = r->slot;
@@ -158,7 +167,8 @@ void migratable_thread::start_erased(void* owner, std::string_view owner_type, s
   r->owner_type = owner_type.data();
   r->owner_type_size = owner_type.size();
   try {
-    r->thread = detail::ult_create_on({lo, stack, r->serial, &iso::thread_record::ended, r, options.isomalloc_heap ? r : nullptr},
+    r->thread = detail::ult_create_on({lo, stack, r->serial, &iso::thread_record::ended, r,
+                                       options.isomalloc_heap ? r : nullptr},
                                       body_bytes, align, body, body_fn);
   } catch (...) {
     iso::give_back_slot(pe.id(), slot);
@@ -204,6 +214,10 @@ void migratable_thread::pup(pup_er& p) {
   if (!p.is_unpacking()) {
     if (const char* why = detail::ult_why_not_movable(rec_->thread))
       throw pup_error("cannot pack the " + iso::describe(*rec_, iso::pe_here()) + ": " + why);
+    if (!detail::tls_packing_to_move && detail::ult_futures(rec_->thread))
+      throw pup_error("cannot checkpoint the " + iso::describe(*rec_, iso::pe_here()) +
+                      ": it made futures that are not fulfilled yet, and a restarted run would not know where their "
+                      "values go (checkpoint while none is pending: e.g. from resume_from_sync)");
   }
   // Within a process a moving thread's memory stays where it is: only its
   // slot number, and this process's mark to check it, travel.
@@ -217,6 +231,7 @@ void migratable_thread::pup(pup_er& p) {
 
 void migratable_thread::pup_in_place(pup_er& p, std::uint64_t mark) {
   std::uint32_t slot = rec_ ? rec_->slot : 0;
+  if (p.is_packing()) detail::thread_futures_depart(rec_->thread);
   std::uint8_t wake = p.is_packing() ? detail::ult_depart(rec_->thread) : 0;
   p | slot | wake;
   if (p.is_packing()) {
@@ -232,6 +247,7 @@ void migratable_thread::pup_in_place(pup_er& p, std::uint64_t mark) {
     departed_ = false;
     iso::describe_slot_owner(slot, iso::describe(*rec_, iso::pe_here()));
     detail::ult_arrive(rec_->thread, wake != 0);
+    detail::thread_futures_arrive(rec_->thread);
   }
 }
 
@@ -257,7 +273,10 @@ void migratable_thread::pup_memory(pup_er& p) {
     }
     stack_used = detail::ult_stack_in_use(t);
     stack_top = detail::ult_stack_top(t);
-    if (leaving) wake = detail::ult_depart(t);  // before the copy: its list links are cleared
+    if (leaving) {
+      detail::thread_futures_depart(t);
+      wake = detail::ult_depart(t);  // before the copy: its list links are cleared
+    }
     else wake = p.is_packing() && detail::ult_wake_pending(t);
   }
   p | there | slot | wake | thread | heap_begin | heap_used | heap_opened | stack_used | stack_top;
@@ -329,6 +348,7 @@ void migratable_thread::pup_memory(pup_er& p) {
     departed_ = false;
     iso::describe_slot_owner(slot, iso::describe(*rec_, iso::pe_here()));
     detail::ult_arrive(rec_->thread, wake != 0);
+    detail::thread_futures_arrive(rec_->thread);
   }
 }
 

@@ -90,8 +90,9 @@ void finish_pe_objects(pe_state& pe) {
 void finish_pe_queues(pe_state& pe) {
   pe.discard_queued();
   for (auto& [id_, s] : pe.futures)
-    if (--s->refs == 0) delete s;
+    if (--s->refs == 0) destroy_future_state(s);
   pe.futures.clear();
+  pe.followed_futures.clear();
   pe.pool().flush_returns();
 }
 

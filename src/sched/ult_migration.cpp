@@ -54,7 +54,9 @@ const char* ult_why_not_movable(const ult* t) noexcept {
       break;
   }
   if (t->unwinding) return "it is being unwound (the program ends)";
-  if (t->pins) return "it waits in future::get for a value that comes back to this PE";
+  if (t->pins)
+    return "it waits in future::get on a future it did not make (one made outside the thread, on this PE: its value "
+           "comes back here; the futures a thread makes itself follow it)";
   if (t->eh.caught || t->eh.uncaught)
     return "it is blocked inside a catch block (the exception object belongs to this process)";
   return nullptr;
@@ -103,6 +105,21 @@ void ult_arrive(ult* t, bool wake) {
 #endif
   ult_link(h, t);
   if (wake) ult_ready_later(t);
+}
+
+future_state_base*& ult_futures(ult* t) noexcept { return t->futures; }
+
+std::uint32_t& ult_moves(ult* t) noexcept { return t->moves; }
+
+void* ult_heap_route(const ult* t) noexcept { return t->heap_route; }
+
+std::uint64_t ult_serial(const ult* t) noexcept { return t->serial; }
+
+ult* ult_here_by_serial(std::uint64_t serial) noexcept {
+  ult_host* h = ult_host_here();
+  if (h == nullptr) return nullptr;
+  auto it = h->movable.find(serial);
+  return it == h->movable.end() ? nullptr : it->second;
 }
 
 void ult_wake_by_serial(std::uint64_t serial) noexcept {

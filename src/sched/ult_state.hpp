@@ -51,6 +51,8 @@ struct ult {
   std::uint32_t pins = 0;          // blocked where it cannot move (future::get)
   bool wake_posted = false;        // a wake message for it is on its way
   void* heap_route = nullptr;      // tls_heap_route while it runs (saved at each switch: it may be paused)
+  future_state_base* futures = nullptr;  // its unfulfilled futures, in its slot (ult_futures)
+  std::uint32_t moves = 0;         // arrivals (ult_moves)
 #if defined(ROAM_I_ASAN)
   void* fake_stack = nullptr;
 #endif

@@ -6,13 +6,17 @@
 #include <coroutine>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <roam/msg/detail/control.hpp>
+#include <roam/msg/detail/future_follow.hpp>
 #include <roam/sched/detail/heap_route.hpp>
 #include <roam/sched/detail/post.hpp>
 #include <roam/sched/detail/ult.hpp>
@@ -31,21 +35,6 @@ class remote_error : public std::runtime_error {
 };
 
 namespace detail {
-
-template <class T>
-struct future_state final : future_state_base {
-  std::optional<T> value;
-};
-template <>
-struct future_state<void> final : future_state_base {};
-
-inline void release(future_state_base* s) noexcept {
-  if (--s->refs == 0) delete s;
-}
-
-/// Runs on the owner PE: stores the outcome and resumes the waiter.
-template <class T, class Store>
-void fulfill(std::uint64_t id, Store store) noexcept;
 
 /// An exception in a message: within a process the exception object itself
 /// moves; packed, it travels as its text and arrives as a remote_error.
@@ -67,6 +56,69 @@ struct exception_handle {
   }
 };
 
+/// Whether a future<T>'s outcome can follow a migratable thread that moves
+/// with it (its value must pack).
+template <class T>
+consteval bool outcome_travels() {
+  if constexpr (std::is_void_v<T>) return true;
+  else return serializable<std::optional<T>>;
+}
+
+template <class T>
+struct future_state final : future_state_base {
+  std::optional<T> value;
+  void store_packed(std::span<const std::byte> outcome) override;
+};
+template <>
+struct future_state<void> final : future_state_base {
+  void store_packed(std::span<const std::byte> outcome) override;
+};
+
+inline void release(future_state_base* s) noexcept {
+  if (--s->refs == 0) destroy_future_state(s);
+}
+
+/// A state's outcome as bytes: failed, then the exception's text or the value.
+template <class T>
+std::vector<std::byte> pack_outcome(const future_state<T>& s) {
+  const bool failed = s.error != nullptr;
+  if (failed) return roam::pack(failed, exception_handle{s.error});
+  if constexpr (std::is_void_v<T>) return roam::pack(failed);
+  else return roam::pack(failed, s.value);
+}
+
+template <class T>
+void unpack_outcome(future_state<T>& s, std::span<const std::byte> outcome) {
+  if constexpr (outcome_travels<T>()) {
+    pup_er p = pup_er::unpacker(outcome.data(), outcome.size());
+    bool failed = false;
+    p | failed;
+    if (failed) {
+      exception_handle h;
+      p | h;
+      s.error = std::move(h.e);
+    } else if constexpr (!std::is_void_v<T>) {
+      p | s.value;
+      if (!s.value) throw pup_error("a followed future's outcome holds no value");
+    }
+    if (p.remaining() != 0) throw pup_error("a followed future's outcome has trailing bytes");
+  } else {
+    (void)s;
+    (void)outcome;
+    throw pup_error("a future's value of a type that does not pack cannot follow a thread");
+  }
+}
+
+template <class T>
+void future_state<T>::store_packed(std::span<const std::byte> outcome) {
+  unpack_outcome<T>(*this, outcome);
+}
+inline void future_state<void>::store_packed(std::span<const std::byte> outcome) { unpack_outcome<void>(*this, outcome); }
+
+/// Runs on the owner PE: stores the outcome and resumes the waiter.
+template <class T, class Store>
+void fulfill(std::uint64_t id, Store store) noexcept;
+
 /// The control messages that carry a result home (they may cross processes).
 template <class T>
 void fulfill_value(std::uint64_t id, T value) {
@@ -80,11 +132,33 @@ void fulfill_error(std::uint64_t id, exception_handle error) {
   fulfill<T>(id, [&error](future_state<T>& s) { s.error = std::move(error.e); });
 }
 
+/// fulfill of a future whose state left with the migratable thread that
+/// made it: the outcome goes after the thread, packed.
+template <class T, class Store>
+void fulfill_followed(std::uint64_t id, Store& store) noexcept {
+  if constexpr (outcome_travels<T>()) {
+    future_state<T> outcome;
+    store(outcome);
+    std::vector<std::byte> packed;
+    try {
+      packed = pack_outcome<T>(outcome);
+    } catch (const std::exception& e) {
+      report_fatal("pe " + std::to_string(tls_pe->id()) + ": the outcome of future #" + std::to_string(id) +
+                   ", made by a migratable thread that moved away, does not pack: " + e.what());
+      return;
+    }
+    followed_future_fulfilled(id, std::move(packed));
+  } else {
+    report_fatal("roam: future #" + std::to_string(id) + " followed a thread with a value that does not pack (runtime bug)");
+  }
+}
+
 template <class T, class Store>
 void fulfill(std::uint64_t id, Store store) noexcept {
   pe_state& pe = *tls_pe;
   auto it = pe.futures.find(id);
   if (it == pe.futures.end()) {
+    if (pe.followed_futures.contains(id)) return fulfill_followed<T>(id, store);
     report_fatal("future #" + std::to_string(id) + " fulfilled twice (or its promise was forged)");
     return;
   }
@@ -92,6 +166,7 @@ void fulfill(std::uint64_t id, Store store) noexcept {
   pe.futures.erase(it);
   store(*s);
   s->ready = true;
+  if (s->slot_owner) unlink_thread_future(s);  // made by a migratable thread that is here
   auto waiter = std::exchange(s->waiter, {});
   task_roots* held = std::exchange(s->waiter_owner, nullptr);
   ult* thread = std::exchange(s->thread_waiter, nullptr);
@@ -100,26 +175,30 @@ void fulfill(std::uint64_t id, Store store) noexcept {
   else if (thread) ult_ready(thread);  // this handler runs on the scheduler's stack: the thread runs now
 }
 
-/// Blocks the calling user-level thread until `s` is ready (future::get).
+/// Blocks the calling user-level thread until `s` is ready (future::get). A
+/// migratable thread waiting on a future it made itself may move meanwhile:
+/// the state is in its slot and the outcome follows it. On a future made
+/// elsewhere it is pinned to this PE until the value comes.
 inline void wait_on_thread(future_state_base* s) {
   ult* self = ult_current();
   if (!self)
     throw future_error("roam: future::get() before the value arrived, outside a user-level thread (it would block "
                        "the PE): co_await the future in a task, or call get() in a threaded entry method or start_thread");
-  if (tls_pe->id() != s->owner)
+  const bool follows = s->slot_owner == self;
+  if (!follows && tls_pe->id() != s->owner)
     throw future_error("roam: future waited on on pe " + std::to_string(tls_pe->id()) + " but created on pe " +
                        std::to_string(s->owner));
   if (s->waiter || s->thread_waiter) throw future_error("roam: future waited on by two at once");
   s->thread_waiter = self;
-  ult_pin_current(true);  // the value comes back to this PE: a migratable thread stays meanwhile
+  if (!follows) ult_pin_current(true);  // the value comes back to this PE: a migratable thread stays meanwhile
   try {
     ult_suspend();
   } catch (...) {
-    ult_pin_current(false);
+    if (!follows) ult_pin_current(false);
     s->thread_waiter = nullptr;  // unwound at shutdown: the value will never come
     throw;
   }
-  ult_pin_current(false);
+  if (!follows) ult_pin_current(false);
 }
 
 }  // namespace detail
@@ -282,8 +361,21 @@ class promise {
 template <class T = void>
 std::pair<future<T>, promise<T>> make_future() {
   detail::pe_state& pe = detail::this_pe("roam::make_future");
-  detail::heap_route_pause pause;  // the PE's table and state, not a migratable thread's heap
-  auto* s = new detail::future_state<T>();
+  detail::ult* thread = nullptr;
+  if constexpr (detail::outcome_travels<T>())
+    if (detail::ult_current_user() != nullptr) thread = detail::ult_current();
+  detail::heap_route_pause pause;  // the PE's table (and the state, unless in the thread's slot)
+  detail::future_state<T>* s;
+  if (thread == nullptr) {
+    s = new detail::future_state<T>();
+  } else {
+    // Made by a migratable thread: the state lives in its slot and moves with
+    // it; the outcome follows it (detail/future_follow.hpp).
+    s = ::new (detail::g_slot_allocate(sizeof(detail::future_state<T>), alignof(detail::future_state<T>)))
+        detail::future_state<T>();
+    s->slot_owner = thread;
+    detail::link_thread_future(thread, s);
+  }
   s->id = ++pe.next_future_id;
   s->owner = pe.id();
   s->refs = 2;  // the table and the returned future

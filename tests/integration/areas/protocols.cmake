@@ -92,3 +92,14 @@ roam_program_test(thread_migration_check.heap_walk_serialize_p3 RC 0 REGEX "thre
                   COMMAND $<TARGET_FILE:thread_migration_check> +p3 +serialize heap-walk 6 16 9)
 roam_seed_sweep(deterministic.thread_migration_check.heap_p3 1 5 "thread_migration_check: OK"
                 $<TARGET_FILE:thread_migration_check> +p3 heap-walk 4 10 8)
+# Threads waiting in future::get while they move: the outcome follows them
+# (values, exceptions, future<void>; answers before and after the thread's
+# report of where it went), the futures on the stack or in the thread's heap.
+roam_program_test(thread_migration_check.futures_p2 RC 0
+                  REGEX "thread_migration_check: OK \\(8 callers, 12 calls each, 168 moves while waiting\\)"
+                  COMMAND $<TARGET_FILE:thread_migration_check> +p2 futures)
+roam_program_test(thread_migration_check.heap_futures_serialize_p3 RC 0
+                  REGEX "thread_migration_check: OK \\(6 callers, 16 calls each, 162 moves while waiting\\)"
+                  COMMAND $<TARGET_FILE:thread_migration_check> +p3 +serialize heap-futures 6 16)
+roam_seed_sweep(deterministic.thread_migration_check.futures_p3 1 5 "thread_migration_check: OK"
+                $<TARGET_FILE:thread_migration_check> +p3 futures 4 12)

@@ -95,6 +95,14 @@ if(ROAM_BUILD_EXAMPLES AND TARGET roamrun)
   roam_program_test(ft.thread_migration_check.heap_memory_kill RC 0
                     REGEX "killing the last process.*recovered from .* on 2 pes.*thread_migration_check: OK \\(16 walkers, 12 hops each\\)"
                     COMMAND $<TARGET_FILE:roamrun> --ft -n 3 $<TARGET_FILE:thread_migration_check> heap-checkpoint memory)
+  roam_program_test(tcp.thread_migration_check.futures_n2_ppn2 RC 0
+                    REGEX "thread_migration_check: OK \\(8 callers, 12 calls each, 168 moves while waiting\\)"
+                    COMMAND $<TARGET_FILE:roamrun> -n 2 +ppn 2 $<TARGET_FILE:thread_migration_check> futures)
+  roam_program_test(tcp.thread_migration_check.heap_futures_n3 RC 0
+                    REGEX "thread_migration_check: OK \\(6 callers, 12 calls each, 126 moves while waiting\\)"
+                    COMMAND $<TARGET_FILE:roamrun> -n 3 $<TARGET_FILE:thread_migration_check> heap-futures 6)
+  set_tests_properties(tcp.thread_migration_check.futures_n2_ppn2 tcp.thread_migration_check.heap_futures_n3
+                       PROPERTIES LABELS "integration;tcp")
   set_tests_properties(tcp.thread_migration_check.heap_walk_n2_ppn2 tcp.thread_migration_check.heap_checkpoint_n2_ppn2
                        tcp.thread_migration_check.heap_restart_n3 PROPERTIES LABELS "integration;tcp")
   set_tests_properties(ft.thread_migration_check.heap_memory_kill PROPERTIES LABELS "integration;tcp;ft")
@@ -112,6 +120,11 @@ if(ROAM_BUILD_EXAMPLES AND ROAM_HAVE_MPI AND ROAM_MPIRUN)
                       COMMAND ${ROAM_MPIRUN} ${ROAM_MPIRUN_FLAGS} -n 2 ${ROAM_SETARCH} -R
                               $<TARGET_FILE:thread_migration_check> +ppn 2 heap-walk)
     set_tests_properties(mpi.thread_migration_check.heap_walk_n2_ppn2 PROPERTIES LABELS "integration;mpi" ${_mpi_tsan_env})
+    roam_program_test(mpi.thread_migration_check.futures_n2_ppn2 RC 0
+                      REGEX "thread_migration_check: OK \\(8 callers, 12 calls each, 168 moves while waiting\\)"
+                      COMMAND ${ROAM_MPIRUN} ${ROAM_MPIRUN_FLAGS} -n 2 ${ROAM_SETARCH} -R
+                              $<TARGET_FILE:thread_migration_check> +ppn 2 futures)
+    set_tests_properties(mpi.thread_migration_check.futures_n2_ppn2 PROPERTIES LABELS "integration;mpi" ${_mpi_tsan_env})
   else()
     message(WARNING "setarch (util-linux) not found: the MPI tests of migratable threads are not run")
   endif()

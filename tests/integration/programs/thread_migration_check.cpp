@@ -26,6 +26,17 @@
 //     std::unique_ptr<long[]>, and some levels throw and catch an exception
 //     (all served from the thread's slot); the thread checks that all of it
 //     is in its heap, and that its heap is empty again after freeing it.
+//   thread_migration_check futures [CALLERS=8] [CALLS=12]
+//     Each caller's thread makes CALLS calls to oracles (a group, on other
+//     PEs) and waits for each in future::get while its element moves 1-3
+//     times round the ring: the answer follows the thread. The oracle answers
+//     once the element has moved (after its last arrival, or, in every 4th
+//     call, as it leaves: the answer then reaches the future's PE before the
+//     thread says where it went); some answers are exceptions, some futures
+//     are future<void>. Each answer must be exact and the thread must wake
+//     where its element is; the program prints "thread_migration_check: OK
+//     (C callers, K calls each, M moves while waiting)". heap-futures keeps
+//     the futures in the thread's heap (malloc'ed) rather than on its stack.
 //   thread_migration_check balance [ELEMENTS=64] [STEPS=4]
 //     Each element's thread works (units_of: a quarter of them 8 times more)
 //     and calls at_sync_and_wait(); the balancer moves the elements, threads
@@ -39,6 +50,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <roam/ft/checkpoint.hpp>
@@ -348,6 +360,174 @@ void tally::saved(roam::checkpoint_result r) {
   roam::create_array<walker>(roam::index<1>{fresh}).send<&walker::begin>(this_proxy(), depth_, hops_, false, routed_);
 }
 
+// ---- futures ------------------------------------------------------------------------
+
+std::string failure_text(int caller, int k) {
+  return "call " + std::to_string(k) + " of caller " + std::to_string(caller) + " failed on purpose";
+}
+long answer_of(int caller, int k) { return caller * 1000L + k; }
+
+// What a call asks for (k % 4): the answer after the moves, the answer as
+// the element leaves (one move), an exception, a future<void>.
+enum call_kind : int { answer_after = 0, answer_on_leaving = 1, fails = 2, nothing = 3 };
+int moves_of(int k) { return k % 4 == answer_on_leaving ? 1 : 1 + k % 3; }
+
+// Answers a call once it was asked and its caller's element has moved.
+struct oracle : roam::group_member<oracle> {
+  struct pending {
+    roam::promise<long> value;
+    roam::promise<void> done;
+    int kind = 0;
+    bool asked = false, moved = false;
+  };
+  void ask(int caller, int k, int kind, roam::promise<long> value, roam::promise<void> done) {
+    pending& c = calls_[{caller, k}];
+    c.value = value;
+    c.done = done;
+    c.kind = kind;
+    c.asked = true;
+    answer(caller, k);
+  }
+  void moved(int caller, int k) {
+    calls_[{caller, k}].moved = true;
+    answer(caller, k);
+  }
+  void pup(roam::pup_er&) {}
+
+ private:
+  void answer(int caller, int k) {
+    auto it = calls_.find({caller, k});
+    if (!it->second.asked || !it->second.moved) return;
+    const pending c = it->second;
+    calls_.erase(it);
+    if (c.kind == nothing) c.done.set_value();
+    else if (c.kind == fails) c.value.set_exception(std::make_exception_ptr(std::runtime_error(failure_text(caller, k))));
+    else c.value.set_value(answer_of(caller, k));
+  }
+  std::map<std::pair<int, int>, pending> calls_;
+};
+
+struct ledger_of_calls : roam::chare<ledger_of_calls> {
+  ledger_of_calls(int n, int calls) : n_(n), calls_(calls) {}
+  void done(int idx, std::string why, int moves) {
+    if (!why.empty()) {
+      std::printf("thread_migration_check: FAILED: caller %d: %s\n", idx, why.c_str());
+      bad_ = true;
+    }
+    moves_ += moves;
+    if (++seen_ < n_) return;
+    if (!bad_)
+      std::printf("thread_migration_check: OK (%d callers, %d calls each, %d moves while waiting)\n", n_, calls_, moves_);
+    roam::exit(bad_ ? 1 : 0);
+  }
+
+ private:
+  int n_, calls_, seen_ = 0, moves_ = 0;
+  bool bad_ = false;
+};
+
+struct caller : roam::element<caller> {
+  static constexpr bool pup_on_migration = true;
+  caller() = default;
+  explicit caller(roam::migrating) {}
+
+  void begin(roam::chare_proxy<ledger_of_calls> l, roam::group_proxy<oracle> o, int calls, bool routed) {
+    ledger_ = l;
+    oracles_ = o;
+    calls_ = calls;
+    if (routed) thread.start(this, [] { run(true); }, roam::thread_options{.isomalloc_heap = true});
+    else thread.start(this, [] { run(false); });
+  }
+  // The moves of call k (the thread waits in get meanwhile).
+  void go_many(int moves, int k, int kind) {
+    moves_left_ = moves;
+    k_ = k;
+    kind_ = kind;
+    told_ = false;
+    step();
+  }
+  void step() {
+    if (moves_left_ == 0) {
+      tell_oracle();
+      return;
+    }
+    --moves_left_;
+    const int to = (here() + 1) % static_cast<int>(roam::num_pes());
+    if (to == here()) this_proxy().send<&caller::step>();  // one PE: nowhere to go
+    else migrate_to(roam::pe_id{static_cast<std::uint32_t>(to)});
+  }
+  void before_migration() {
+    if (kind_ == answer_on_leaving) tell_oracle();  // its only move: the answer races the thread
+  }
+  void after_migration() { this_proxy().send<&caller::step>(); }
+  void pup(roam::pup_er& p) { p | ledger_ | oracles_ | calls_ | moves_left_ | k_ | kind_ | told_ | thread; }
+
+  roam::migratable_thread thread;
+  roam::chare_proxy<ledger_of_calls> ledger_;
+  roam::group_proxy<oracle> oracles_;
+  int calls_ = 0, moves_left_ = 0, k_ = 0, kind_ = 0;
+  bool told_ = false;
+
+  static caller& self() { return roam::this_thread_owner<caller>(); }
+  static int oracle_pe(int idx, int k) { return (idx + k + 1) % static_cast<int>(roam::num_pes()); }
+
+  void tell_oracle() {
+    if (std::exchange(told_, true)) return;
+    oracles_[roam::pe_id{static_cast<std::uint32_t>(oracle_pe(this_index()[0], k_))}].send<&oracle::moved>(
+        this_index()[0], k_);
+  }
+
+  // Waits for `f` (on the thread's stack, or in its heap when routed).
+  template <class T>
+  static auto wait(roam::future<T>& f) {
+    return f.get();
+  }
+
+  static void run(bool routed) {
+    const int idx = self().this_index()[0];
+    const int calls = self().calls_;
+    const int ring = static_cast<int>(roam::num_pes());
+    std::string why;
+    int moved = 0;
+    for (int k = 0; k < calls && why.empty(); ++k) {
+      const int kind = k % 4, moves = moves_of(k), before = here();
+      auto [value, value_promise] = roam::make_future<long>();
+      auto [done, done_promise] = roam::make_future<void>();
+      // Routed: the futures the thread waits on are in its heap (malloc'ed by new).
+      std::unique_ptr<roam::future<long>> value_in_heap;
+      std::unique_ptr<roam::future<void>> done_in_heap;
+      if (routed) {
+        value_in_heap = std::make_unique<roam::future<long>>(std::move(value));
+        done_in_heap = std::make_unique<roam::future<void>>(std::move(done));
+        if (!roam::thread_heap_owns(value_in_heap.get())) why = "a future made by new is not in the thread's heap";
+      }
+      roam::future<long>& v = routed ? *value_in_heap : value;
+      roam::future<void>& d = routed ? *done_in_heap : done;
+      self().this_proxy().send<&caller::go_many>(moves, k, kind);
+      self().oracles_[roam::pe_id{static_cast<std::uint32_t>(oracle_pe(idx, k))}].send<&oracle::ask>(
+          idx, k, kind, kind == nothing ? roam::promise<long>() : value_promise,
+          kind == nothing ? done_promise : roam::promise<void>());
+      try {
+        if (kind == nothing) wait(d);
+        else if (const long got = wait(v); got != answer_of(idx, k))
+          why = "call " + std::to_string(k) + " answered " + std::to_string(got);
+        if (kind == fails) why = "call " + std::to_string(k) + " did not throw";
+      } catch (const std::exception& e) {
+        if (kind != fails || e.what() != failure_text(idx, k))
+          why = "call " + std::to_string(k) + " threw '" + e.what() + "'";
+      }
+      const int expected_pe = (before + moves) % ring;
+      if (why.empty() && here() != expected_pe)
+        why = "call " + std::to_string(k) + " woke on pe " + std::to_string(here()) + ", not " +
+              std::to_string(expected_pe);
+      if (ring > 1) moved += moves;
+      if (kind == nothing) value_promise.set_value(0);  // the unused future of the call, fulfilled to end it
+      else done_promise.set_value();
+    }
+    self().ledger_.send<&ledger_of_calls::done>(idx, why, moved);
+  }
+};
+
 // ---- balance ------------------------------------------------------------------------
 
 struct ledger : roam::chare<ledger> {
@@ -430,8 +610,9 @@ int main(int argc, char** argv) {
           "usage: thread_migration_check [runtime options] MODE ...\n"
           "  walk [WALKERS=8] [DEPTH=24] [HOPS=12]        blocked threads hop round the PEs\n"
           "  checkpoint DIR|memory [WALKERS] [DEPTH] [HOPS] park, checkpoint (then +restart DIR, or a kill)\n"
+          "  futures [CALLERS=8] [CALLS=12]               threads wait in future::get while they move\n"
           "  balance [ELEMENTS=64] [STEPS=4]              threads load balanced in at_sync_and_wait\n"
-          "  heap-walk, heap-checkpoint                   the same, threads with isomalloc_heap (malloc, new)\n");
+          "  heap-walk, heap-checkpoint, heap-futures     the same, threads with isomalloc_heap (malloc, new)\n");
       roam::exit(0);
       return;
     }
@@ -450,13 +631,19 @@ int main(int argc, char** argv) {
       auto w = roam::create_array<walker>(roam::index<1>{walkers});
       t.send<&tally::set_walkers>(w, roam::create_group<assassin>());
       w.send<&walker::begin>(t, depth, hops, true, routed);
+    } else if (mode == "futures") {
+      const int callers = static_cast<int>(a.int_or(2, 8));
+      const int calls = static_cast<int>(a.int_or(3, 12));
+      auto l = roam::create_chare<ledger_of_calls>(callers, calls);
+      roam::create_array<caller>(roam::index<1>{callers})
+          .send<&caller::begin>(l, roam::create_group<oracle>(), calls, routed);
     } else if (mode == "balance") {
       const int n = static_cast<int>(a.int_or(2, 64));
       const int steps = static_cast<int>(a.int_or(3, 4));
       auto l = roam::create_chare<ledger>(n, steps);
       roam::create_array<worker>(roam::index<1>{n}).send<&worker::begin>(l, n, steps);
     } else {
-      std::printf("thread_migration_check: unknown mode '%s' (walk, checkpoint or balance)\n", mode.c_str());
+      std::printf("thread_migration_check: unknown mode '%s' (walk, checkpoint, futures or balance)\n", mode.c_str());
       roam::exit(2);
     }
   });

@@ -253,33 +253,6 @@ TEST(migratable_thread, destroying_the_owner_unwinds_its_blocked_thread) {
 
 // ---- errors ----------------------------------------------------------------------
 
-struct stuck : roam::element<stuck> {
-  static constexpr bool pup_on_migration = true;
-  stuck() = default;
-  explicit stuck(roam::migrating) {}
-  void begin() {
-    thread.start(this, [] {
-      auto [f, p] = roam::make_future<int>();
-      stuck& s = roam::this_thread_owner<stuck>();
-      s.promise_ = p;
-      s.migrate_to(roam::pe_id{1});
-      (void)f.get();  // pinned: the value comes back to this PE
-    });
-  }
-  void pup(roam::pup_er& p) { p | thread; }
-  roam::migratable_thread thread;
-  roam::promise<int> promise_;
-};
-
-TEST(migratable_thread, a_thread_waiting_in_future_get_refuses_to_move_and_says_why) {
-  testing::internal::CaptureStderr();
-  int rc = run_on(2, [](const roam::args&) { roam::create_array<stuck>(roam::index<1>{1})[0].send<&stuck::begin>(); });
-  const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(rc, 0);
-  EXPECT_TRUE(std::regex_search(err, std::regex(R"(cannot pack the migratable thread of mthread::stuck \(last on pe 0\): it waits in future::get)")))
-      << err;
-}
-
 struct outside : roam::chare<outside> {
   outside() {
     std::string what;

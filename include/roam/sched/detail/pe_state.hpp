@@ -9,7 +9,9 @@
 #include <atomic>
 #include <chrono>
 #include <coroutine>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -29,9 +31,18 @@ class transport;
 struct ult;
 struct task_roots;
 
-/// Type-erased part of a future's shared state; lives on its owner PE only.
+/// Type-erased part of a future's shared state; lives on its owner PE only,
+/// or, made by a migratable thread, in that thread's slot heap: then it
+/// moves with the thread and its outcome follows it
+/// (msg/detail/future_follow.hpp).
 struct future_state_base {
+  future_state_base() = default;
+  future_state_base(const future_state_base&) = delete;
+  future_state_base& operator=(const future_state_base&) = delete;
   virtual ~future_state_base() = default;
+  /// Stores an outcome packed by pack_outcome<T> (a followed future's);
+  /// throws pup_error on bytes that do not unpack.
+  virtual void store_packed(std::span<const std::byte> outcome) = 0;
   std::uint32_t refs = 0;
   bool ready = false;
   std::uint64_t id = 0;
@@ -40,6 +51,37 @@ struct future_state_base {
   std::coroutine_handle<> waiter;
   task_roots* waiter_owner = nullptr;  ///< the object the waiting task holds in place (task.hpp)
   ult* thread_waiter = nullptr;  ///< a user-level thread blocked in future::get
+  /// The migratable thread whose slot heap holds this state (null: the
+  /// process heap), and its list of unfulfilled futures (in the slot too).
+  ult* slot_owner = nullptr;
+  future_state_base* thread_prev = nullptr;
+  future_state_base* thread_next = nullptr;
+};
+
+/// Set by the iso layer: memory in the calling migratable thread's slot heap
+/// (throws std::bad_alloc), and its release by address from anywhere in the process.
+inline void* (*g_slot_allocate)(std::size_t bytes, std::size_t align) = nullptr;
+inline void (*g_slot_release)(void* p) noexcept = nullptr;
+
+/// Frees a state whose last reference went (from the slot heap or the process heap).
+inline void destroy_future_state(future_state_base* s) noexcept {
+  if (s->slot_owner == nullptr) {
+    delete s;
+    return;
+  }
+  s->~future_state_base();
+  g_slot_release(s);
+}
+
+/// Home's record of a future whose state left with the migratable thread
+/// that made it (msg/detail/future_follow.hpp).
+struct future_follow {
+  std::uint64_t serial = 0;  ///< the thread
+  future_state_base* at = nullptr;  ///< the state, in the thread's slot (never touched here)
+  std::uint32_t pe = ~0u;    ///< where the thread last said it is (~0u: not yet)
+  std::uint32_t moves = 0;   ///< the thread's move count it said that with (later reports win)
+  bool fulfilled = false;    ///< the outcome is here, packed, until the thread has it
+  std::vector<std::byte> outcome;
 };
 
 /// Slots where higher layers keep their per-PE state without the scheduler knowing its type.
@@ -105,6 +147,9 @@ class pe_state {
   /// Futures created on this PE and not yet fulfilled, by id (future.hpp).
   std::unordered_map<std::uint64_t, future_state_base*> futures;
   std::uint64_t next_future_id = 0;
+  /// Futures made here by a migratable thread that moved away with them, by
+  /// id, until the thread has their outcome.
+  std::unordered_map<std::uint64_t, future_follow> followed_futures;
   /// Suspended root coroutines (spawned tasks), destroyed at shutdown so nothing leaks.
   std::unordered_set<void*> root_tasks;
 

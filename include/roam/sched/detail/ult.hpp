@@ -18,6 +18,8 @@ struct entry_event;
 
 namespace roam::detail {
 
+struct future_state_base;
+
 struct ult;
 
 /// Thrown out of a blocking call (future::get, this_thread_yield) of a thread
@@ -104,6 +106,19 @@ bool ult_unwind(ult* t) noexcept;
 /// Pins the calling thread to its PE while it waits for something that
 /// will come to this PE (future::get) / unpins it.
 void ult_pin_current(bool pin) noexcept;
+/// The unfulfilled futures a migratable thread made (their states are in its
+/// slot heap, msg/detail/future_follow.hpp): the head of their list. The
+/// scheduler only keeps it.
+future_state_base*& ult_futures(ult* t) noexcept;
+/// How many times migratable thread `t` arrived somewhere (its moves).
+std::uint32_t& ult_moves(ult* t) noexcept;
+/// tls_heap_route while `t` runs (null: its allocations are the process's).
+void* ult_heap_route(const ult* t) noexcept;
+/// The job-wide serial of a migratable thread (0: an ordinary thread).
+std::uint64_t ult_serial(const ult* t) noexcept;
+/// The migratable thread with this serial on the calling PE, or null (it is
+/// not here: it left, ended, or never was).
+ult* ult_here_by_serial(std::uint64_t serial) noexcept;
 /// `t` (blocked) leaves this PE: no longer one of its threads, and a wake
 /// message already posted for it will find it gone. Returns whether such a
 /// message was posted (the caller makes one where it goes). Its memory is the
