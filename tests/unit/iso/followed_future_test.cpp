@@ -137,6 +137,103 @@ TEST(followed_future, the_value_follows_a_packed_move) {
   EXPECT_EQ(g_woke_on.load(), 1);
 }
 
+// Two futures pending at once: the thread waits on the first while its
+// element moves; the second is fulfilled meanwhile (its outcome follows the
+// thread too, though nobody waits on it) and is ready after the next move.
+struct juggler : roam::element<juggler> {
+  static constexpr bool pup_on_migration = true;
+  juggler() = default;
+  explicit juggler(roam::migrating) {}
+  void begin() {
+    thread.start(this, [] {
+      auto [first, first_p] = roam::make_future<int>();
+      auto [second, second_p] = roam::make_future<std::string>();
+      juggler& j = roam::this_thread_owner<juggler>();
+      j.first_ = first_p;
+      j.second_ = second_p;
+      j.this_proxy().send<&juggler::hop>(1);
+      const int a = first.get();  // on pe 1
+      const int woke = here();
+      roam::this_thread_owner<juggler>().this_proxy().send<&juggler::hop>(2);
+      roam::suspend_this_thread();  // until the element is on pe 2
+      const bool ok = a == 11 && woke == 1 && here() == 2 && second.ready() && second.get() == "second answer";
+      g_outcome = ok ? 1 : -1;
+    });
+  }
+  void hop(int to) {
+    if (to == 1) second_.set_value("second answer");  // fulfilled at home (pe 0) while the thread leaves
+    migrate_to(roam::pe_id{static_cast<std::uint32_t>(to)});
+  }
+  void after_migration() {
+    if (here() == 1) first_.set_value(11);
+    else thread.resume();
+  }
+  void pup(roam::pup_er& p) { p | first_ | second_ | thread; }
+  roam::migratable_thread thread;
+  roam::promise<int> first_;
+  roam::promise<std::string> second_;
+};
+
+TEST(followed_future, every_pending_future_of_the_thread_follows_it) {
+  g_outcome = 0;
+  const int rc = run_on(3, [](const roam::args&) -> roam::task<> {
+    auto g = roam::create_group<census>();
+    roam::create_array<juggler>(roam::index<1>{1})[0].send<&juggler::begin>();
+    co_await roam::quiescence();
+    int left = 0;
+    for (unsigned pe = 0; pe < roam::num_pes(); ++pe) left += co_await g[roam::pe_id{pe}].call<&census::followed>();
+    roam::exit(left == 0 ? 0 : 7);
+  });
+  EXPECT_EQ(rc, 0);
+  EXPECT_EQ(g_outcome.load(), 1);
+}
+
+// A thread that ends (after a move) with a future it made still pending:
+// the late fulfilment finds a tombstone at home and is dropped quietly.
+struct quitter : roam::element<quitter> {
+  static constexpr bool pup_on_migration = true;
+  quitter() = default;
+  explicit quitter(roam::migrating) {}
+  void begin(bool move_first) {
+    thread.start(this, [] {
+      auto [f, p] = roam::make_future<int>();
+      roam::this_thread_owner<quitter>().promise_ = p;
+      roam::suspend_this_thread();
+      g_outcome = 1;
+    });
+    if (move_first) migrate_to(roam::pe_id{1});
+    else this_proxy().send<&quitter::finish>();
+  }
+  void after_migration() { this_proxy().send<&quitter::finish>(); }
+  void finish() {
+    thread.resume();                        // the thread ends; its future was never fulfilled
+    this_proxy().send<&quitter::late>();
+  }
+  void late() { promise_.set_value(3); }  // to a future that is gone
+  void pup(roam::pup_er& p) { p | promise_ | thread; }
+  roam::migratable_thread thread;
+  roam::promise<int> promise_;
+};
+
+TEST(followed_future, a_late_value_for_a_thread_that_ended_is_dropped_quietly) {
+  for (const bool move_first : {false, true}) {
+    g_outcome = 0;
+    testing::internal::CaptureStderr();
+    const int rc = run_on(2, [move_first](const roam::args&) -> roam::task<> {
+      auto g = roam::create_group<census>();
+      roam::create_array<quitter>(roam::index<1>{1})[0].send<&quitter::begin>(move_first);
+      co_await roam::quiescence();
+      int left = 0;
+      for (unsigned pe = 0; pe < roam::num_pes(); ++pe) left += co_await g[roam::pe_id{pe}].call<&census::followed>();
+      roam::exit(left == 0 ? 0 : 7);
+    });
+    const std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(rc, 0) << (move_first ? "moved first: " : "stayed: ") << err;
+    EXPECT_EQ(g_outcome.load(), 1);
+    EXPECT_EQ(err.find("fulfilled twice"), std::string::npos) << err;
+  }
+}
+
 // ---- what cannot follow --------------------------------------------------------------
 
 // A future made outside the thread (by its element's entry, in the process
