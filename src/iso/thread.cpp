@@ -33,6 +33,7 @@
 #include <roam/obj/detail/migratable.hpp>
 #include <roam/sched/detail/pe_state.hpp>
 #include <roam/sched/detail/heap_route.hpp>
+#include <roam/sched/detail/hook_slot.hpp>
 #include <roam/sched/detail/runtime_state.hpp>
 
 #include "thread_record.hpp"
@@ -95,8 +96,8 @@ std::uint64_t process_mark() {
 
 // Futures made by a thread live in its slot heap (msg/detail/future_follow.hpp).
 [[maybe_unused]] const bool g_slot_futures = [] {
-  g_slot_allocate = &roam::thread_heap_allocate;
-  g_slot_release = &routed_release;
+  install_hook(g_slot_allocate, &roam::thread_heap_allocate, "g_slot_allocate", "iso (src/iso/thread.cpp)");
+  install_hook(g_slot_release, &routed_release, "g_slot_release", "iso (src/iso/thread.cpp)");
   return true;
 }();
 
