@@ -1,0 +1,60 @@
+#pragma once
+// What the MPI functions share: the PMPI aliases, errors, lookups, and the
+// byte-level sends and receives the collectives are built on.
+#include <cstdint>
+#include <string>
+
+#include <mpi.h>
+
+#include "rank.hpp"
+
+/// MPI_<name> is a weak alias of PMPI_<name> (link names AMPI_<name> and
+/// PAMPI_<name>: mpi.h maps them; the profiling interface: a
+/// tool that defines MPI_<name> wraps it and calls PMPI_<name>).
+#define ROAM_AMPI_PMPI(name) \
+  extern "C" decltype(PMPI_##name) MPI_##name __attribute__((weak, alias("PAMPI_" #name)));
+
+namespace roam::ampi {
+
+/// Reports an MPI error raised in `function` on `comm`: under
+/// MPI_ERRORS_RETURN returns `code`; under MPI_ERRORS_ARE_FATAL prints the
+/// error (rank, PE, function, what) and ends the program. Use as
+/// `return fail(comm, MPI_ERR_RANK, "MPI_Send", "...")`.
+int fail(int comm, int code, const char* function, const std::string& what);
+
+/// The communicator `handle` of the calling rank, or null.
+communicator* find_comm(rank& r, int handle) noexcept;
+/// The datatype `handle` (predefined or the rank's), or null.
+const type_info* find_type(rank& r, int handle) noexcept;
+
+/// Checks the arguments every send or receive has; returns MPI_SUCCESS or
+/// the error already reported.
+int check_buffer_args(rank& r, int comm, int count, int datatype, const char* function);
+
+/// Waits for a request to complete (the thread blocks; the rank may move).
+void wait_for(int handle);
+/// Fills a status from a completed request.
+void fill_status(const request_record& q, MPI_Status* status) noexcept;
+
+// ---- byte-level point-to-point on a communicator's collective context ----
+/// Sends `data` to rank `dest` of communicator `comm`.
+void coll_send(int comm, int dest, int tag, buffer<std::byte> data);
+/// Receives the next message of rank `source` with `tag` (blocking).
+buffer<std::byte> coll_recv(int comm, int source, int tag);
+
+/// Starts a send of packed bytes on `context` (the request completes at once
+/// unless `synchronous_request` is set, when the receiver acknowledges).
+void send_packed(rank& r, const communicator& c, std::uint64_t context, int dest, int tag, buffer<std::byte> data,
+                 int synchronous_request);
+/// Posts a receive request (matching queued messages first).
+void post_receive(rank& r, int handle);
+
+/// This rank's world rank.
+int world_rank();
+
+/// A new communicator's context: the same in every member, different from
+/// every other communicator's (derived from the parent's and its count of
+/// children), always even.
+std::uint64_t child_context(communicator& parent, std::int64_t salt);
+
+}  // namespace roam::ampi

@@ -1,0 +1,232 @@
+// Predefined datatypes, type construction and packing.
+#include "datatype.hpp"
+
+#include <algorithm>
+#include <array>
+#include <complex>
+#include <cstring>
+#include <limits>
+
+#include <mpi.h>
+
+namespace roam::ampi {
+namespace {
+
+type_info basic(std::int64_t size, std::int64_t align, int handle) {
+  type_info t;
+  t.blocks = {{0, size}};
+  t.ub = t.true_ub = t.size = size;
+  t.basic_count = 1;
+  t.primitive = handle;
+  t.alignment = static_cast<int>(align);
+  t.committed = t.predefined = true;
+  return t;
+}
+
+// A (value, int) pair laid out as the C struct { T value; int index; }: its
+// packed form is the two fields back to back.
+template <class T>
+type_info pair_of(int handle) {
+  struct layout {
+    T value;
+    int index;
+  };
+  type_info t;
+  t.blocks = {{0, static_cast<std::int64_t>(sizeof(T))}};
+  const auto at = static_cast<std::int64_t>(offsetof(layout, index));
+  if (at == static_cast<std::int64_t>(sizeof(T))) t.blocks[0].second += sizeof(int);
+  else t.blocks.push_back({at, static_cast<std::int64_t>(sizeof(int))});
+  t.ub = static_cast<std::int64_t>(sizeof(layout));
+  t.true_ub = at + static_cast<std::int64_t>(sizeof(int));
+  t.size = static_cast<std::int64_t>(sizeof(T) + sizeof(int));
+  t.basic_count = 1;  // one pair, as MPI_Get_elements counts it for reductions' sake
+  t.primitive = handle;
+  t.alignment = static_cast<int>(alignof(layout));
+  t.committed = t.predefined = true;
+  return t;
+}
+
+template <class A, class B>
+type_info two_of(int handle) {
+  type_info t = basic(static_cast<std::int64_t>(sizeof(A) + sizeof(B)), alignof(A), handle);
+  return t;
+}
+
+std::array<type_info, last_predefined_type + 1> make_table() {
+  std::array<type_info, last_predefined_type + 1> t{};
+  auto set = [&](int h, std::int64_t size, std::int64_t align) { t[static_cast<std::size_t>(h)] = basic(size, align, h); };
+  set(MPI_CHAR, 1, 1);
+  set(MPI_SIGNED_CHAR, 1, 1);
+  set(MPI_UNSIGNED_CHAR, 1, 1);
+  set(MPI_BYTE, 1, 1);
+  set(MPI_SHORT, sizeof(short), alignof(short));
+  set(MPI_UNSIGNED_SHORT, sizeof(short), alignof(short));
+  set(MPI_INT, sizeof(int), alignof(int));
+  set(MPI_UNSIGNED, sizeof(int), alignof(int));
+  set(MPI_LONG, sizeof(long), alignof(long));
+  set(MPI_UNSIGNED_LONG, sizeof(long), alignof(long));
+  set(MPI_LONG_LONG_INT, sizeof(long long), alignof(long long));
+  set(MPI_UNSIGNED_LONG_LONG, sizeof(long long), alignof(long long));
+  set(MPI_FLOAT, sizeof(float), alignof(float));
+  set(MPI_DOUBLE, sizeof(double), alignof(double));
+  set(MPI_LONG_DOUBLE, sizeof(long double), alignof(long double));
+  set(MPI_WCHAR, sizeof(wchar_t), alignof(wchar_t));
+  set(MPI_C_BOOL, sizeof(bool), alignof(bool));
+  set(MPI_INT8_T, 1, 1);
+  set(MPI_INT16_T, 2, 2);
+  set(MPI_INT32_T, 4, 4);
+  set(MPI_INT64_T, 8, 8);
+  set(MPI_UINT8_T, 1, 1);
+  set(MPI_UINT16_T, 2, 2);
+  set(MPI_UINT32_T, 4, 4);
+  set(MPI_UINT64_T, 8, 8);
+  set(MPI_C_FLOAT_COMPLEX, 2 * sizeof(float), alignof(float));
+  set(MPI_C_DOUBLE_COMPLEX, 2 * sizeof(double), alignof(double));
+  set(MPI_C_LONG_DOUBLE_COMPLEX, 2 * sizeof(long double), alignof(long double));
+  set(MPI_AINT, sizeof(MPI_Aint), alignof(MPI_Aint));
+  set(MPI_OFFSET, sizeof(MPI_Offset), alignof(MPI_Offset));
+  set(MPI_COUNT, sizeof(MPI_Count), alignof(MPI_Count));
+  set(MPI_PACKED, 1, 1);
+  set(MPI_CXX_BOOL, sizeof(bool), alignof(bool));
+  set(MPI_CXX_FLOAT_COMPLEX, 2 * sizeof(float), alignof(float));
+  set(MPI_CXX_DOUBLE_COMPLEX, 2 * sizeof(double), alignof(double));
+  set(MPI_CXX_LONG_DOUBLE_COMPLEX, 2 * sizeof(long double), alignof(long double));
+  t[MPI_FLOAT_INT] = pair_of<float>(MPI_FLOAT_INT);
+  t[MPI_DOUBLE_INT] = pair_of<double>(MPI_DOUBLE_INT);
+  t[MPI_LONG_INT] = pair_of<long>(MPI_LONG_INT);
+  t[MPI_2INT] = pair_of<int>(MPI_2INT);
+  t[MPI_SHORT_INT] = pair_of<short>(MPI_SHORT_INT);
+  t[MPI_LONG_DOUBLE_INT] = pair_of<long double>(MPI_LONG_DOUBLE_INT);
+  t[MPI_2FLOAT] = two_of<float, float>(MPI_2FLOAT);
+  t[MPI_2DOUBLE_PRECISION] = two_of<double, double>(MPI_2DOUBLE_PRECISION);
+  t[MPI_2INTEGER] = two_of<int, int>(MPI_2INTEGER);
+  set(MPI_INTEGER, sizeof(int), alignof(int));
+  set(MPI_REAL, sizeof(float), alignof(float));
+  set(MPI_DOUBLE_PRECISION, sizeof(double), alignof(double));
+  set(MPI_LOGICAL, sizeof(int), alignof(int));
+  set(MPI_CHARACTER, 1, 1);
+  set(MPI_COMPLEX, 2 * sizeof(float), alignof(float));
+  set(MPI_DOUBLE_COMPLEX, 2 * sizeof(double), alignof(double));
+  return t;
+}
+
+const std::array<type_info, last_predefined_type + 1>& table() {
+  static const auto t = make_table();
+  return t;
+}
+
+void append_block(std::vector<std::pair<std::int64_t, std::int64_t>>& blocks, std::int64_t at, std::int64_t bytes) {
+  if (bytes == 0) return;
+  if (!blocks.empty() && blocks.back().first + blocks.back().second == at) blocks.back().second += bytes;
+  else blocks.emplace_back(at, bytes);
+}
+
+}  // namespace
+
+const type_info* predefined_type(int handle) noexcept {
+  if (handle <= 0 || handle > last_predefined_type || handle == MPI_UB || handle == MPI_LB) return nullptr;
+  const type_info& t = table()[static_cast<std::size_t>(handle)];
+  return t.size == 0 ? nullptr : &t;
+}
+
+std::int64_t primitive_size(int handle) noexcept {
+  const type_info* t = predefined_type(handle);
+  return t ? t->size : 0;
+}
+
+type_info replicate(const type_info& old, const std::vector<std::pair<std::int64_t, std::int64_t>>& places,
+                    int combiner) {
+  type_info t;
+  t.combiner = combiner;
+  t.primitive = old.primitive;
+  t.alignment = old.alignment;
+  bool first = true;
+  std::int64_t n = 0;
+  const std::int64_t ext = old.extent();
+  for (const auto& [disp, count] : places) {
+    for (std::int64_t i = 0; i < count; ++i) {
+      const std::int64_t base = disp + i * ext;
+      for (const auto& [d, len] : old.blocks) append_block(t.blocks, base + d, len);
+    }
+    if (count == 0) continue;
+    const std::int64_t lo = disp + std::min<std::int64_t>(0, (count - 1) * ext) + old.lb;
+    const std::int64_t hi = disp + std::max<std::int64_t>(0, (count - 1) * ext) + old.ub;
+    const std::int64_t tlo = disp + std::min<std::int64_t>(0, (count - 1) * ext) + old.true_lb;
+    const std::int64_t thi = disp + std::max<std::int64_t>(0, (count - 1) * ext) + old.true_ub;
+    if (first) {
+      t.lb = lo, t.ub = hi, t.true_lb = tlo, t.true_ub = thi;
+      first = false;
+    } else {
+      t.lb = std::min(t.lb, lo), t.ub = std::max(t.ub, hi);
+      t.true_lb = std::min(t.true_lb, tlo), t.true_ub = std::max(t.true_ub, thi);
+    }
+    n += count;
+  }
+  t.size = n * old.size;
+  t.basic_count = n * old.basic_count;
+  return t;
+}
+
+type_info make_struct(const std::vector<const type_info*>& types, const std::vector<std::int64_t>& displacements,
+                      const std::vector<std::int64_t>& lengths) {
+  type_info t;
+  t.combiner = MPI_COMBINER_STRUCT;
+  bool first = true;
+  for (std::size_t k = 0; k < types.size(); ++k) {
+    type_info part = replicate(*types[k], {{displacements[k], lengths[k]}}, MPI_COMBINER_STRUCT);
+    if (lengths[k] == 0) continue;
+    for (const auto& [d, len] : part.blocks) append_block(t.blocks, d, len);
+    if (first) {
+      t.lb = part.lb, t.ub = part.ub, t.true_lb = part.true_lb, t.true_ub = part.true_ub;
+      t.primitive = part.primitive;
+      first = false;
+    } else {
+      t.lb = std::min(t.lb, part.lb), t.ub = std::max(t.ub, part.ub);
+      t.true_lb = std::min(t.true_lb, part.true_lb), t.true_ub = std::max(t.true_ub, part.true_ub);
+      if (t.primitive != part.primitive) t.primitive = 0;
+    }
+    t.size += part.size;
+    t.basic_count += part.basic_count;
+    t.alignment = std::max(t.alignment, types[k]->alignment);
+  }
+  // As a C compiler pads the struct, the extent is rounded up to the
+  // strictest member alignment.
+  const std::int64_t a = t.alignment;
+  const std::int64_t ext = t.ub - t.lb;
+  if (ext % a != 0) t.ub += a - ext % a;
+  return t;
+}
+
+void pack(const type_info& t, const void* buf, std::int64_t count, std::byte* out) noexcept {
+  const auto* base = static_cast<const std::byte*>(buf);
+  if (t.contiguous()) {
+    std::memcpy(out, base, static_cast<std::size_t>(count * t.size));
+    return;
+  }
+  const std::int64_t ext = t.extent();
+  for (std::int64_t i = 0; i < count; ++i, base += ext)
+    for (const auto& [d, len] : t.blocks) {
+      std::memcpy(out, base + d, static_cast<std::size_t>(len));
+      out += len;
+    }
+}
+
+void unpack(const type_info& t, const std::byte* in, std::int64_t bytes, void* buf, std::int64_t count) noexcept {
+  auto* base = static_cast<std::byte*>(buf);
+  bytes = std::min(bytes, count * t.size);
+  if (t.contiguous()) {
+    std::memcpy(base, in, static_cast<std::size_t>(bytes));
+    return;
+  }
+  const std::int64_t ext = t.extent();
+  for (std::int64_t i = 0; i < count && bytes > 0; ++i, base += ext)
+    for (const auto& [d, len] : t.blocks) {
+      const std::int64_t n = std::min(len, bytes);
+      std::memcpy(base + d, in, static_cast<std::size_t>(n));
+      in += n;
+      bytes -= n;
+      if (bytes == 0) return;
+    }
+}
+
+}  // namespace roam::ampi

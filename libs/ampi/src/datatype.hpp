@@ -1,0 +1,57 @@
+#pragma once
+// MPI datatypes as lists of contiguous blocks (displacement, bytes) of one
+// element, with MPI's bounds, and the one predefined type they are made of
+// when there is one (reductions need it). Packing walks the blocks.
+#include <cstddef>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include <roam/msg/pup.hpp>
+
+namespace roam::ampi {
+
+inline constexpr int first_derived_type = 1000;
+inline constexpr int last_predefined_type = 54;
+
+struct type_info {
+  std::vector<std::pair<std::int64_t, std::int64_t>> blocks;  // (displacement, bytes), adjacent ones merged
+  std::int64_t lb = 0, ub = 0;            // MPI's bounds (extent = ub - lb)
+  std::int64_t true_lb = 0, true_ub = 0;  // where the bytes really are
+  std::int64_t size = 0;                  // bytes of data in one element
+  std::int64_t basic_count = 0;           // predefined elements in one element
+  int primitive = 0;                      // the predefined type of every basic element (0: mixed)
+  int combiner = 1;                       // MPI_COMBINER_*
+  int alignment = 1;                      // for MPI_Type_create_struct's padding
+  bool committed = false;
+  bool predefined = false;
+
+  std::int64_t extent() const noexcept { return ub - lb; }
+  bool contiguous() const noexcept {
+    return blocks.size() == 1 && blocks[0].first == 0 && blocks[0].second == extent();
+  }
+  void pup(pup_er& p) {
+    p | blocks | lb | ub | true_lb | true_ub | size | basic_count | primitive | combiner | alignment | committed |
+        predefined;
+  }
+};
+
+/// The predefined type `handle`, or null.
+const type_info* predefined_type(int handle) noexcept;
+/// The size of one predefined basic element (0: not predefined).
+std::int64_t primitive_size(int handle) noexcept;
+
+/// A new type made of `old` repeated at the given (displacement in bytes,
+/// number of old elements) places.
+type_info replicate(const type_info& old, const std::vector<std::pair<std::int64_t, std::int64_t>>& places,
+                    int combiner);
+/// MPI_Type_create_struct's result.
+type_info make_struct(const std::vector<const type_info*>& types, const std::vector<std::int64_t>& displacements,
+                      const std::vector<std::int64_t>& lengths);
+
+/// Packs `count` elements at `buf` into `out` (count * size bytes).
+void pack(const type_info& t, const void* buf, std::int64_t count, std::byte* out) noexcept;
+/// Unpacks `bytes` bytes (at most count * size) into `count` elements at buf.
+void unpack(const type_info& t, const std::byte* in, std::int64_t bytes, void* buf, std::int64_t count) noexcept;
+
+}  // namespace roam::ampi

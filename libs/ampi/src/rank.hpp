@@ -1,0 +1,181 @@
+#pragma once
+// The virtual rank: an array element holding one migratable thread that runs
+// the program's main, and everything MPI keeps per rank (communicators,
+// requests, derived datatypes, queues of messages). All of it is packed with
+// the element when the rank moves; the buffers it points to (posted receives)
+// are in the thread's stack or heap, at the same addresses wherever it runs.
+//
+// Threading: the thread and the element's entry methods run on the same PE
+// one at a time (the thread is a user-level thread of that PE), so nothing
+// here is locked. Code on the thread reaches the element through me() after
+// every block: the element may have been rebuilt elsewhere meanwhile.
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <roam/roam.hpp>
+
+#include "datatype.hpp"
+#include "envelope.hpp"
+
+namespace roam::ampi {
+
+struct rank;
+struct collector;
+
+/// A communicator as one rank sees it.
+struct communicator {
+  std::uint64_t context = 0;       // even: point-to-point; context + 1: collectives
+  std::vector<int> members;        // world ranks by rank in the communicator (empty: world)
+  int my_rank = 0;
+  int size = 0;
+  int errhandler = 1;              // MPI_ERRORS_ARE_FATAL
+  std::uint32_t children = 0;      // communicators made from it (the next context)
+  std::string name;
+
+  int world_of(int r) const { return members.empty() ? r : members[static_cast<std::size_t>(r)]; }
+  void pup(pup_er& p) { p | context | members | my_rank | size | errhandler | children | name; }
+};
+
+/// A request (MPI_Request is its slot number + 1).
+struct request_record {
+  enum class kind : std::uint8_t { none, send, recv, probe_only };
+  kind what = kind::none;
+  bool active = false;      // started (persistent requests are inactive between starts)
+  bool complete = false;
+  bool persistent = false;
+  bool cancelled = false;
+  bool synchronous = false;  // Ssend: completes when the receiver matched it
+  bool raw = false;          // internal receive that keeps the message's bytes (collectives)
+  bool posted = false;       // in the posted-receive queue
+  bool freed = false;        // MPI_Request_free'd while pending: dropped once complete
+  std::uint64_t buf = 0;     // the user's buffer (an address in the thread's memory)
+  int count = 0;
+  int datatype = 0;
+  int peer = 0;              // dest or source (rank in comm, or MPI_ANY_SOURCE)
+  int tag = 0;
+  int comm = 0;              // handle
+  std::uint64_t context = 0;
+  // the outcome
+  int status_source = 0, status_tag = 0, status_error = 0;
+  long long bytes = 0;
+  buffer<std::byte> kept;  // raw receives: the message's bytes
+
+  void pup(pup_er& p) {
+    p | what | active | complete | persistent | cancelled | synchronous | raw | posted | buf | count | datatype | peer |
+        tag | comm | context | status_source | status_tag | status_error | bytes | kept | freed;
+  }
+};
+
+/// A message that arrived before its receive was posted (or that a probe
+/// looked at).
+struct arrived {
+  envelope env;
+  buffer<std::byte> data;
+  void pup(pup_er& p) { p | env | data; }
+};
+
+/// A user-defined reduction.
+struct user_op {
+  std::uint64_t fn = 0;  // MPI_User_function* (code addresses are the same in every process of the job)
+  bool commutative = true;
+  void pup(pup_er& p) { p | fn | commutative; }
+};
+
+struct info_object {
+  std::vector<std::pair<std::string, std::string>> entries;
+  void pup(pup_er& p) { p | entries; }
+};
+
+struct rank : element<rank> {
+  static constexpr bool pup_on_migration = true;
+
+  rank() = default;
+  explicit rank(migrating) {}
+
+  // ---- entry methods ----
+  void start(chare_proxy<collector> done, int world_size, std::vector<std::string> argv, std::uint64_t stack_bytes);
+  void deliver(envelope env, buffer<std::byte> data);
+  void acknowledge(int request_handle);  // a synchronous send was matched
+  void go(int pe);                       // AMPI_Migrate_to_pe
+  void after_migration();
+  void wake_after_move();
+  void resume_from_sync();
+  void pup(pup_er& p);
+
+  // ---- on the thread ----
+  /// Blocks the thread until something completes here (any request, a
+  /// message): callers loop on their own condition.
+  static void block();
+  /// Wakes the thread if it waits in block().
+  void notify();
+
+  // ---- state ----
+  migratable_thread thread;
+  chare_proxy<collector> collector_;
+  std::vector<std::string> argv_;
+  std::uint64_t stack_bytes_ = 0;
+  bool initialized = false, finalized = false;
+  bool waiting = false;       // blocked in block()
+  bool moving = false;        // blocked in AMPI_Migrate_to_pe
+  bool migrated_flag = false;  // AMPI_Migrated
+  std::uint64_t attached_buffer = 0;  // MPI_Buffer_attach's (sends are eager: kept only to give back)
+  int attached_size = 0;
+
+  std::map<int, communicator> comms;
+  int next_comm = 3;
+  std::map<int, std::vector<int>> groups;  // world ranks; MPI_GROUP_EMPTY is 1
+  int next_group = 2;
+  std::map<int, type_info> types;
+  int next_type = first_derived_type;
+  std::map<int, user_op> ops;
+  int next_op = 100;
+  std::map<int, info_object> infos;
+  int next_info = 10;
+
+  std::vector<request_record> requests;
+  std::vector<int> free_requests;
+
+  std::deque<arrived> unexpected;
+  std::deque<int> posted;  // receive requests in post order
+  std::map<int, arrived> messages;  // MPI_Mprobe's matched messages (MPI_Message handles)
+  int next_message = 1;
+
+  // MPI's order between two ranks: each message carries its sender's count
+  // of messages to that receiver; a message that overtook another waits.
+  std::unordered_map<int, std::uint32_t> sent_to;
+  std::unordered_map<int, std::uint32_t> expected_from;
+  std::multimap<std::pair<int, std::uint32_t>, arrived> early;
+
+  // ---- helpers (p2p.cpp) ----
+  int new_request();
+  void release_request(int handle);
+  request_record& req(int handle) { return requests[static_cast<std::size_t>(handle - 1)]; }
+  void accept(arrived&& m);  // in order: match or queue
+  bool try_match_posted(arrived& m);
+  void complete_receive(request_record& r, const arrived& m);
+};
+
+/// Counts the ranks that finished; ends the program when all have.
+struct collector : chare<collector> {
+  explicit collector(int ranks) : ranks_(ranks) {}
+  explicit collector(migrating) {}
+  void finished(int code) {
+    if (code > worst_) worst_ = code;
+    if (++seen_ == ranks_) roam::exit(worst_);
+  }
+  void pup(pup_er& p) { p | ranks_ | seen_ | worst_; }
+
+ private:
+  int ranks_ = 0, seen_ = 0, worst_ = 0;
+};
+
+/// The calling rank (on its thread).
+rank& me();
+/// The rank's array (every rank's element).
+array_proxy<rank> ranks();
+
+}  // namespace roam::ampi

@@ -1,0 +1,309 @@
+// The program: the real main, +vp, starting each rank's thread on the
+// program's renamed main, the end of the run, MPI_Init/Finalize/Abort, and
+// the rank element's life (pup, moves, load balancing).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <string>
+#include <unistd.h>
+
+#include <roam/sched/options.hpp>
+
+#include "api.hpp"
+
+// The program's main, renamed by mpi.h: exactly one of these is defined.
+extern "C" int roam_ampi_main_c(int, char**) __attribute__((weak));
+int roam_ampi_main_cpp(int, char**) __attribute__((weak));
+int roam_ampi_main_cpp() __attribute__((weak));
+
+namespace roam::ampi {
+namespace {
+
+struct settings {
+  std::uint32_t vp = 0;                   // 0: one rank per PE
+  std::size_t stack_bytes = 1u << 20;     // each rank's thread stack
+};
+settings g_settings;
+
+[[maybe_unused]] const bool g_registered = register_runtime_options(
+    "ampi",
+    {{"vp", "ROAM_AMPI_VP", "N", "Adaptive MPI: virtual ranks (MPI_COMM_WORLD's size; default one per PE)",
+      [](std::string_view v) { return option_parse::count(v, 1, 1u << 24, g_settings.vp); }},
+     {"ampi_stack", "ROAM_AMPI_STACK", "BYTES", "Adaptive MPI: each rank's stack (default 1M; only used pages count)",
+      [](std::string_view v) { return option_parse::bytes(v, 64u << 10, 1u << 30, g_settings.stack_bytes); }}},
+    [] { g_settings = {}; });
+
+int call_program_main(int argc, char** argv) {
+  if (roam_ampi_main_c) return roam_ampi_main_c(argc, argv);
+  if (static_cast<int (*)(int, char**)>(roam_ampi_main_cpp)) return roam_ampi_main_cpp(argc, argv);
+  if (static_cast<int (*)()>(roam_ampi_main_cpp)) return roam_ampi_main_cpp();
+  std::fprintf(stderr, "ampi: the program has no main of its own: build it with ampicc or ampicxx (mpi.h renames "
+                       "main so that each rank runs it)\n");
+  return 1;
+}
+
+// The rank's thread: the program's main with the rank's own argv (in the
+// thread's heap, so it moves with it).
+void rank_thread() {
+  const std::vector<std::string>& args = me().argv_;
+  const int argc = static_cast<int>(args.size());
+  auto** argv = static_cast<char**>(std::malloc(sizeof(char*) * (args.size() + 1)));
+  for (std::size_t i = 0; i < args.size(); ++i) argv[i] = strdup(args[i].c_str());
+  argv[args.size()] = nullptr;
+  const int code = call_program_main(argc, argv);
+  rank& r = me();
+  if (r.initialized && !r.finalized)
+    std::fprintf(stderr, "ampi: rank %d returned from main without calling MPI_Finalize\n", r.this_index()[0]);
+  r.collector_.send<&collector::finished>(code);
+}
+
+}  // namespace
+
+rank& me() { return this_thread_owner<rank>(); }
+array_proxy<rank> ranks() { return me().this_array(); }
+int world_rank() { return me().this_index()[0]; }
+
+void rank::start(chare_proxy<collector> done, int world_size, std::vector<std::string> argv,
+                 std::uint64_t stack_bytes) {
+  collector_ = done;
+  argv_ = std::move(argv);
+  stack_bytes_ = stack_bytes;
+  const int n = world_size;
+  communicator world;
+  world.context = 2;
+  world.my_rank = this_index()[0];
+  world.size = n;
+  world.name = "MPI_COMM_WORLD";
+  comms[MPI_COMM_WORLD] = world;
+  communicator self;
+  self.context = 4;
+  self.members = {this_index()[0]};
+  self.size = 1;
+  self.name = "MPI_COMM_SELF";
+  comms[MPI_COMM_SELF] = self;
+  thread.start(this, [] { rank_thread(); },
+               thread_options{.stack_bytes = static_cast<std::size_t>(stack_bytes), .isomalloc_heap = true});
+}
+
+void rank::block() {
+  me().waiting = true;
+  suspend_this_thread();
+}
+
+void rank::notify() {
+  if (!waiting) return;
+  waiting = false;
+  thread.resume();
+}
+
+void rank::go(int pe) {
+  if (static_cast<std::uint32_t>(pe) == roam::my_pe().value()) {
+    wake_after_move();
+    return;
+  }
+  migrate_to(pe_id{static_cast<std::uint32_t>(pe)});
+}
+
+void rank::after_migration() {
+  migrated_flag = true;
+  if (moving) this_proxy().send<&rank::wake_after_move>();
+}
+
+void rank::wake_after_move() {
+  if (!moving) return;
+  moving = false;
+  thread.resume();
+}
+
+void rank::resume_from_sync() { thread.resume(); }
+
+void rank::pup(pup_er& p) {
+  p | collector_ | argv_ | stack_bytes_ | initialized | finalized | waiting | moving | migrated_flag | attached_buffer | attached_size |
+      comms | next_comm | groups | next_group | types | next_type | ops | next_op | infos | next_info | requests |
+      free_requests | unexpected | posted | sent_to | expected_from | early | messages | next_message;
+  p | thread;
+}
+
+int fail(int comm, int code, const char* function, const std::string& what) {
+  rank& r = me();
+  const communicator* c = find_comm(r, comm);
+  const int handler = c ? c->errhandler : r.comms[MPI_COMM_WORLD].errhandler;
+  if (handler == MPI_ERRORS_RETURN) return code;
+  std::fprintf(stderr, "ampi: rank %d (PE %u) in %s: %s (error class %d)\n", r.this_index()[0], my_pe().value(),
+               function, what.c_str(), code);
+  std::fflush(stderr);
+  roam::exit(code == 0 ? 1 : code);
+  suspend_this_thread();  // never resumed: the run ends and unwinds the thread
+  return code;
+}
+
+communicator* find_comm(rank& r, int handle) noexcept {
+  auto it = r.comms.find(handle);
+  return it == r.comms.end() ? nullptr : &it->second;
+}
+
+const type_info* find_type(rank& r, int handle) noexcept {
+  if (handle < first_derived_type) return predefined_type(handle);
+  auto it = r.types.find(handle);
+  return it == r.types.end() ? nullptr : &it->second;
+}
+
+}  // namespace roam::ampi
+
+using namespace roam::ampi;
+
+int main(int argc, char** argv) {
+  // stdio makes stdout's buffer at its first use: on a rank, that would be
+  // in the rank's heap, which moves and ends with the rank. The process's
+  // own buffer is given now.
+  static char stdout_buffer[BUFSIZ];
+  std::setvbuf(stdout, stdout_buffer, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, sizeof stdout_buffer);
+  return roam::run(argc, argv, [](const roam::args& a) {
+    const int vp = g_settings.vp != 0 ? static_cast<int>(g_settings.vp) : static_cast<int>(roam::num_pes());
+    std::vector<std::string> args(a.begin(), a.end());
+    auto done = roam::create_chare_on<collector>(roam::pe_id{0}, vp);
+    auto ranks = roam::create_array<rank>({vp});
+    ranks.send<&rank::start>(done, vp, args, static_cast<std::uint64_t>(g_settings.stack_bytes));
+  });
+}
+
+// ---- environment ---------------------------------------------------------------
+
+extern "C" int PMPI_Init(int*, char***) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  rank& r = me();
+  if (r.initialized) return fail(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Init", "MPI_Init called twice");
+  r.initialized = true;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Init)
+
+extern "C" int PMPI_Init_thread(int* argc, char*** argv, int, int* provided) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  *provided = MPI_THREAD_FUNNELED;  // one thread per rank: the rank's own
+  return PMPI_Init(argc, argv);
+}
+ROAM_AMPI_PMPI(Init_thread)
+
+extern "C" int PMPI_Query_thread(int* provided) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  *provided = MPI_THREAD_FUNNELED;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Query_thread)
+
+extern "C" int PMPI_Is_thread_main(int* flag) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Is_thread_main)
+
+extern "C" int PMPI_Finalize(void) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  rank& r = me();
+  if (!r.initialized || r.finalized)
+    return fail(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Finalize", r.finalized ? "called twice" : "MPI_Init was not called");
+  // Everyone gets here before anyone leaves, so no message is left in
+  // flight towards a rank that has ended.
+  PMPI_Barrier(MPI_COMM_WORLD);
+  me().finalized = true;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Finalize)
+
+extern "C" int PMPI_Initialized(int* flag) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  *flag = roam::in_user_thread() && me().initialized;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Initialized)
+
+extern "C" int PMPI_Finalized(int* flag) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  *flag = roam::in_user_thread() && me().finalized;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Finalized)
+
+extern "C" int PMPI_Abort(MPI_Comm, int errorcode) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  std::fprintf(stderr, "ampi: rank %d (PE %u) called MPI_Abort(%d)\n", world_rank(), roam::my_pe().value(), errorcode);
+  std::fflush(stderr);
+  roam::exit(errorcode == 0 ? 1 : errorcode);
+  roam::suspend_this_thread();  // never resumed
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Abort)
+
+extern "C" int PMPI_Get_version(int* version, int* subversion) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  *version = MPI_VERSION;
+  *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Get_version)
+
+extern "C" int PMPI_Get_library_version(char* version, int* resultlen) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const int n = std::snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                              "roam Adaptive MPI (MPI %d.%d; virtual ranks on migratable threads)", MPI_VERSION,
+                              MPI_SUBVERSION);
+  *resultlen = n;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Get_library_version)
+
+extern "C" int PMPI_Get_processor_name(char* name, int* resultlen) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  char host[MPI_MAX_PROCESSOR_NAME] = {};
+  gethostname(host, sizeof host - 1);
+  *resultlen = std::snprintf(name, MPI_MAX_PROCESSOR_NAME, "%s", host);
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Get_processor_name)
+
+extern "C" double PMPI_Wtime(void) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  timespec t{};
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+}
+ROAM_AMPI_PMPI(Wtime)
+
+extern "C" double PMPI_Wtick(void) { return 1e-9; }
+ROAM_AMPI_PMPI(Wtick)
+
+// ---- Adaptive MPI's own --------------------------------------------------------
+
+extern "C" int AMPI_Migrate_to_pe(int pe) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  if (pe < 0 || static_cast<std::uint32_t>(pe) >= roam::num_pes())
+    return fail(MPI_COMM_WORLD, MPI_ERR_ARG, "AMPI_Migrate_to_pe",
+                "no PE " + std::to_string(pe) + " (there are " + std::to_string(roam::num_pes()) + ")");
+  rank& r = me();
+  r.moving = true;
+  r.this_proxy().send<&rank::go>(pe);
+  roam::suspend_this_thread();
+  return MPI_SUCCESS;
+}
+
+extern "C" int AMPI_Yield(void) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  roam::this_thread_yield();
+  return MPI_SUCCESS;
+}
+
+extern "C" int AMPI_My_pe(void) { return static_cast<int>(roam::my_pe().value()); }
+extern "C" int AMPI_Num_pes(void) { return static_cast<int>(roam::num_pes()); }
+extern "C" int AMPI_My_node(void) { return static_cast<int>(roam::my_node().value()); }
+extern "C" int AMPI_Num_nodes(void) { return static_cast<int>(roam::num_nodes()); }
+
+extern "C" int AMPI_Migrated(int* flag) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  rank& r = me();
+  *flag = r.migrated_flag;
+  r.migrated_flag = false;
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,439 @@
+/* ampi_check: an MPI program (plain C, standard MPI only) that checks
+ * Adaptive MPI's answers exactly, on any number of ranks:
+ *   ampi_check [p2p|coll|types|comms|all] [+vp N +p P ...]
+ * Each rank checks what it received; rank 0 prints
+ * "ampi_check: OK (<what>, N ranks)" when every rank agreed, and the program
+ * returns nonzero otherwise. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* No globals: under Adaptive MPI they would be shared by the ranks of a
+ * process unless privatised. */
+struct ctx {
+  int me, np, failures;
+};
+#define me (c->me)
+#define np (c->np)
+
+#define CHECK(cond, ...)                                        \
+  do {                                                          \
+    if (!(cond)) {                                              \
+      fprintf(stderr, "ampi_check: rank %d: FAILED %s: ", me, #cond); \
+      fprintf(stderr, __VA_ARGS__);                             \
+      fprintf(stderr, " (line %d)\n", __LINE__);                \
+      c->failures++;                                               \
+    }                                                           \
+  } while (0)
+
+/* ---- point to point ---------------------------------------------------- */
+static void check_p2p(struct ctx* c) {
+  int right = (me + 1) % np, left = (me - 1 + np) % np;
+  /* a ring with Sendrecv */
+  int out = me * 10, in = -1;
+  MPI_Status st;
+  MPI_Sendrecv(&out, 1, MPI_INT, right, 7, &in, 1, MPI_INT, left, 7, MPI_COMM_WORLD, &st);
+  CHECK(in == left * 10, "sendrecv got %d", in);
+  CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 7, "status %d/%d", st.MPI_SOURCE, st.MPI_TAG);
+  int count = -1;
+  MPI_Get_count(&st, MPI_INT, &count);
+  CHECK(count == 1, "count %d", count);
+
+  /* MPI's order: 50 messages with one tag from each rank to rank 0, and
+   * messages with other tags received out of order by tag. */
+  enum { K = 50 };
+  if (me != 0) {
+    for (int i = 0; i < K; ++i) {
+      int v = me * 1000 + i;
+      MPI_Send(&v, 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
+    }
+    double d = me + 0.5;
+    MPI_Send(&d, 1, MPI_DOUBLE, 0, 4, MPI_COMM_WORLD);
+    int w = -me;
+    MPI_Ssend(&w, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
+  } else {
+    int* next = calloc((size_t)np, sizeof(int));
+    for (int i = 0; i < K * (np - 1); ++i) {
+      int v;
+      MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 3, MPI_COMM_WORLD, &st);
+      int src = st.MPI_SOURCE;
+      CHECK(v == src * 1000 + next[src], "from %d got %d, expected %d", src, v, src * 1000 + next[src]);
+      next[src]++;
+    }
+    for (int r = np - 1; r >= 1; --r) { /* tag 5 first, from the highest rank down */
+      int w;
+      MPI_Recv(&w, 1, MPI_INT, r, 5, MPI_COMM_WORLD, &st);
+      CHECK(w == -r, "ssend value %d from %d", w, r);
+      double d;
+      MPI_Recv(&d, 1, MPI_DOUBLE, r, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
+      CHECK(d == r + 0.5 && st.MPI_TAG == 4, "double %g tag %d", d, st.MPI_TAG);
+    }
+    free(next);
+  }
+
+  /* non-blocking: every rank sends to every other, receives posted first
+   * for half, Waitall; then Waitany over a fresh set. */
+  int* sendv = malloc(sizeof(int) * (size_t)np);
+  int* recvv = malloc(sizeof(int) * (size_t)np);
+  MPI_Request* reqs = malloc(sizeof(MPI_Request) * 2 * (size_t)np);
+  for (int i = 0; i < np; ++i) {
+    sendv[i] = me * np + i;
+    recvv[i] = -1;
+  }
+  int n = 0;
+  for (int i = 0; i < np; ++i) MPI_Irecv(&recvv[i], 1, MPI_INT, i, 11, MPI_COMM_WORLD, &reqs[n++]);
+  for (int i = 0; i < np; ++i) MPI_Isend(&sendv[i], 1, MPI_INT, i, 11, MPI_COMM_WORLD, &reqs[n++]);
+  MPI_Status* sts = malloc(sizeof(MPI_Status) * 2 * (size_t)np);
+  MPI_Waitall(n, reqs, sts);
+  for (int i = 0; i < np; ++i) {
+    CHECK(recvv[i] == i * np + me, "alltoall by hand: from %d got %d", i, recvv[i]);
+    CHECK(sts[i].MPI_SOURCE == i, "status source %d", sts[i].MPI_SOURCE);
+    CHECK(reqs[i] == MPI_REQUEST_NULL, "request not freed");
+  }
+  for (int i = 0; i < np; ++i) MPI_Irecv(&recvv[i], 1, MPI_INT, MPI_ANY_SOURCE, 12, MPI_COMM_WORLD, &reqs[i]);
+  for (int i = 0; i < np; ++i) MPI_Send(&sendv[i], 1, MPI_INT, i, 12, MPI_COMM_WORLD);
+  long seen = 0;
+  for (int k = 0; k < np; ++k) {
+    int idx = -1;
+    MPI_Waitany(np, reqs, &idx, &st);
+    CHECK(idx >= 0 && idx < np, "waitany index %d", idx);
+    if (idx >= 0 && idx < np) seen += recvv[idx] - st.MPI_SOURCE * np;
+  }
+  CHECK(seen == (long)me * np, "waitany values sum %ld", seen);
+  int idx = 0;
+  MPI_Waitany(np, reqs, &idx, &st);
+  CHECK(idx == MPI_UNDEFINED, "waitany on nothing gave %d", idx);
+
+  /* Test until done; Iprobe then Recv; Probe and Get_count on a longer one */
+  if (np > 1) {
+    int token = me + 100, got = -1, flag = 0;
+    MPI_Request r;
+    MPI_Irecv(&got, 1, MPI_INT, left, 13, MPI_COMM_WORLD, &r);
+    MPI_Send(&token, 1, MPI_INT, right, 13, MPI_COMM_WORLD);
+    while (!flag) MPI_Test(&r, &flag, &st);
+    CHECK(got == left + 100, "test got %d", got);
+    int arr[17];
+    for (int i = 0; i < 17; ++i) arr[i] = me + i;
+    MPI_Send(arr, 17, MPI_INT, right, 14, MPI_COMM_WORLD);
+    flag = 0;
+    while (!flag) MPI_Iprobe(MPI_ANY_SOURCE, 14, MPI_COMM_WORLD, &flag, &st);
+    MPI_Get_count(&st, MPI_INT, &count);
+    CHECK(count == 17 && st.MPI_SOURCE == left, "iprobe count %d source %d", count, st.MPI_SOURCE);
+    int back[17];
+    MPI_Recv(back, 17, MPI_INT, st.MPI_SOURCE, 14, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    CHECK(back[16] == left + 16, "array %d", back[16]);
+    /* truncation is an error the program can see */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Send(arr, 17, MPI_INT, right, 15, MPI_COMM_WORLD);
+    int small[4];
+    int rc = MPI_Recv(small, 4, MPI_INT, left, 15, MPI_COMM_WORLD, &st);
+    int cls = -1;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_TRUNCATE && small[3] == left + 3, "truncation rc %d", rc);
+    rc = MPI_Send(arr, 1, MPI_INT, np + 5, 0, MPI_COMM_WORLD);
+    CHECK(rc == MPI_ERR_RANK, "bad rank rc %d", rc);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+    /* cancel a receive that nothing matches */
+    MPI_Irecv(&got, 1, MPI_INT, MPI_ANY_SOURCE, 999, MPI_COMM_WORLD, &r);
+    MPI_Cancel(&r);
+    MPI_Wait(&r, &st);
+    MPI_Test_cancelled(&st, &flag);
+    CHECK(flag == 1, "not cancelled");
+    /* Mprobe / Mrecv */
+    MPI_Send(&token, 1, MPI_INT, right, 16, MPI_COMM_WORLD);
+    MPI_Message msg;
+    MPI_Mprobe(left, 16, MPI_COMM_WORLD, &msg, &st);
+    got = -1;
+    MPI_Mrecv(&got, 1, MPI_INT, &msg, &st);
+    CHECK(got == left + 100 && msg == MPI_MESSAGE_NULL, "mrecv got %d", got);
+  }
+
+  /* persistent requests, three rounds */
+  {
+    int sv = 0, rv = -1;
+    MPI_Request pr[2];
+    MPI_Recv_init(&rv, 1, MPI_INT, left, 20, MPI_COMM_WORLD, &pr[0]);
+    MPI_Send_init(&sv, 1, MPI_INT, right, 20, MPI_COMM_WORLD, &pr[1]);
+    for (int round = 0; round < 3; ++round) {
+      sv = me * 100 + round;
+      MPI_Startall(2, pr);
+      MPI_Waitall(2, pr, MPI_STATUSES_IGNORE);
+      CHECK(rv == left * 100 + round, "persistent round %d got %d", round, rv);
+    }
+    MPI_Request_free(&pr[0]);
+    MPI_Request_free(&pr[1]);
+  }
+  /* MPI_PROC_NULL */
+  MPI_Recv(&in, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD, &st);
+  CHECK(st.MPI_SOURCE == MPI_PROC_NULL, "proc null source %d", st.MPI_SOURCE);
+  MPI_Send(&in, 1, MPI_INT, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
+  free(sendv);
+  free(recvv);
+  free(reqs);
+  free(sts);
+}
+
+/* ---- collectives ------------------------------------------------------- */
+static void my_prod(void* in, void* inout, int* len, MPI_Datatype* dt) {
+  (void)dt;
+  /* 2x2 matrix product, not commutative: inout = in * inout */
+  double* a = in;
+  double* b = inout;
+  for (int i = 0; i < *len; ++i, a += 4, b += 4) {
+    double c[4] = {a[0] * b[0] + a[1] * b[2], a[0] * b[1] + a[1] * b[3], a[2] * b[0] + a[3] * b[2],
+                   a[2] * b[1] + a[3] * b[3]};
+    memcpy(b, c, sizeof c);
+  }
+}
+
+static void check_coll(struct ctx* c) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int root = 0; root < np; root += (np > 3 ? np / 3 : 1)) {
+    int v[3] = {0, 0, 0};
+    if (me == root) v[0] = 42, v[1] = root, v[2] = -1;
+    MPI_Bcast(v, 3, MPI_INT, root, MPI_COMM_WORLD);
+    CHECK(v[0] == 42 && v[1] == root && v[2] == -1, "bcast from %d", root);
+    long s = me + 1, total = 0;
+    MPI_Reduce(&s, &total, 1, MPI_LONG, MPI_SUM, root, MPI_COMM_WORLD);
+    if (me == root) CHECK(total == (long)np * (np + 1) / 2, "reduce sum %ld", total);
+  }
+  double x[2] = {me, -me}, mx[2];
+  MPI_Allreduce(x, mx, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  CHECK(mx[0] == np - 1 && mx[1] == 0, "allreduce max %g %g", mx[0], mx[1]);
+  int bits = 1 << (me % 30), orred = 0;
+  MPI_Allreduce(&bits, &orred, 1, MPI_INT, MPI_BOR, MPI_COMM_WORLD);
+  int expect = 0;
+  for (int i = 0; i < np; ++i) expect |= 1 << (i % 30);
+  CHECK(orred == expect, "bor %x", orred);
+  struct { double v; int i; } loc = {(double)((me * 7) % np), me}, best;
+  MPI_Allreduce(&loc, &best, 1, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+  CHECK(best.v == np - 1 && (best.i * 7) % np == np - 1, "maxloc %g at %d", best.v, best.i);
+  int inplace = me;
+  MPI_Allreduce(MPI_IN_PLACE, &inplace, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(inplace == np * (np - 1) / 2, "in place %d", inplace);
+  /* a non-commutative user op: the product of rank matrices in rank order */
+  MPI_Op op;
+  MPI_Op_create(my_prod, 0, &op);
+  double m[4] = {1, (double)me, 0, 1}, prod[4];  /* [[1, r],[0, 1]]: the product is [[1, sum],[0,1]] ... */
+  if (me % 2 == 1) m[2] = 0.5; /* ... made order-dependent */
+  double ref[4] = {1, 0, 0, 1};
+  for (int r = 0; r < np; ++r) {
+    double mr[4] = {1, (double)r, r % 2 == 1 ? 0.5 : 0, 1};
+    double c[4] = {ref[0] * mr[0] + ref[1] * mr[2], ref[0] * mr[1] + ref[1] * mr[3], ref[2] * mr[0] + ref[3] * mr[2],
+                   ref[2] * mr[1] + ref[3] * mr[3]};
+    memcpy(ref, c, sizeof c);
+  }
+    MPI_Datatype mat;
+  MPI_Type_contiguous(4, MPI_DOUBLE, &mat);
+  MPI_Type_commit(&mat);
+  MPI_Allreduce(m, prod, 1, mat, op, MPI_COMM_WORLD);
+  for (int i = 0; i < 4; ++i) CHECK(prod[i] == ref[i], "user op [%d] %g != %g", i, prod[i], ref[i]);
+  MPI_Type_free(&mat);
+  MPI_Op_free(&op);
+
+  int* all = malloc(sizeof(int) * (size_t)np * 2);
+  int* counts = malloc(sizeof(int) * (size_t)np);
+  int* displs = malloc(sizeof(int) * (size_t)np);
+  int pair[2] = {me, me * me};
+  MPI_Gather(pair, 2, MPI_INT, all, 2, MPI_INT, np - 1, MPI_COMM_WORLD);
+  if (me == np - 1)
+    for (int i = 0; i < np; ++i) CHECK(all[2 * i] == i && all[2 * i + 1] == i * i, "gather %d", i);
+  MPI_Allgather(pair, 2, MPI_INT, all, 2, MPI_INT, MPI_COMM_WORLD);
+  for (int i = 0; i < np; ++i) CHECK(all[2 * i] == i && all[2 * i + 1] == i * i, "allgather %d", i);
+  /* varying counts: rank i gives i % 3 values */
+  int total = 0;
+  for (int i = 0; i < np; ++i) counts[i] = i % 3, displs[i] = total, total += counts[i];
+  int mine[2] = {me * 5, me * 5 + 1};
+  int* gv = malloc(sizeof(int) * (size_t)(total + 1));
+  MPI_Allgatherv(mine, me % 3, MPI_INT, gv, counts, displs, MPI_INT, MPI_COMM_WORLD);
+  for (int i = 0; i < np; ++i)
+    for (int k = 0; k < counts[i]; ++k) CHECK(gv[displs[i] + k] == i * 5 + k, "allgatherv %d.%d", i, k);
+  int sc[2] = {-1, -1};
+  MPI_Scatterv(gv, counts, displs, MPI_INT, sc, me % 3, MPI_INT, 0, MPI_COMM_WORLD);
+  for (int k = 0; k < me % 3; ++k) CHECK(sc[k] == me * 5 + k, "scatterv %d", k);
+  int one = -1;
+  for (int i = 0; i < np; ++i) all[i] = 100 + i;
+  MPI_Scatter(all, 1, MPI_INT, &one, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  CHECK(one == 100 + me, "scatter %d", one);
+  int* a2a_s = malloc(sizeof(int) * (size_t)np);
+  int* a2a_r = malloc(sizeof(int) * (size_t)np);
+  for (int i = 0; i < np; ++i) a2a_s[i] = me * 1000 + i;
+  MPI_Alltoall(a2a_s, 1, MPI_INT, a2a_r, 1, MPI_INT, MPI_COMM_WORLD);
+  for (int i = 0; i < np; ++i) CHECK(a2a_r[i] == i * 1000 + me, "alltoall from %d: %d", i, a2a_r[i]);
+  int incl = 0, excl = -7;
+  int mv = me + 1;
+  MPI_Scan(&mv, &incl, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(incl == (me + 1) * (me + 2) / 2, "scan %d", incl);
+  MPI_Exscan(&mv, &excl, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (me > 0) CHECK(excl == me * (me + 1) / 2, "exscan %d", excl);
+  for (int i = 0; i < np; ++i) a2a_s[i] = i + me;
+  int rs = -1;
+  MPI_Reduce_scatter_block(a2a_s, &rs, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(rs == np * me + np * (np - 1) / 2, "reduce_scatter_block %d", rs);
+  free(all);
+  free(counts);
+  free(displs);
+  free(gv);
+  free(a2a_s);
+  free(a2a_r);
+}
+
+/* ---- datatypes ----------------------------------------------------------- */
+static void check_types(struct ctx* c) {
+  if (np < 2) return;
+  int right = (me + 1) % np, left = (me - 1 + np) % np;
+  /* a column of a 6x5 matrix */
+  double mat[6][5], col[6];
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 5; ++j) mat[i][j] = me * 100 + i * 10 + j;
+  MPI_Datatype column;
+  MPI_Type_vector(6, 1, 5, MPI_DOUBLE, &column);
+  MPI_Type_commit(&column);
+  int size;
+  MPI_Aint lb, extent;
+  MPI_Type_size(column, &size);
+  MPI_Type_get_extent(column, &lb, &extent);
+  CHECK(size == 48 && lb == 0 && extent == (5 * 5 + 1) * 8, "vector size %d extent %ld", size, (long)extent);
+  MPI_Sendrecv(&mat[0][2], 1, column, right, 1, col, 6, MPI_DOUBLE, left, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  for (int i = 0; i < 6; ++i) CHECK(col[i] == left * 100 + i * 10 + 2, "column %d: %g", i, col[i]);
+  /* a struct with padding, two of them */
+  struct item { char c; double d; int k; } items[2] = {{'a', me + 0.25, me}, {'b', me + 0.75, -me}}, got[2];
+  int lens[3] = {1, 1, 1};
+  MPI_Aint disps[3] = {offsetof(struct item, c), offsetof(struct item, d), offsetof(struct item, k)};
+  MPI_Datatype types[3] = {MPI_CHAR, MPI_DOUBLE, MPI_INT}, st;
+  MPI_Type_create_struct(3, lens, disps, types, &st);
+  MPI_Type_commit(&st);
+  MPI_Type_get_extent(st, &lb, &extent);
+  CHECK(extent == sizeof(struct item), "struct extent %ld", (long)extent);
+  memset(got, 0, sizeof got);
+  MPI_Sendrecv(items, 2, st, right, 2, got, 2, st, left, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  CHECK(got[1].c == 'b' && got[1].d == left + 0.75 && got[1].k == -left, "struct %c %g %d", got[1].c, got[1].d, got[1].k);
+  /* indexed and a subarray */
+  int src[10], dst[10];
+  for (int i = 0; i < 10; ++i) src[i] = me * 10 + i, dst[i] = -1;
+  int bl[3] = {2, 1, 3}, dp[3] = {0, 4, 7};
+  MPI_Datatype ix;
+  MPI_Type_indexed(3, bl, dp, MPI_INT, &ix);
+  MPI_Type_commit(&ix);
+  MPI_Sendrecv(src, 1, ix, right, 3, dst, 1, ix, left, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  int want[10] = {0, 1, -1, -1, 4, -1, -1, 7, 8, 9};
+  for (int i = 0; i < 10; ++i) CHECK(dst[i] == (want[i] < 0 ? -1 : left * 10 + want[i]), "indexed [%d] %d", i, dst[i]);
+  int sizes[2] = {4, 6}, subs[2] = {2, 3}, starts[2] = {1, 2};
+  MPI_Datatype sa;
+  MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_C, MPI_INT, &sa);
+  MPI_Type_commit(&sa);
+  int grid[4][6], flat[6];
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 6; ++j) grid[i][j] = i * 6 + j;
+  MPI_Sendrecv(grid, 1, sa, me, 4, flat, 6, MPI_INT, me, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  int want_sa[6] = {8, 9, 10, 14, 15, 16};
+  for (int i = 0; i < 6; ++i) CHECK(flat[i] == want_sa[i], "subarray [%d] %d", i, flat[i]);
+  /* Pack / Unpack */
+  char packbuf[256];
+  int pos = 0, n = 3, back_n = 0;
+  double three[3] = {1.5, 2.5, 3.5}, back[3];
+  MPI_Pack(&n, 1, MPI_INT, packbuf, sizeof packbuf, &pos, MPI_COMM_WORLD);
+  MPI_Pack(three, 3, MPI_DOUBLE, packbuf, sizeof packbuf, &pos, MPI_COMM_WORLD);
+  MPI_Send(packbuf, pos, MPI_PACKED, right, 5, MPI_COMM_WORLD);
+  MPI_Recv(packbuf, sizeof packbuf, MPI_PACKED, left, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+  pos = 0;
+  MPI_Unpack(packbuf, sizeof packbuf, &pos, &back_n, 1, MPI_INT, MPI_COMM_WORLD);
+  MPI_Unpack(packbuf, sizeof packbuf, &pos, back, back_n, MPI_DOUBLE, MPI_COMM_WORLD);
+  CHECK(back_n == 3 && back[2] == 3.5, "unpack %d %g", back_n, back[2]);
+  MPI_Type_free(&column);
+  MPI_Type_free(&st);
+  MPI_Type_free(&ix);
+  MPI_Type_free(&sa);
+}
+
+/* ---- communicators ------------------------------------------------------- */
+static void check_comms(struct ctx* c) {
+  MPI_Comm half, dup;
+  int color = me % 2, r, n;
+  MPI_Comm_split(MPI_COMM_WORLD, color, -me, &half); /* keys reversed: ranks reversed */
+  MPI_Comm_rank(half, &r);
+  MPI_Comm_size(half, &n);
+  int expect_n = (np + 1 - color) / 2;
+  CHECK(n == expect_n, "split size %d", n);
+  int sum = 0;
+  MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, half);
+  int want = 0;
+  for (int i = color; i < np; i += 2) want += i;
+  CHECK(sum == want, "split sum %d", sum);
+  int top = -1; /* rank 0 of half is the highest world rank of that color */
+  int mine = me;
+  MPI_Bcast(&mine, 1, MPI_INT, 0, half);
+  top = mine;
+  int highest = color;
+  while (highest + 2 < np) highest += 2;
+  CHECK(top == highest, "split order: rank 0 is %d", top);
+  MPI_Comm_dup(half, &dup);
+  int cmp;
+  MPI_Comm_compare(half, dup, &cmp);
+  CHECK(cmp == MPI_CONGRUENT, "compare %d", cmp);
+  /* messages on dup and half do not mix */
+  if (n > 1) {
+    int right = (r + 1) % n, left = (r - 1 + n) % n, a = 1, b = 2, ga = 0, gb = 0;
+    MPI_Request q[2];
+    MPI_Irecv(&ga, 1, MPI_INT, left, 0, half, &q[0]);
+    MPI_Irecv(&gb, 1, MPI_INT, left, 0, dup, &q[1]);
+    MPI_Send(&b, 1, MPI_INT, right, 0, dup);
+    MPI_Send(&a, 1, MPI_INT, right, 0, half);
+    MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+    CHECK(ga == 1 && gb == 2, "contexts mixed: %d %d", ga, gb);
+  }
+  /* groups */
+  MPI_Group world, evens, odds_from_comm;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int ne = (np + 1) / 2;
+  int* er = malloc(sizeof(int) * (size_t)ne);
+  for (int i = 0; i < ne; ++i) er[i] = 2 * i;
+  MPI_Group_incl(world, ne, er, &evens);
+  int gr;
+  MPI_Group_rank(evens, &gr);
+  CHECK(gr == (me % 2 == 0 ? me / 2 : MPI_UNDEFINED), "group rank %d", gr);
+  MPI_Comm ecomm;
+  MPI_Comm_create(MPI_COMM_WORLD, evens, &ecomm);
+  CHECK((ecomm == MPI_COMM_NULL) == (me % 2 == 1), "comm_create membership");
+  if (ecomm != MPI_COMM_NULL) {
+    int es;
+    MPI_Comm_size(ecomm, &es);
+    CHECK(es == ne, "created size %d", es);
+    MPI_Barrier(ecomm);
+    MPI_Comm_free(&ecomm);
+  }
+  MPI_Comm_group(half, &odds_from_comm);
+  int tr_in = 0, tr_out = -5;
+  MPI_Group_translate_ranks(odds_from_comm, 1, &tr_in, world, &tr_out);
+  CHECK(tr_out == highest, "translate %d", tr_out);
+  MPI_Group_free(&world);
+  MPI_Group_free(&evens);
+  MPI_Group_free(&odds_from_comm);
+  free(er);
+  MPI_Comm_free(&dup);
+  MPI_Comm_free(&half);
+  CHECK(half == MPI_COMM_NULL, "free");
+  int flag = 0, *ub = NULL;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &ub, &flag);
+  CHECK(flag && *ub >= 32767, "tag ub");
+}
+
+int main(int argc, char** argv) {
+  struct ctx context = {0, 0, 0}, *c = &context;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  const char* what = argc > 1 ? argv[1] : "all";
+  int all = strcmp(what, "all") == 0;
+  if (all || strcmp(what, "p2p") == 0) check_p2p(c);
+  if (all || strcmp(what, "coll") == 0) check_coll(c);
+  if (all || strcmp(what, "types") == 0) check_types(c);
+  if (all || strcmp(what, "comms") == 0) check_comms(c);
+  int total = 0;
+  MPI_Allreduce(&c->failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (me == 0 && total == 0) printf("ampi_check: OK (%s, %d ranks)\n", what, np);
+  if (me == 0 && total != 0) printf("ampi_check: FAILED (%d failed checks)\n", total);
+  MPI_Finalize();
+  return total == 0 ? 0 : 1;
+}
