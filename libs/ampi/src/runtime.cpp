@@ -1,11 +1,13 @@
 // The program: the real main, +vp, starting each rank's thread on the
 // program's renamed main, the end of the run, MPI_Init/Finalize/Abort, and
 // the rank element's life (pup, moves, load balancing).
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <string>
+#include <sys/personality.h>
 #include <unistd.h>
 
 #include <roam/sched/options.hpp>
@@ -33,6 +35,23 @@ settings g_settings;
      {"ampi_stack", "ROAM_AMPI_STACK", "BYTES", "Adaptive MPI: each rank's stack (default 1M; only used pages count)",
       [](std::string_view v) { return option_parse::bytes(v, 64u << 10, 1u << 30, g_settings.stack_bytes); }}},
     [] { g_settings = {}; });
+
+// A rank that moves to another process resumes in code at the addresses it
+// left: every process of a multi-process run must have address space
+// randomisation off. roamrun starts its children so; under mpirun (or any
+// other launcher) the program turns it off itself and starts again, so that
+// `mpirun -n 2 ./prog +vp 16` works as it is.
+void same_addresses_everywhere(int argc, char** argv) {
+  std::string error;
+  const auto layout = roam::planned_layout(argc, argv, error);
+  if (!layout || (layout->num_nodes <= 1 && layout->node < layout->num_nodes)) return;
+  const int now = personality(0xffffffff);
+  if (now == -1 || (now & ADDR_NO_RANDOMIZE) != 0) return;
+  if (personality(static_cast<unsigned long>(now) | ADDR_NO_RANDOMIZE) == -1) return;
+  execv("/proc/self/exe", argv);
+  std::fprintf(stderr, "ampi: could not restart with address space randomisation off (%s): ranks cannot move "
+                       "between processes; start the program with setarch -R\n", std::strerror(errno));
+}
 
 int call_program_main(int argc, char** argv) {
   if (roam_ampi_main_c) return roam_ampi_main_c(argc, argv);
@@ -157,6 +176,7 @@ int main(int argc, char** argv) {
   // stdio makes stdout's buffer at its first use: on a rank, that would be
   // in the rank's heap, which moves and ends with the rank. The process's
   // own buffer is given now.
+  same_addresses_everywhere(argc, argv);
   static char stdout_buffer[BUFSIZ];
   std::setvbuf(stdout, stdout_buffer, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, sizeof stdout_buffer);
   return roam::run(argc, argv, [](const roam::args& a) {

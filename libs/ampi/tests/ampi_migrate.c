@@ -1,0 +1,109 @@
+/* ampi_migrate: MPI ranks that move while they compute and communicate.
+ *   ampi_migrate hop [STEPS=12]      every rank hops to the next PE each step
+ *                                    (AMPI_Migrate_to_pe) while its
+ *                                    neighbours' messages are in flight
+ *   ampi_migrate balance [STEPS=8]   skewed work and AMPI_Migrate every
+ *                                    other step: the balancer moves ranks
+ * Each rank keeps a linked list on its heap (malloc), pointers to its own
+ * stack frames and a half-finished recursion across every move, and checks
+ * them and every message exactly. Rank 0 prints
+ * "ampi_migrate: OK (<mode>, N ranks, M moves)". */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct node {
+  struct node* next;
+  long value;
+};
+
+struct state {
+  int me, np, steps, moves, bad;
+  int balance;
+  struct node* list;
+};
+
+static void check(struct state* s, int ok, const char* what, long got) {
+  if (!ok) {
+    fprintf(stderr, "ampi_migrate: rank %d: FAILED %s (%ld)\n", s->me, what, got);
+    s->bad++;
+  }
+}
+
+static void spin(long units) {
+  volatile double x = 0;
+  for (long i = 0; i < units * 20000; ++i) x = x + 1e-9 * (double)i;
+}
+
+/* One step: a halo exchange with both neighbours (the values name sender
+ * and step), a move in the middle, then the checks. */
+static void step(struct state* s, int k) {
+  int right = (s->me + 1) % s->np, left = (s->me - 1 + s->np) % s->np;
+  long out[2] = {s->me * 1000L + k, -(s->me * 1000L + k)}, from_left = -1, from_right = -1;
+  MPI_Request r[4];
+  MPI_Irecv(&from_left, 1, MPI_LONG, left, 100 + k % 3, MPI_COMM_WORLD, &r[0]);
+  MPI_Irecv(&from_right, 1, MPI_LONG, right, 200 + k % 3, MPI_COMM_WORLD, &r[1]);
+  MPI_Isend(&out[0], 1, MPI_LONG, right, 100 + k % 3, MPI_COMM_WORLD, &r[2]);
+  MPI_Isend(&out[1], 1, MPI_LONG, left, 200 + k % 3, MPI_COMM_WORLD, &r[3]);
+  int before = AMPI_My_pe();
+  if (!s->balance) {
+    AMPI_Migrate_to_pe((before + 1) % AMPI_Num_pes());
+    if (AMPI_Num_pes() > 1) check(s, AMPI_My_pe() == (before + 1) % AMPI_Num_pes(), "woke on the wrong PE", AMPI_My_pe());
+  } else {
+    spin(s->me % 4 == 0 ? 8 : 1);
+    if (k % 2 == 1) AMPI_Migrate(AMPI_INFO_LB_SYNC);
+  }
+  if (AMPI_My_pe() != before) s->moves++;
+  MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
+  check(s, from_left == left * 1000L + k, "value from the left", from_left);
+  check(s, from_right == -(right * 1000L + k), "value from the right", from_right);
+  struct node* n = malloc(sizeof *n);
+  n->value = k;
+  n->next = s->list;
+  s->list = n;
+}
+
+/* Recursion to depth d, a step at each level on the way down: the frames
+ * above hold pointers into each other while the rank moves. */
+static long recurse(struct state* s, int d, const long* parent) {
+  long local = d * 7L + 3;
+  const long* mine = &local;
+  if (d < s->steps) {
+    step(s, d);
+    local += recurse(s, d + 1, mine);
+  }
+  if (*mine < d * 7L + 3 || (parent && *parent < (d - 1) * 7L + 3)) s->bad++;
+  return local;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  struct state st = {0, 0, 12, 0, 0, 0, NULL};
+  MPI_Comm_rank(MPI_COMM_WORLD, &st.me);
+  MPI_Comm_size(MPI_COMM_WORLD, &st.np);
+  const char* mode = argc > 1 ? argv[1] : "hop";
+  st.balance = strcmp(mode, "balance") == 0;
+  if (st.balance) st.steps = 8;
+  if (argc > 2) st.steps = atoi(argv[2]);
+  long r = recurse(&st, 0, NULL);
+  long want = 0;
+  for (int d = st.steps; d >= 0; --d) want = d * 7L + 3 + (d < st.steps ? want : 0);
+  check(&st, r == want, "the recursion's result", r);
+  long listed = 0, count = 0;
+  while (st.list) {
+    struct node* n = st.list;
+    listed += n->value;
+    count++;
+    st.list = n->next;
+    free(n);
+  }
+  check(&st, count == st.steps && listed == (long)st.steps * (st.steps - 1) / 2, "the heap's list", listed);
+  int bad = 0, moves = 0;
+  MPI_Allreduce(&st.bad, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Reduce(&st.moves, &moves, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (st.me == 0 && bad == 0) printf("ampi_migrate: OK (%s, %d ranks, %d moves)\n", mode, st.np, moves);
+  if (st.me == 0 && bad != 0) printf("ampi_migrate: FAILED (%d failed checks)\n", bad);
+  MPI_Finalize();
+  return bad == 0 ? 0 : 1;
+}
