@@ -95,6 +95,9 @@ struct rank : element<rank> {
 
   rank() = default;
   explicit rank(migrating) {}
+  rank(const rank&) = delete;
+  rank& operator=(const rank&) = delete;
+  ~rank();
 
   // ---- entry methods ----
   void start(chare_proxy<collector> done, int world_size, std::vector<std::string> argv, std::uint64_t stack_bytes);
@@ -122,6 +125,8 @@ struct rank : element<rank> {
   bool waiting = false;       // blocked in block()
   bool moving = false;        // blocked in AMPI_Migrate_to_pe
   bool migrated_flag = false;  // AMPI_Migrated
+  std::uint64_t image = 0;     // the rank's copy of the program (privatize.hpp), 0: none
+  bool image_here = false;     // this element registered the copy's unwind tables here
   std::uint64_t attached_buffer = 0;  // MPI_Buffer_attach's (sends are eager: kept only to give back)
   int attached_size = 0;
 

@@ -13,11 +13,7 @@
 #include <roam/sched/options.hpp>
 
 #include "api.hpp"
-
-// The program's main, renamed by mpi.h: exactly one of these is defined.
-extern "C" int roam_ampi_main_c(int, char**) __attribute__((weak));
-int roam_ampi_main_cpp(int, char**) __attribute__((weak));
-int roam_ampi_main_cpp() __attribute__((weak));
+#include "privatize.hpp"
 
 namespace roam::ampi {
 namespace {
@@ -53,25 +49,27 @@ void same_addresses_everywhere(int argc, char** argv) {
                        "between processes; start the program with setarch -R\n", std::strerror(errno));
 }
 
-int call_program_main(int argc, char** argv) {
-  if (roam_ampi_main_c) return roam_ampi_main_c(argc, argv);
-  if (static_cast<int (*)(int, char**)>(roam_ampi_main_cpp)) return roam_ampi_main_cpp(argc, argv);
-  if (static_cast<int (*)()>(roam_ampi_main_cpp)) return roam_ampi_main_cpp();
-  std::fprintf(stderr, "ampi: the program has no main of its own: build it with ampicc or ampicxx (mpi.h renames "
-                       "main so that each rank runs it)\n");
-  return 1;
-}
-
 // The rank's thread: the program's main with the rank's own argv (in the
-// thread's heap, so it moves with it).
+// thread's heap, so it moves with it), on the rank's copy of the program
+// when its globals are privatized.
 void rank_thread() {
+  {
+    const std::uint64_t image = make_rank_image();
+    rank& r = me();
+    r.image = image;
+    r.image_here = image != 0;
+  }
   const std::vector<std::string>& args = me().argv_;
   const int argc = static_cast<int>(args.size());
   auto** argv = static_cast<char**>(std::malloc(sizeof(char*) * (args.size() + 1)));
   for (std::size_t i = 0; i < args.size(); ++i) argv[i] = strdup(args[i].c_str());
   argv[args.size()] = nullptr;
-  const int code = call_program_main(argc, argv);
+  const int code = run_program_main(me().image, argc, argv);
   rank& r = me();
+  if (r.image_here) {  // the copy goes with the thread's heap
+    image_leaving(r.image);
+    r.image_here = false;
+  }
   if (r.initialized && !r.finalized)
     std::fprintf(stderr, "ampi: rank %d returned from main without calling MPI_Finalize\n", r.this_index()[0]);
   r.collector_.send<&collector::finished>(code);
@@ -141,7 +139,27 @@ void rank::pup(pup_er& p) {
   p | collector_ | argv_ | stack_bytes_ | initialized | finalized | waiting | moving | migrated_flag | attached_buffer | attached_size |
       comms | next_comm | groups | next_group | types | next_type | ops | next_op | infos | next_info | requests |
       free_requests | unexpected | posted | sent_to | expected_from | early | messages | next_message;
-  p | thread;
+  // The copy's unwind tables are deregistered while its pages are still
+  // here (a move takes them away during the thread's pup), and registered
+  // again if the pup was a checkpoint's and the thread stays.
+  const bool had_image = p.is_packing() && image_here;
+  if (had_image) {
+    image_leaving(image);
+    image_here = false;
+  }
+  p | thread | image;
+  if (had_image && thread.slot() != ~0u) {
+    image_arrived(image);
+    image_here = true;
+  }
+  if (p.is_unpacking() && image != 0 && !thread.finished()) {
+    image_arrived(image);
+    image_here = true;
+  }
+}
+
+rank::~rank() {
+  if (image_here) image_leaving(image);
 }
 
 int fail(int comm, int code, const char* function, const std::string& what) {
@@ -173,19 +191,28 @@ const type_info* find_type(rank& r, int handle) noexcept {
 using namespace roam::ampi;
 
 int main(int argc, char** argv) {
+  same_addresses_everywhere(argc, argv);
   // stdio makes stdout's buffer at its first use: on a rank, that would be
   // in the rank's heap, which moves and ends with the rank. The process's
   // own buffer is given now.
-  same_addresses_everywhere(argc, argv);
   static char stdout_buffer[BUFSIZ];
   std::setvbuf(stdout, stdout_buffer, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, sizeof stdout_buffer);
-  return roam::run(argc, argv, [](const roam::args& a) {
+  const int code = roam::run(argc, argv, [](const roam::args& a) {
     const int vp = g_settings.vp != 0 ? static_cast<int>(g_settings.vp) : static_cast<int>(roam::num_pes());
     std::vector<std::string> args(a.begin(), a.end());
+    load_program();  // fails early when the program cannot be loaded
     auto done = roam::create_chare_on<collector>(roam::pe_id{0}, vp);
     auto ranks = roam::create_array<rank>({vp});
     ranks.send<&rank::start>(done, vp, args, static_cast<std::uint64_t>(g_settings.stack_bytes));
   });
+  if (privatizing()) {
+    // The ranks' copies of the program registered their C++ globals'
+    // destructors with the process (atexit); the copies went away with the
+    // ranks, so those must not run: output is flushed and the process ends.
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
+  return code;
 }
 
 // ---- environment ---------------------------------------------------------------
