@@ -6,7 +6,8 @@
 # - a CMake package: find_package(roam 0.1 CONFIG REQUIRED [COMPONENTS pdes
 #   aggregation]) then target_link_libraries(app PRIVATE roam::roam), with a
 #   version file (same major and minor version: 0.x minors may change the API);
-# - pkg-config files roam.pc, roam-pdes.pc, roam-aggregation.pc;
+# - pkg-config files roam.pc and roam-<library>.pc for each library in libs/
+#   (pdes, aggregation, ampi);
 # - `cpack -G DEB` (`make package`): libroam-dev.
 #
 # Every installed file is relocatable: the CMake package finds itself from its
@@ -32,7 +33,18 @@ foreach(_layer IN LISTS _roam_layers)
     list(PREPEND _roam_link_order roam_${_layer})
   endif()
 endforeach()
-install(TARGETS ${_roam_targets} roam_iso_heap roam_pdes roam_aggregation
+# The libraries in libs/ that declared themselves (libs/CMakeLists.txt).
+get_property(_roam_libraries GLOBAL PROPERTY ROAM_LIBRARIES)
+set(_roam_library_targets "")
+set(_roam_library_headers "")
+foreach(_lib IN LISTS _roam_libraries)
+  list(APPEND _roam_library_targets roam_${_lib})
+  get_property(_own GLOBAL PROPERTY ROAM_LIBRARY_${_lib}_OWN_HEADERS)
+  if(NOT _own)
+    list(APPEND _roam_library_headers ${PROJECT_SOURCE_DIR}/libs/${_lib}/include/)
+  endif()
+endforeach()
+install(TARGETS ${_roam_targets} roam_iso_heap ${_roam_library_targets}
   EXPORT roamTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -41,8 +53,7 @@ install(TARGETS ${_roam_targets} roam_iso_heap roam_pdes roam_aggregation
 install(TARGETS roamrun roam-trace roam-lb RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/roam
-                  ${PROJECT_SOURCE_DIR}/libs/pdes/include/
-                  ${PROJECT_SOURCE_DIR}/libs/aggregation/include/
+                  ${_roam_library_headers}
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
         FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
 install(FILES ${PROJECT_BINARY_DIR}/include/roam/version.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/roam)
@@ -137,13 +148,15 @@ endif()
 list(JOIN _requires ", " ROAM_PC_REQUIRES)
 set(ROAM_PC_CFLAGS "-I\${includedir} -pthread${_cflags}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/roam.pc.in ${PROJECT_BINARY_DIR}/package/roam.pc @ONLY)
-foreach(_lib pdes aggregation)
+set(_pc_files ${PROJECT_BINARY_DIR}/package/roam.pc)
+foreach(_lib IN LISTS _roam_libraries)
   set(ROAM_PC_LIB ${_lib})
+  get_property(ROAM_PC_LIB_CFLAGS GLOBAL PROPERTY ROAM_LIBRARY_${_lib}_CFLAGS)
+  get_property(ROAM_PC_LIB_EXTRA_LIBS GLOBAL PROPERTY ROAM_LIBRARY_${_lib}_LIBS)
   configure_file(${PROJECT_SOURCE_DIR}/cmake/roam-lib.pc.in ${PROJECT_BINARY_DIR}/package/roam-${_lib}.pc @ONLY)
+  list(APPEND _pc_files ${PROJECT_BINARY_DIR}/package/roam-${_lib}.pc)
 endforeach()
-install(FILES ${PROJECT_BINARY_DIR}/package/roam.pc ${PROJECT_BINARY_DIR}/package/roam-pdes.pc
-              ${PROJECT_BINARY_DIR}/package/roam-aggregation.pc
-        DESTINATION ${_pcdir})
+install(FILES ${_pc_files} DESTINATION ${_pcdir})
 
 # ---- cpack: the Debian package --------------------------------------------
 

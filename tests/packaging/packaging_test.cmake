@@ -123,7 +123,8 @@ elseif(MODE STREQUAL "install")
   foreach(f include/roam/roam.hpp include/roam/version.hpp include/roam/pdes/simulation.hpp include/ross.h
             include/roam/aggregation/mesh.hpp bin/roamrun bin/roam-trace bin/roam-lb
             lib/cmake/roam/roamConfig.cmake lib/cmake/roam/roamConfigVersion.cmake lib/cmake/roam/roamTargets.cmake
-            lib/pkgconfig/roam.pc lib/pkgconfig/roam-pdes.pc share/doc/roam/README.md share/doc/roam/packaging.md)
+            lib/pkgconfig/roam.pc lib/pkgconfig/roam-pdes.pc share/doc/roam/README.md share/doc/roam/packaging.md
+            include/roam/ampi/mpi.h bin/ampicc bin/ampicxx bin/roam-ampi lib/pkgconfig/roam-ampi.pc)
     if(NOT EXISTS ${_staged}/${f})
       message(FATAL_ERROR "install: ${f} missing from the installed tree")
     endif()
@@ -154,6 +155,14 @@ elseif(MODE STREQUAL "install")
   run_ok("pkg-config: compile ross (C)" COMMAND cc -std=c11 ${CONSUMER_DIR}/consumer_ross.c ${_flags}
          -o ${WORK_DIR}/pkgconfig/consumer_ross)
   run_consumer("pkg-config" ${WORK_DIR}/pkgconfig ${_prefix}/bin/roamrun)
+
+  # Adaptive MPI: a C MPI program built by the installed ampicc (from the
+  # relocated prefix) and run by the installed loader, with globals per rank.
+  file(MAKE_DIRECTORY ${WORK_DIR}/ampi)
+  run_ok("ampicc" COMMAND ${_prefix}/bin/ampicc -O2 -o ${WORK_DIR}/ampi/consumer_ampi ${CONSUMER_DIR}/consumer_ampi.c)
+  run_ok("ampicc: run +p2 +vp 4" COMMAND ${WORK_DIR}/ampi/consumer_ampi +p2 +vp 4 REGEX "consumer_ampi: 4 ranks, sum 6: OK")
+  run_ok("ampicc: roamrun -n 2 +vp 6" COMMAND ${_prefix}/bin/roamrun -n 2 ${WORK_DIR}/ampi/consumer_ampi +vp 6
+         REGEX "consumer_ampi: 6 ranks, sum 15: OK")
 
 elseif(MODE STREQUAL "version")
   if(NOT EXISTS ${_prefix}/lib/cmake/roam/roamConfig.cmake)

@@ -42,6 +42,9 @@ void coll_send(int comm, int dest, int tag, buffer<std::byte> data);
 /// Receives the next message of rank `source` with `tag` (blocking).
 buffer<std::byte> coll_recv(int comm, int source, int tag);
 
+/// The envelope of the next message from `r` to rank `dest` of `c`.
+envelope make_envelope(rank& r, const communicator& c, std::uint64_t context, int dest, int tag,
+                       int synchronous_request);
 /// Starts a send of packed bytes on `context` (the request completes at once
 /// unless `synchronous_request` is set, when the receiver acknowledges).
 void send_packed(rank& r, const communicator& c, std::uint64_t context, int dest, int tag, buffer<std::byte> data,

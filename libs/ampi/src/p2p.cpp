@@ -43,13 +43,54 @@ void rank::deliver(envelope env, buffer<std::byte> data) {
   }
   accept(arrived{env, std::move(data)});
   ++next;
-  for (auto it = early.find({env.from_world, next}); it != early.end(); it = early.find({env.from_world, next})) {
+  drain_early(env.from_world);
+  notify();
+}
+
+void rank::drain_early(int from) {
+  std::uint32_t& next = expected_from[from];
+  for (auto it = early.find({from, next}); it != early.end(); it = early.find({from, next})) {
     arrived m = std::move(it->second);
     early.erase(it);
     accept(std::move(m));
     ++next;
   }
-  notify();
+}
+
+bool rank::deliver_direct(const envelope& env, const type_info& st, const void* buf, std::int64_t count) {
+  auto expected = expected_from.find(env.from_world);
+  if (env.seq != (expected == expected_from.end() ? 0u : expected->second)) return false;
+  for (auto it = posted.begin(); it != posted.end(); ++it) {
+    request_record& q = req(*it);
+    if (!matches(q.context, q.peer, q.tag, env)) continue;
+    if (q.raw) return false;
+    const type_info* rt = q.datatype < first_derived_type ? predefined_type(q.datatype) : nullptr;
+    if (rt == nullptr) {
+      auto t = types.find(q.datatype);
+      if (t == types.end()) return false;
+      rt = &t->second;
+    }
+    const std::int64_t bytes = count * st.size;
+    if (bytes > static_cast<std::int64_t>(q.count) * rt->size) return false;  // truncation: the general path
+    if (rt->contiguous()) pack(st, buf, count, reinterpret_cast<std::byte*>(q.buf));
+    else if (st.contiguous()) unpack(*rt, static_cast<const std::byte*>(buf), bytes, reinterpret_cast<void*>(q.buf), q.count);
+    else return false;
+    const int handle = *it;
+    posted.erase(it);
+    q.posted = false;
+    q.complete = true;
+    q.status_source = env.source;
+    q.status_tag = env.tag;
+    q.status_error = MPI_SUCCESS;
+    q.bytes = bytes;
+    if (env.sync_request != 0) this_array()[env.from_world].send<&rank::acknowledge>(env.sync_request);
+    if (q.freed) release_request(handle);
+    ++expected_from[env.from_world];
+    drain_early(env.from_world);
+    notify();
+    return true;
+  }
+  return false;
 }
 
 void rank::accept(arrived&& m) {
@@ -105,17 +146,25 @@ void rank::acknowledge(int handle) {
   notify();
 }
 
-void send_packed(rank& r, const communicator& c, std::uint64_t context, int dest, int tag, buffer<std::byte> data,
-                 int synchronous_request) {
-  const int to = c.world_of(dest);
+envelope make_envelope(rank& r, const communicator& c, std::uint64_t context, int dest, int tag,
+                       int synchronous_request) {
   envelope e;
   e.context = context;
   e.source = c.my_rank;
   e.tag = tag;
   e.from_world = r.this_index()[0];
-  e.seq = r.sent_to[to]++;
+  e.seq = r.sent_to[c.world_of(dest)]++;
   e.sync_request = synchronous_request;
-  r.this_array()[to].send<&rank::deliver>(e, std::move(data));
+  return e;
+}
+
+void send_packed(rank& r, const communicator& c, std::uint64_t context, int dest, int tag, buffer<std::byte> data,
+                 int synchronous_request) {
+  const envelope e = make_envelope(r, c, context, dest, tag, synchronous_request);
+  const int to = c.world_of(dest);
+  // A rank on this PE gets it now, without a trip through the scheduler.
+  if (rank* d = r.this_array()[to].local()) d->deliver(e, std::move(data));
+  else r.this_array()[to].send<&rank::deliver>(e, std::move(data));
 }
 
 void post_receive(rank& r, int handle) {
@@ -210,13 +259,24 @@ int start_send(const void* buf, int count, MPI_Datatype datatype, int dest, int 
                 "destination " + std::to_string(dest) + " is not a rank of a communicator of size " + std::to_string(c.size));
   if (tag < 0) return fail(comm, MPI_ERR_TAG, function, "negative tag " + std::to_string(tag));
   const type_info& t = *find_type(r, datatype);
-  auto data = roam::buffer<std::byte>::uninitialized(static_cast<std::size_t>(count * t.size));
-  if (count != 0) pack(t, buf, count, data.mutable_data());
   if (handle) {
     request_record& q = r.req(handle);
     q.complete = !sync;
     q.synchronous = sync;
   }
+  const int to = c.world_of(dest);
+  if (rank* d = r.this_array()[to].local()) {
+    // The receiver is on this PE: one copy straight into its posted receive
+    // when there is one, else its queue, without the scheduler.
+    const envelope e = make_envelope(r, c, c.context, dest, tag, sync ? handle : 0);
+    if (d->deliver_direct(e, t, buf, count)) return MPI_SUCCESS;
+    auto data = roam::buffer<std::byte>::uninitialized(static_cast<std::size_t>(count * t.size));
+    if (count != 0) pack(t, buf, count, data.mutable_data());
+    d->deliver(e, std::move(data));
+    return MPI_SUCCESS;
+  }
+  auto data = roam::buffer<std::byte>::uninitialized(static_cast<std::size_t>(count * t.size));
+  if (count != 0) pack(t, buf, count, data.mutable_data());
   send_packed(r, c, c.context, dest, tag, std::move(data), sync ? handle : 0);
   return MPI_SUCCESS;
 }

@@ -160,6 +160,11 @@ struct rank : element<rank> {
   void release_request(int handle);
   request_record& req(int handle) { return requests[static_cast<std::size_t>(handle - 1)]; }
   void accept(arrived&& m);  // in order: match or queue
+  void drain_early(int from_world);  // the messages that waited for their predecessors
+  /// A send from a rank on this PE, in order and matching a posted receive:
+  /// copied from the sender's buffer straight into the receive's. False
+  /// (nothing done) otherwise.
+  bool deliver_direct(const envelope& env, const type_info& st, const void* buf, std::int64_t count);
   bool try_match_posted(arrived& m);
   void complete_receive(request_record& r, const arrived& m);
 };
