@@ -490,7 +490,24 @@ typedef int(MPI_Type_delete_attr_function)(MPI_Datatype, int, void*, void*);
   X(int, Info_dup, (MPI_Info info, MPI_Info * newinfo))                                                              \
   X(int, Info_free, (MPI_Info * info))                                                                                \
   /* attributes */                                                                                                    \
-  X(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag))
+  X(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void* attribute_val, int* flag))                            \
+  X(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void* attribute_val))                                       \
+  X(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))                                                          \
+  X(int, Comm_create_keyval,                                                                                          \
+    (MPI_Comm_copy_attr_function * copy_fn, MPI_Comm_delete_attr_function* delete_fn, int* keyval,                  \
+     void* extra_state))                                                                                              \
+  X(int, Comm_free_keyval, (int* keyval))                                                                             \
+  /* topologies */                                                                                                    \
+  X(int, Dims_create, (int nnodes, int ndims, int dims[]))                                                           \
+  X(int, Cart_create,                                                                                                 \
+    (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm* comm_cart))         \
+  X(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]))                           \
+  X(int, Cartdim_get, (MPI_Comm comm, int* ndims))                                                                    \
+  X(int, Cart_rank, (MPI_Comm comm, const int coords[], int* rank))                                                  \
+  X(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))                                          \
+  X(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest))                    \
+  X(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm))                                     \
+  X(int, Topo_test, (MPI_Comm comm, int* status))
 
 /* The functions' link names are AMPI_<name> and PAMPI_<name>, so that an
  * Adaptive MPI program can run on roam's MPI transport, whose MPI library
@@ -760,6 +777,32 @@ typedef int(MPI_Type_delete_attr_function)(MPI_Datatype, int, void*, void*);
 #define PMPI_Info_free PAMPI_Info_free
 #define MPI_Comm_get_attr AMPI_Comm_get_attr
 #define PMPI_Comm_get_attr PAMPI_Comm_get_attr
+#define MPI_Comm_set_attr AMPI_Comm_set_attr
+#define PMPI_Comm_set_attr PAMPI_Comm_set_attr
+#define MPI_Comm_delete_attr AMPI_Comm_delete_attr
+#define PMPI_Comm_delete_attr PAMPI_Comm_delete_attr
+#define MPI_Comm_create_keyval AMPI_Comm_create_keyval
+#define PMPI_Comm_create_keyval PAMPI_Comm_create_keyval
+#define MPI_Comm_free_keyval AMPI_Comm_free_keyval
+#define PMPI_Comm_free_keyval PAMPI_Comm_free_keyval
+#define MPI_Dims_create AMPI_Dims_create
+#define PMPI_Dims_create PAMPI_Dims_create
+#define MPI_Cart_create AMPI_Cart_create
+#define PMPI_Cart_create PAMPI_Cart_create
+#define MPI_Cart_get AMPI_Cart_get
+#define PMPI_Cart_get PAMPI_Cart_get
+#define MPI_Cartdim_get AMPI_Cartdim_get
+#define PMPI_Cartdim_get PAMPI_Cartdim_get
+#define MPI_Cart_rank AMPI_Cart_rank
+#define PMPI_Cart_rank PAMPI_Cart_rank
+#define MPI_Cart_coords AMPI_Cart_coords
+#define PMPI_Cart_coords PAMPI_Cart_coords
+#define MPI_Cart_shift AMPI_Cart_shift
+#define PMPI_Cart_shift PAMPI_Cart_shift
+#define MPI_Cart_sub AMPI_Cart_sub
+#define PMPI_Cart_sub PAMPI_Cart_sub
+#define MPI_Topo_test AMPI_Topo_test
+#define PMPI_Topo_test PAMPI_Topo_test
 
 #define ROAM_AMPI_DECLARE(ret, name, params) ret MPI_##name params; ret PMPI_##name params;
 ROAM_AMPI_FUNCTIONS(ROAM_AMPI_DECLARE)

@@ -52,6 +52,11 @@ void send_packed(rank& r, const communicator& c, std::uint64_t context, int dest
 /// Posts a receive request (matching queued messages first).
 void post_receive(rank& r, int handle);
 
+/// Attributes with user keys (topology.cpp): a delete function's call, and
+/// the copies MPI_Comm_dup makes.
+int delete_attribute(int comm, int keyval, std::uint64_t value);
+int copy_attributes(int comm, int newcomm);
+
 /// This rank's world rank.
 int world_rank();
 

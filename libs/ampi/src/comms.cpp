@@ -99,8 +99,9 @@ extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   d.context = child_context(me().comms.at(comm), -1);
   d.children = 0;
   d.name.clear();
+  d.attributes.clear();
   *newcomm = add_comm(std::move(d));
-  return MPI_SUCCESS;
+  return copy_attributes(comm, *newcomm);
 }
 ROAM_AMPI_PMPI(Comm_dup)
 
@@ -178,8 +179,13 @@ extern "C" int PMPI_Comm_free(MPI_Comm* comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
     return fail(*comm, MPI_ERR_COMM, "MPI_Comm_free", "MPI_COMM_WORLD and MPI_COMM_SELF cannot be freed");
-  if (me().comms.erase(*comm) == 0)
+  communicator* c = find_comm(me(), *comm);
+  if (c == nullptr)
     return fail(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_free", "invalid communicator " + std::to_string(*comm));
+  const std::map<int, std::uint64_t> attributes = c->attributes;
+  for (const auto& [keyval, value] : attributes)
+    if (int e = delete_attribute(*comm, keyval, value)) return e;
+  me().comms.erase(*comm);
   *comm = MPI_COMM_NULL;
   return MPI_SUCCESS;
 }
@@ -267,7 +273,13 @@ extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val
     case AMPI_NUM_WTHS: pes = AMPI_Num_pes(), value = &pes; break;
     case AMPI_MY_PROCESS: node = AMPI_My_node(), value = &node; break;
     case AMPI_NUM_PROCESSES: nodes = AMPI_Num_nodes(), value = &nodes; break;
-    default: break;
+    default: {
+      const communicator& c = me().comms.at(comm);
+      auto it = c.attributes.find(keyval);
+      *flag = it != c.attributes.end();
+      if (*flag) *static_cast<void**>(attribute_val) = reinterpret_cast<void*>(it->second);
+      return MPI_SUCCESS;
+    }
   }
   *flag = value != nullptr;
   if (value) *static_cast<int**>(attribute_val) = value;

@@ -35,9 +35,11 @@ struct communicator {
   int errhandler = 1;              // MPI_ERRORS_ARE_FATAL
   std::uint32_t children = 0;      // communicators made from it (the next context)
   std::string name;
+  std::vector<int> dims, periods;          // a Cartesian topology (empty: none)
+  std::map<int, std::uint64_t> attributes;  // keyval -> the program's value (a pointer-sized word)
 
   int world_of(int r) const { return members.empty() ? r : members[static_cast<std::size_t>(r)]; }
-  void pup(pup_er& p) { p | context | members | my_rank | size | errhandler | children | name; }
+  void pup(pup_er& p) { p | context | members | my_rank | size | errhandler | children | name | dims | periods | attributes; }
 };
 
 /// A request (MPI_Request is its slot number + 1).
@@ -83,6 +85,13 @@ struct user_op {
   std::uint64_t fn = 0;  // MPI_User_function* (code addresses are the same in every process of the job)
   bool commutative = true;
   void pup(pup_er& p) { p | fn | commutative; }
+};
+
+/// An attribute key (MPI_Comm_create_keyval).
+struct keyval_record {
+  std::uint64_t copy_fn = 0, delete_fn = 0;  // MPI_Comm_copy/delete_attr_function* (0, 1: the predefined ones)
+  std::uint64_t extra_state = 0;
+  void pup(pup_er& p) { p | copy_fn | delete_fn | extra_state; }
 };
 
 struct info_object {
@@ -140,6 +149,8 @@ struct rank : element<rank> {
   int next_op = 100;
   std::map<int, info_object> infos;
   int next_info = 10;
+  std::map<int, keyval_record> keyvals;
+  int next_keyval = 100;
 
   std::vector<request_record> requests;
   std::vector<int> free_requests;

@@ -1,6 +1,6 @@
 /* ampi_check: an MPI program (plain C, standard MPI only) that checks
  * Adaptive MPI's answers exactly, on any number of ranks:
- *   ampi_check [p2p|coll|types|comms|all] [+vp N +p P ...]
+ *   ampi_check [p2p|coll|types|comms|topo|all] [+vp N +p P ...]
  * Each rank checks what it received; rank 0 prints
  * "ampi_check: OK (<what>, N ranks)" when every rank agreed, and the program
  * returns nonzero otherwise. */
@@ -419,6 +419,83 @@ static void check_comms(struct ctx* c) {
   CHECK(flag && *ub >= 32767, "tag ub");
 }
 
+/* ---- topologies and attributes ------------------------------------------ */
+static int copy_attr(MPI_Comm comm, int keyval, void* extra, void* in, void* out, int* flag) {
+  (void)comm, (void)keyval, (void)extra;
+  *(void**)out = (char*)in + 1;
+  *flag = 1;
+  ++*(int*)extra;
+  return MPI_SUCCESS;
+}
+static int delete_attr(MPI_Comm comm, int keyval, void* value, void* extra) {
+  (void)comm, (void)keyval, (void)value;
+  ++*((int*)extra + 1);
+  return MPI_SUCCESS;
+}
+
+static void check_topo(struct ctx* c) {
+  int d3[3] = {0, 0, 0};
+  MPI_Dims_create(24, 3, d3);
+  CHECK(d3[0] == 4 && d3[1] == 3 && d3[2] == 2, "dims_create 24: %d %d %d", d3[0], d3[1], d3[2]);
+  int d2[2] = {0, 3};
+  MPI_Dims_create(12, 2, d2);
+  CHECK(d2[0] == 4 && d2[1] == 3, "dims_create 12 with 3 fixed: %d %d", d2[0], d2[1]);
+  int dims[2] = {0, 0}, periods[2] = {1, 0};
+  MPI_Dims_create(np, 2, dims);
+  MPI_Comm grid;
+  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &grid);
+  int status = -1;
+  MPI_Topo_test(grid, &status);
+  CHECK(status == MPI_CART, "topo_test %d", status);
+  int gr, coords[2], back = -1;
+  MPI_Comm_rank(grid, &gr);
+  MPI_Cart_coords(grid, gr, 2, coords);
+  MPI_Cart_rank(grid, coords, &back);
+  CHECK(back == gr && coords[0] == gr / dims[1] && coords[1] == gr % dims[1], "coords of %d: %d %d", gr, coords[0], coords[1]);
+  int up, down, left, right;
+  MPI_Cart_shift(grid, 0, 1, &up, &down);   /* periodic */
+  MPI_Cart_shift(grid, 1, 1, &left, &right); /* not periodic */
+  CHECK(down == ((coords[0] + 1) % dims[0]) * dims[1] + coords[1], "shift down %d", down);
+  CHECK(up == ((coords[0] - 1 + dims[0]) % dims[0]) * dims[1] + coords[1], "shift up %d", up);
+  CHECK((coords[1] == dims[1] - 1) == (right == MPI_PROC_NULL), "shift right %d", right);
+  CHECK((coords[1] == 0) == (left == MPI_PROC_NULL), "shift left %d", left);
+  /* a halo exchange along the periodic dimension */
+  int mine = gr, from_up = -1;
+  MPI_Sendrecv(&mine, 1, MPI_INT, down, 9, &from_up, 1, MPI_INT, up, 9, grid, MPI_STATUS_IGNORE);
+  CHECK(from_up == up, "halo from %d got %d", up, from_up);
+  /* rows: keep dimension 1 */
+  int keep[2] = {0, 1};
+  MPI_Comm row;
+  MPI_Cart_sub(grid, keep, &row);
+  int rn, rsum = 0;
+  MPI_Comm_size(row, &rn);
+  MPI_Allreduce(&gr, &rsum, 1, MPI_INT, MPI_SUM, row);
+  int want = 0;
+  for (int k = 0; k < dims[1]; ++k) want += coords[0] * dims[1] + k;
+  CHECK(rn == dims[1] && rsum == want, "row size %d sum %d", rn, rsum);
+  int nd = 0;
+  MPI_Cartdim_get(row, &nd);
+  CHECK(nd == 1, "sub dims %d", nd);
+  MPI_Comm_free(&row);
+  MPI_Comm_free(&grid);
+  /* attributes: a copy function on dup, a delete function on free */
+  int counts[2] = {0, 0}, key = MPI_KEYVAL_INVALID, flag = 0;
+  MPI_Comm_create_keyval(copy_attr, delete_attr, &key, counts);
+  static char base[4];
+  MPI_Comm_set_attr(MPI_COMM_WORLD, key, base);
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  char* got = NULL;
+  MPI_Comm_get_attr(dup, key, &got, &flag);
+  CHECK(flag && got == base + 1 && counts[0] == 1, "copied attribute %p", (void*)got);
+  MPI_Comm_free(&dup);
+  CHECK(counts[1] == 1, "delete ran %d times", counts[1]);
+  MPI_Comm_delete_attr(MPI_COMM_WORLD, key);
+  MPI_Comm_get_attr(MPI_COMM_WORLD, key, &got, &flag);
+  CHECK(!flag && counts[1] == 2, "deleted attribute still there");
+  MPI_Comm_free_keyval(&key);
+}
+
 int main(int argc, char** argv) {
   struct ctx context = {0, 0, 0}, *c = &context;
   MPI_Init(&argc, &argv);
@@ -430,6 +507,7 @@ int main(int argc, char** argv) {
   if (all || strcmp(what, "coll") == 0) check_coll(c);
   if (all || strcmp(what, "types") == 0) check_types(c);
   if (all || strcmp(what, "comms") == 0) check_comms(c);
+  if (all || strcmp(what, "topo") == 0) check_topo(c);
   int total = 0;
   MPI_Allreduce(&c->failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (me == 0 && total == 0) printf("ampi_check: OK (%s, %d ranks)\n", what, np);

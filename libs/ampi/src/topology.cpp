@@ -1,0 +1,305 @@
+// Cartesian topologies (MPI_Dims_create, MPI_Cart_*) and communicator
+// attributes with user keys (MPI_Comm_create_keyval, set/get/delete_attr).
+#include <algorithm>
+#include <functional>
+#include <numeric>
+
+#include "api.hpp"
+
+using namespace roam::ampi;
+
+namespace {
+
+const communicator* cart_of(MPI_Comm comm, const char* function, int* err) {
+  const communicator* c = find_comm(me(), comm);
+  if (c == nullptr) {
+    *err = fail(MPI_COMM_WORLD, MPI_ERR_COMM, function, "invalid communicator " + std::to_string(comm));
+    return nullptr;
+  }
+  if (c->dims.empty()) {
+    *err = fail(comm, MPI_ERR_TOPOLOGY, function, "the communicator has no Cartesian topology");
+    return nullptr;
+  }
+  *err = MPI_SUCCESS;
+  return c;
+}
+
+void coords_of(const communicator& c, int r, int* coords) {
+  for (std::size_t d = c.dims.size(); d-- > 0;) {
+    coords[d] = r % c.dims[d];
+    r /= c.dims[d];
+  }
+}
+
+// The rank at `coords` (wrapped where periodic), or MPI_PROC_NULL outside.
+int rank_at(const communicator& c, const std::vector<int>& coords) {
+  int r = 0;
+  for (std::size_t d = 0; d < c.dims.size(); ++d) {
+    int x = coords[d];
+    if (x < 0 || x >= c.dims[d]) {
+      if (!c.periods[d]) return MPI_PROC_NULL;
+      x = ((x % c.dims[d]) + c.dims[d]) % c.dims[d];
+    }
+    r = r * c.dims[d] + x;
+  }
+  return r;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Dims_create(int nnodes, int ndims, int dims[]) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  if (nnodes <= 0 || ndims < 0)
+    return fail(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Dims_create", "nnodes must be positive and ndims not negative");
+  int fixed = 1, free_dims = 0;
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] < 0) return fail(MPI_COMM_WORLD, MPI_ERR_DIMS, "MPI_Dims_create", "a negative dimension");
+    if (dims[i] == 0) ++free_dims;
+    else fixed *= dims[i];
+  }
+  if (nnodes % fixed != 0)
+    return fail(MPI_COMM_WORLD, MPI_ERR_DIMS, "MPI_Dims_create",
+                std::to_string(nnodes) + " nodes cannot be split with the given dimensions");
+  int rest = nnodes / fixed;
+  if (free_dims == 0) {
+    if (rest != 1) return fail(MPI_COMM_WORLD, MPI_ERR_DIMS, "MPI_Dims_create", "the dimensions do not multiply to nnodes");
+    return MPI_SUCCESS;
+  }
+  // Prime factors, largest first, each to the currently smallest dimension:
+  // as balanced as the factors allow.
+  std::vector<int> primes;
+  for (int p = 2; rest > 1 && p * p <= rest; ++p)
+    while (rest % p == 0) primes.push_back(p), rest /= p;
+  if (rest > 1) primes.push_back(rest);
+  std::sort(primes.rbegin(), primes.rend());
+  std::vector<int> made(static_cast<std::size_t>(free_dims), 1);
+  for (int p : primes) *std::min_element(made.begin(), made.end()) *= p;
+  std::sort(made.rbegin(), made.rend());
+  std::size_t k = 0;
+  for (int i = 0; i < ndims; ++i)
+    if (dims[i] == 0) dims[i] = made[k++];
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Dims_create)
+
+extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int,
+                                MPI_Comm* comm_cart) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const communicator* c = find_comm(me(), comm_old);
+  if (c == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Cart_create", "invalid communicator");
+  if (ndims < 0) return fail(comm_old, MPI_ERR_DIMS, "MPI_Cart_create", "negative ndims");
+  long cells = 1;
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] <= 0) return fail(comm_old, MPI_ERR_DIMS, "MPI_Cart_create", "a dimension is not positive");
+    cells *= dims[i];
+  }
+  if (cells > c->size)
+    return fail(comm_old, MPI_ERR_DIMS, "MPI_Cart_create",
+                "the grid has " + std::to_string(cells) + " cells, the communicator " + std::to_string(c->size) + " ranks");
+  const int my = c->my_rank;
+  // No reordering: rank r of the old communicator is rank r of the grid.
+  if (int e = PMPI_Comm_split(comm_old, my < cells ? 0 : MPI_UNDEFINED, my, comm_cart)) return e;
+  if (*comm_cart == MPI_COMM_NULL) return MPI_SUCCESS;
+  communicator& g = me().comms.at(*comm_cart);
+  g.dims.assign(dims, dims + ndims);
+  g.periods.assign(static_cast<std::size_t>(ndims), 0);
+  for (int i = 0; i < ndims; ++i) g.periods[static_cast<std::size_t>(i)] = periods[i] != 0;
+  if (ndims == 0) g.dims.clear();
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Cart_create)
+
+extern "C" int PMPI_Cartdim_get(MPI_Comm comm, int* ndims) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  int err = 0;
+  const communicator* c = cart_of(comm, "MPI_Cartdim_get", &err);
+  if (!c) return err;
+  *ndims = static_cast<int>(c->dims.size());
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Cartdim_get)
+
+extern "C" int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  int err = 0;
+  const communicator* c = cart_of(comm, "MPI_Cart_get", &err);
+  if (!c) return err;
+  const int n = std::min<int>(maxdims, static_cast<int>(c->dims.size()));
+  std::vector<int> all(c->dims.size());
+  coords_of(*c, c->my_rank, all.data());
+  for (int i = 0; i < n; ++i) {
+    dims[i] = c->dims[static_cast<std::size_t>(i)];
+    periods[i] = c->periods[static_cast<std::size_t>(i)];
+    coords[i] = all[static_cast<std::size_t>(i)];
+  }
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Cart_get)
+
+extern "C" int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int* rank_out) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  int err = 0;
+  const communicator* c = cart_of(comm, "MPI_Cart_rank", &err);
+  if (!c) return err;
+  const std::vector<int> at(coords, coords + c->dims.size());
+  const int r = rank_at(*c, at);
+  if (r == MPI_PROC_NULL) return fail(comm, MPI_ERR_ARG, "MPI_Cart_rank", "coordinates outside a non-periodic grid");
+  *rank_out = r;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Cart_rank)
+
+extern "C" int PMPI_Cart_coords(MPI_Comm comm, int r, int maxdims, int coords[]) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  int err = 0;
+  const communicator* c = cart_of(comm, "MPI_Cart_coords", &err);
+  if (!c) return err;
+  if (r < 0 || r >= c->size) return fail(comm, MPI_ERR_RANK, "MPI_Cart_coords", "rank " + std::to_string(r) + " is not in the grid");
+  if (maxdims < static_cast<int>(c->dims.size())) return fail(comm, MPI_ERR_ARG, "MPI_Cart_coords", "maxdims is too small");
+  coords_of(*c, r, coords);
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Cart_coords)
+
+extern "C" int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  int err = 0;
+  const communicator* c = cart_of(comm, "MPI_Cart_shift", &err);
+  if (!c) return err;
+  if (direction < 0 || direction >= static_cast<int>(c->dims.size()))
+    return fail(comm, MPI_ERR_DIMS, "MPI_Cart_shift", "direction " + std::to_string(direction) + " is not a dimension");
+  std::vector<int> at(c->dims.size());
+  coords_of(*c, c->my_rank, at.data());
+  const auto d = static_cast<std::size_t>(direction);
+  const int mine = at[d];
+  at[d] = mine - disp;
+  *rank_source = rank_at(*c, at);
+  at[d] = mine + disp;
+  *rank_dest = rank_at(*c, at);
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Cart_shift)
+
+extern "C" int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  int err = 0;
+  const communicator* c = cart_of(comm, "MPI_Cart_sub", &err);
+  if (!c) return err;
+  std::vector<int> at(c->dims.size());
+  coords_of(*c, c->my_rank, at.data());
+  // Ranks that share the dropped coordinates form one grid; the old rank
+  // order is the new grid's row-major order.
+  int color = 0;
+  std::vector<int> kept_dims, kept_periods;
+  for (std::size_t d = 0; d < c->dims.size(); ++d) {
+    if (remain_dims[d]) {
+      kept_dims.push_back(c->dims[d]);
+      kept_periods.push_back(c->periods[d]);
+    } else {
+      color = color * c->dims[d] + at[d];
+    }
+  }
+  if (int e = PMPI_Comm_split(comm, color, me().comms.at(comm).my_rank, newcomm)) return e;
+  communicator& g = me().comms.at(*newcomm);
+  g.dims = kept_dims;
+  g.periods = kept_periods;
+  if (kept_dims.empty()) g.dims.clear();
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Cart_sub)
+
+extern "C" int PMPI_Topo_test(MPI_Comm comm, int* status) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const communicator* c = find_comm(me(), comm);
+  if (c == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Topo_test", "invalid communicator");
+  *status = c->dims.empty() ? MPI_UNDEFINED : MPI_CART;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Topo_test)
+
+// ---- attributes -------------------------------------------------------------------
+
+extern "C" int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function* copy_fn, MPI_Comm_delete_attr_function* delete_fn,
+                                       int* keyval, void* extra_state) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  rank& r = me();
+  const int k = r.next_keyval++;
+  r.keyvals[k] = keyval_record{reinterpret_cast<std::uint64_t>(copy_fn), reinterpret_cast<std::uint64_t>(delete_fn),
+                               reinterpret_cast<std::uint64_t>(extra_state)};
+  *keyval = k;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Comm_create_keyval)
+
+extern "C" int PMPI_Comm_free_keyval(int* keyval) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  if (me().keyvals.erase(*keyval) == 0)
+    return fail(MPI_COMM_WORLD, MPI_ERR_KEYVAL, "MPI_Comm_free_keyval", "invalid keyval " + std::to_string(*keyval));
+  *keyval = MPI_KEYVAL_INVALID;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Comm_free_keyval)
+
+namespace roam::ampi {
+// Runs keyval's delete function on comm's value (the program's code: its
+// own heap routing).
+int delete_attribute(MPI_Comm comm, int keyval, std::uint64_t value) {
+  rank& r = me();
+  auto k = r.keyvals.find(keyval);
+  if (k == r.keyvals.end() || k->second.delete_fn == 0) return MPI_SUCCESS;
+  auto* fn = reinterpret_cast<MPI_Comm_delete_attr_function*>(k->second.delete_fn);
+  return fn(comm, keyval, reinterpret_cast<void*>(value), reinterpret_cast<void*>(k->second.extra_state));
+}
+
+// Copies comm's attributes to newcomm as their keyvals' copy functions say.
+int copy_attributes(MPI_Comm comm, MPI_Comm newcomm) {
+  const std::map<int, std::uint64_t> from = me().comms.at(comm).attributes;
+  for (const auto& [keyval, value] : from) {
+    rank& r = me();
+    auto k = r.keyvals.find(keyval);
+    if (k == r.keyvals.end() || k->second.copy_fn == 0) continue;
+    void* out = nullptr;
+    int flag = 0;
+    if (k->second.copy_fn == 1) {  // MPI_COMM_DUP_FN
+      out = reinterpret_cast<void*>(value);
+      flag = 1;
+    } else {
+      auto* fn = reinterpret_cast<MPI_Comm_copy_attr_function*>(k->second.copy_fn);
+      if (int e = fn(comm, keyval, reinterpret_cast<void*>(k->second.extra_state), reinterpret_cast<void*>(value), &out, &flag))
+        return e;
+    }
+    if (flag) me().comms.at(newcomm).attributes[keyval] = reinterpret_cast<std::uint64_t>(out);
+  }
+  return MPI_SUCCESS;
+}
+}  // namespace roam::ampi
+
+extern "C" int PMPI_Comm_set_attr(MPI_Comm comm, int keyval, void* attribute_val) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  rank& r = me();
+  communicator* c = find_comm(r, comm);
+  if (c == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_set_attr", "invalid communicator");
+  if (r.keyvals.count(keyval) == 0)
+    return fail(comm, MPI_ERR_KEYVAL, "MPI_Comm_set_attr", "invalid keyval " + std::to_string(keyval));
+  auto old = c->attributes.find(keyval);
+  if (old != c->attributes.end())
+    if (int e = delete_attribute(comm, keyval, old->second)) return e;
+  me().comms.at(comm).attributes[keyval] = reinterpret_cast<std::uint64_t>(attribute_val);
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Comm_set_attr)
+
+extern "C" int PMPI_Comm_delete_attr(MPI_Comm comm, int keyval) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  rank& r = me();
+  communicator* c = find_comm(r, comm);
+  if (c == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_delete_attr", "invalid communicator");
+  auto it = c->attributes.find(keyval);
+  if (it == c->attributes.end())
+    return fail(comm, MPI_ERR_KEYVAL, "MPI_Comm_delete_attr", "no attribute for keyval " + std::to_string(keyval));
+  const std::uint64_t value = it->second;
+  if (int e = delete_attribute(comm, keyval, value)) return e;
+  me().comms.at(comm).attributes.erase(keyval);
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Comm_delete_attr)
