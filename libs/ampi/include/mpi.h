@@ -476,6 +476,55 @@ typedef int(MPI_Type_delete_attr_function)(MPI_Datatype, int, void*, void*);
   X(int, Alltoallw,                                                                                                   \
     (const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],              \
      void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))    \
+  /* non-blocking collectives */                                                                                      \
+  X(int, Ibarrier, (MPI_Comm comm, MPI_Request * request))                                                           \
+  X(int, Ibcast, (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request))   \
+  X(int, Ireduce,                                                                                                     \
+    (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm,      \
+     MPI_Request* request))                                                                                           \
+  X(int, Iallreduce,                                                                                                  \
+    (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,                \
+     MPI_Request* request))                                                                                           \
+  X(int, Ireduce_scatter_block,                                                                                       \
+    (const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,            \
+     MPI_Request* request))                                                                                           \
+  X(int, Ireduce_scatter,                                                                                             \
+    (const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,   \
+     MPI_Request* request))                                                                                           \
+  X(int, Iscan,                                                                                                       \
+    (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,                \
+     MPI_Request* request))                                                                                           \
+  X(int, Iexscan,                                                                                                     \
+    (const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,                \
+     MPI_Request* request))                                                                                           \
+  X(int, Igather,                                                                                                     \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, \
+     int root, MPI_Comm comm, MPI_Request* request))                                                                 \
+  X(int, Igatherv,                                                                                                    \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],              \
+     const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request))                      \
+  X(int, Iscatter,                                                                                                    \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, \
+     int root, MPI_Comm comm, MPI_Request* request))                                                                 \
+  X(int, Iscatterv,                                                                                                   \
+    (const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf,         \
+     int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request))                          \
+  X(int, Iallgather,                                                                                                  \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, \
+     MPI_Comm comm, MPI_Request* request))                                                                            \
+  X(int, Iallgatherv,                                                                                                 \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],              \
+     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))                               \
+  X(int, Ialltoall,                                                                                                   \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, \
+     MPI_Comm comm, MPI_Request* request))                                                                            \
+  X(int, Ialltoallv,                                                                                                  \
+    (const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,        \
+     const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))      \
+  X(int, Ialltoallw,                                                                                                  \
+    (const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],              \
+     void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,     \
+     MPI_Request* request))                                                                                           \
   X(int, Op_create, (MPI_User_function * user_fn, int commute, MPI_Op* op))                                          \
   X(int, Op_free, (MPI_Op * op))                                                                                      \
   X(int, Op_commutative, (MPI_Op op, int* commute))                                                                   \
@@ -751,6 +800,40 @@ typedef int(MPI_Type_delete_attr_function)(MPI_Datatype, int, void*, void*);
 #define PMPI_Alltoallv PAMPI_Alltoallv
 #define MPI_Alltoallw AMPI_Alltoallw
 #define PMPI_Alltoallw PAMPI_Alltoallw
+#define MPI_Ibarrier AMPI_Ibarrier
+#define PMPI_Ibarrier PAMPI_Ibarrier
+#define MPI_Ibcast AMPI_Ibcast
+#define PMPI_Ibcast PAMPI_Ibcast
+#define MPI_Ireduce AMPI_Ireduce
+#define PMPI_Ireduce PAMPI_Ireduce
+#define MPI_Iallreduce AMPI_Iallreduce
+#define PMPI_Iallreduce PAMPI_Iallreduce
+#define MPI_Ireduce_scatter_block AMPI_Ireduce_scatter_block
+#define PMPI_Ireduce_scatter_block PAMPI_Ireduce_scatter_block
+#define MPI_Ireduce_scatter AMPI_Ireduce_scatter
+#define PMPI_Ireduce_scatter PAMPI_Ireduce_scatter
+#define MPI_Iscan AMPI_Iscan
+#define PMPI_Iscan PAMPI_Iscan
+#define MPI_Iexscan AMPI_Iexscan
+#define PMPI_Iexscan PAMPI_Iexscan
+#define MPI_Igather AMPI_Igather
+#define PMPI_Igather PAMPI_Igather
+#define MPI_Igatherv AMPI_Igatherv
+#define PMPI_Igatherv PAMPI_Igatherv
+#define MPI_Iscatter AMPI_Iscatter
+#define PMPI_Iscatter PAMPI_Iscatter
+#define MPI_Iscatterv AMPI_Iscatterv
+#define PMPI_Iscatterv PAMPI_Iscatterv
+#define MPI_Iallgather AMPI_Iallgather
+#define PMPI_Iallgather PAMPI_Iallgather
+#define MPI_Iallgatherv AMPI_Iallgatherv
+#define PMPI_Iallgatherv PAMPI_Iallgatherv
+#define MPI_Ialltoall AMPI_Ialltoall
+#define PMPI_Ialltoall PAMPI_Ialltoall
+#define MPI_Ialltoallv AMPI_Ialltoallv
+#define PMPI_Ialltoallv PAMPI_Ialltoallv
+#define MPI_Ialltoallw AMPI_Ialltoallw
+#define PMPI_Ialltoallw PAMPI_Ialltoallw
 #define MPI_Op_create AMPI_Op_create
 #define PMPI_Op_create PAMPI_Op_create
 #define MPI_Op_free AMPI_Op_free

@@ -37,10 +37,32 @@ void wait_for(int handle);
 void fill_status(const request_record& q, MPI_Status* status) noexcept;
 
 // ---- byte-level point-to-point on a communicator's collective context ----
-/// Sends `data` to rank `dest` of communicator `comm`.
-void coll_send(int comm, int dest, int tag, buffer<std::byte> data);
-/// Receives the next message of rank `source` with `tag` (blocking).
-buffer<std::byte> coll_recv(int comm, int source, int tag);
+/// Each collective call takes the next number of its communicator (the
+/// members call collectives in the same order, so they agree without a
+/// message) and tags its messages with it: collectives in progress at once
+/// (non-blocking ones beside blocking ones) never take each other's
+/// messages. A collective entered inside another (MPI_Allgather inside
+/// MPI_Comm_split, MPI_Gatherv inside MPI_Allgatherv) keeps the outer one's
+/// number; the number is the calling thread's (a non-blocking collective
+/// runs on a thread of its own).
+class coll_scope {
+ public:
+  explicit coll_scope(int comm);
+  ~coll_scope();
+  coll_scope(const coll_scope&) = delete;
+  coll_scope& operator=(const coll_scope&) = delete;
+};
+/// Runs the calling thread's collectives under tag base `base` (a
+/// non-blocking collective's thread, with the number taken when it was
+/// started).
+void adopt_coll_base(std::uint32_t base);
+/// The next collective number of `comm`, as a tag base.
+std::uint32_t next_coll_base(int comm);
+/// Sends `data` to rank `dest` of communicator `comm` (`kind` < 32: which
+/// message of the collective).
+void coll_send(int comm, int dest, int kind, buffer<std::byte> data);
+/// Receives the next message of rank `source` of this `kind` (blocking).
+buffer<std::byte> coll_recv(int comm, int source, int kind);
 
 /// The envelope of the next message from `r` to rank `dest` of `c`.
 envelope make_envelope(rank& r, const communicator& c, std::uint64_t context, int dest, int tag,
@@ -56,6 +78,12 @@ void post_receive(rank& r, int handle);
 /// the copies MPI_Comm_dup makes.
 int delete_attribute(int comm, int keyval, std::uint64_t value);
 int copy_attributes(int comm, int newcomm);
+
+/// The non-blocking collective the calling thread runs (0: the rank's own
+/// thread; nonblocking.cpp).
+int running_job();
+/// Drops a finished non-blocking collective (its request was completed).
+void forget_job(int job);
 
 /// This rank's world rank.
 int world_rank();

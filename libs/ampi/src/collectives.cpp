@@ -99,6 +99,7 @@ const void* send_source(const void* sendbuf, const void* recvbuf) { return sendb
 
 extern "C" int PMPI_Barrier(MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Barrier", &err);
   if (!c) return err;
@@ -113,6 +114,7 @@ ROAM_AMPI_PMPI(Barrier)
 
 extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Bcast", &err);
   if (!c) return err;
@@ -130,6 +132,7 @@ ROAM_AMPI_PMPI(Bcast)
 extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                            MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Reduce", &err);
   if (!c) return err;
@@ -149,6 +152,7 @@ ROAM_AMPI_PMPI(Reduce)
 extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Allreduce", &err);
   if (!c) return err;
@@ -181,6 +185,7 @@ ROAM_AMPI_PMPI(Reduce_local)
 extern "C" int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Gatherv", &err);
   if (!c) return err;
@@ -211,6 +216,7 @@ ROAM_AMPI_PMPI(Gatherv)
 extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                            MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Gather", &err);
   if (!c) return err;
@@ -223,6 +229,7 @@ ROAM_AMPI_PMPI(Gather)
 extern "C" int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                              void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Scatterv", &err);
   if (!c) return err;
@@ -253,6 +260,7 @@ ROAM_AMPI_PMPI(Scatterv)
 extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, int root, MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Scatter", &err);
   if (!c) return err;
@@ -265,6 +273,7 @@ ROAM_AMPI_PMPI(Scatter)
 extern "C" int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Allgatherv", &err);
   if (!c) return err;
@@ -309,6 +318,7 @@ ROAM_AMPI_PMPI(Allgatherv)
 extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                               MPI_Datatype recvtype, MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Allgather", &err);
   if (!c) return err;
@@ -322,6 +332,7 @@ extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const
                               const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                               const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Alltoallw", &err);
   if (!c) return err;
@@ -357,6 +368,7 @@ extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const
                               void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                               MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Alltoallv", &err);
   if (!c) return err;
@@ -380,6 +392,7 @@ ROAM_AMPI_PMPI(Alltoallv)
 extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                              MPI_Datatype recvtype, MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Alltoall", &err);
   if (!c) return err;
@@ -396,6 +409,7 @@ ROAM_AMPI_PMPI(Alltoall)
 extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                                    MPI_Op op, MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Reduce_scatter", &err);
   if (!c) return err;
@@ -427,6 +441,7 @@ ROAM_AMPI_PMPI(Reduce_scatter)
 extern "C" int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                          MPI_Op op, MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Reduce_scatter_block", &err);
   if (!c) return err;
@@ -466,6 +481,7 @@ int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, M
 extern "C" int PMPI_Scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                          MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   return scan(sendbuf, recvbuf, count, datatype, op, comm, true, "MPI_Scan");
 }
 ROAM_AMPI_PMPI(Scan)
@@ -473,6 +489,7 @@ ROAM_AMPI_PMPI(Scan)
 extern "C" int PMPI_Exscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                            MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const coll_scope numbered(comm);  // this collective's tags
   return scan(sendbuf, recvbuf, count, datatype, op, comm, false, "MPI_Exscan");
 }
 ROAM_AMPI_PMPI(Exscan)

@@ -186,11 +186,11 @@ void wait_for(int handle) {
 
 void fill_status(const request_record& q, MPI_Status* status) noexcept {
   if (status == MPI_STATUS_IGNORE) return;
-  if (q.what == request_record::kind::send) {
+  if (q.what == request_record::kind::send || q.what == request_record::kind::collective) {
     status->MPI_SOURCE = MPI_ANY_SOURCE;
     status->MPI_TAG = MPI_ANY_TAG;
     status->roam_bytes = 0;
-    status->MPI_ERROR = MPI_SUCCESS;
+    status->MPI_ERROR = q.what == request_record::kind::send ? MPI_SUCCESS : q.status_error;
   } else {
     status->MPI_SOURCE = q.status_source;
     status->MPI_TAG = q.status_tag;
@@ -210,13 +210,41 @@ int check_buffer_args(rank& r, int comm, int count, int datatype, const char* fu
   return MPI_SUCCESS;
 }
 
-void coll_send(int comm, int dest, int tag, buffer<std::byte> data) {
+namespace {
+struct coll_context {
+  int depth = 0;
+  std::uint32_t base = 0;
+};
+thread_private<coll_context> g_coll;  // per thread: a rank's own, or a non-blocking collective's
+}  // namespace
+
+std::uint32_t next_coll_base(int comm) {
+  communicator* c = find_comm(me(), comm);
+  return c ? (c->collectives++ & 0x3ffffffu) << 5 : 0;
+}
+
+coll_scope::coll_scope(int comm) {
+  coll_context& c = *g_coll;
+  if (c.depth++ == 0) c.base = next_coll_base(comm);
+}
+
+coll_scope::~coll_scope() { --g_coll->depth; }
+
+void adopt_coll_base(std::uint32_t base) {
+  coll_context& c = *g_coll;
+  c.depth = 1;
+  c.base = base;
+}
+
+void coll_send(int comm, int dest, int kind, buffer<std::byte> data) {
+  const int tag = static_cast<int>(g_coll->base) + kind;
   rank& r = me();
   const communicator& c = r.comms.at(comm);
   send_packed(r, c, c.context + 1, dest, tag, std::move(data), 0);
 }
 
-buffer<std::byte> coll_recv(int comm, int source, int tag) {
+buffer<std::byte> coll_recv(int comm, int source, int kind) {
+  const int tag = static_cast<int>(g_coll->base) + kind;
   int h = 0;
   {
     rank& r = me();
@@ -367,6 +395,7 @@ int finish(MPI_Request* handle, MPI_Status* status) {
   if (q.persistent) {
     q.active = false;
   } else {
+    if (q.what == request_record::kind::collective) forget_job(q.peer);
     r.release_request(*handle);
     *handle = MPI_REQUEST_NULL;
   }
@@ -700,7 +729,7 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
   rank& r = me();
   if (!valid_request(r, *request)) return fail(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free", "invalid request");
   request_record& q = r.req(*request);
-  if (q.what == request_record::kind::recv && q.active && !q.complete) {
+  if ((q.what == request_record::kind::recv || q.what == request_record::kind::collective) && q.active && !q.complete) {
     // A receive still pending keeps its slot: the message will land in the
     // buffer and the request is then dropped.
     q.persistent = false;
@@ -708,6 +737,7 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
     *request = MPI_REQUEST_NULL;
     return MPI_SUCCESS;
   }
+  if (q.what == request_record::kind::collective) forget_job(q.peer);
   r.release_request(*request);
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;

@@ -11,6 +11,7 @@
 // every block: the element may have been rebuilt elsewhere meanwhile.
 #include <cstdint>
 #include <deque>
+#include <list>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -34,17 +35,18 @@ struct communicator {
   int size = 0;
   int errhandler = 1;              // MPI_ERRORS_ARE_FATAL
   std::uint32_t children = 0;      // communicators made from it (the next context)
+  std::uint32_t collectives = 0;   // collectives started on it (each one's tags)
   std::string name;
   std::vector<int> dims, periods;          // a Cartesian topology (empty: none)
   std::map<int, std::uint64_t> attributes;  // keyval -> the program's value (a pointer-sized word)
 
   int world_of(int r) const { return members.empty() ? r : members[static_cast<std::size_t>(r)]; }
-  void pup(pup_er& p) { p | context | members | my_rank | size | errhandler | children | name | dims | periods | attributes; }
+  void pup(pup_er& p) { p | context | members | my_rank | size | errhandler | children | collectives | name | dims | periods | attributes; }
 };
 
 /// A request (MPI_Request is its slot number + 1).
 struct request_record {
-  enum class kind : std::uint8_t { none, send, recv, probe_only };
+  enum class kind : std::uint8_t { none, send, recv, probe_only, collective };
   kind what = kind::none;
   bool active = false;      // started (persistent requests are inactive between starts)
   bool complete = false;
@@ -85,6 +87,31 @@ struct user_op {
   std::uint64_t fn = 0;  // MPI_User_function* (code addresses are the same in every process of the job)
   bool commutative = true;
   void pup(pup_er& p) { p | fn | commutative; }
+};
+
+/// A non-blocking collective: its arguments, run by a thread of its own
+/// (nonblocking.cpp) with the collective number taken when it started.
+struct coll_job {
+  int kind = 0;
+  int request = 0;
+  std::uint32_t base = 0;
+  int comm = 0, root = 0, op = 0;
+  std::uint64_t sendbuf = 0, recvbuf = 0;  // the program's buffers and arrays, as addresses
+  int sendcount = 0, recvcount = 0, sendtype = 0, recvtype = 0;
+  std::uint64_t sendcounts = 0, sdispls = 0, recvcounts = 0, rdispls = 0, sendtypes = 0, recvtypes = 0;
+  bool waiting = false;  // its thread is blocked in rank::block()
+  bool done = false;
+  void pup(pup_er& p) {
+    p | kind | request | base | comm | root | op | sendbuf | recvbuf | sendcount | recvcount | sendtype | recvtype |
+        sendcounts | sdispls | recvcounts | rdispls | sendtypes | recvtypes | waiting | done;
+  }
+};
+
+/// The thread that runs a non-blocking collective (not movable: a member
+/// of the rank's list).
+struct coll_thread {
+  int job = 0;
+  migratable_thread thread;
 };
 
 /// An attribute key (MPI_Comm_create_keyval).
@@ -151,6 +178,9 @@ struct rank : element<rank> {
   int next_info = 10;
   std::map<int, keyval_record> keyvals;
   int next_keyval = 100;
+  std::map<int, coll_job> jobs;   // non-blocking collectives in progress
+  int next_job = 1;
+  std::list<coll_thread> coll_threads;
 
   std::vector<request_record> requests;
   std::vector<int> free_requests;

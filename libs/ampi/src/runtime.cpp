@@ -104,14 +104,29 @@ void rank::start(chare_proxy<collector> done, int world_size, std::vector<std::s
 }
 
 void rank::block() {
-  me().waiting = true;
+  rank& r = me();
+  const int job = running_job();
+  if (job == 0) r.waiting = true;
+  else r.jobs.at(job).waiting = true;
   suspend_this_thread();
 }
 
 void rank::notify() {
-  if (!waiting) return;
-  waiting = false;
-  thread.resume();
+  if (waiting) {
+    waiting = false;
+    thread.resume();
+  }
+  if (jobs.empty()) return;
+  std::vector<int> blocked;
+  for (const auto& [id, job] : jobs)
+    if (job.waiting) blocked.push_back(id);
+  for (int id : blocked) {
+    auto it = jobs.find(id);
+    if (it == jobs.end() || !it->second.waiting) continue;
+    it->second.waiting = false;
+    for (coll_thread& h : coll_threads)
+      if (h.job == id && h.thread.suspended()) h.thread.resume();
+  }
 }
 
 void rank::go(int pe) {
@@ -137,7 +152,7 @@ void rank::resume_from_sync() { thread.resume(); }
 
 void rank::pup(pup_er& p) {
   p | collector_ | argv_ | stack_bytes_ | initialized | finalized | waiting | moving | migrated_flag | attached_buffer | attached_size |
-      comms | next_comm | groups | next_group | types | next_type | ops | next_op | infos | next_info | keyvals | next_keyval | requests |
+      comms | next_comm | groups | next_group | types | next_type | ops | next_op | infos | next_info | keyvals | next_keyval | jobs | next_job | requests |
       free_requests | unexpected | posted | sent_to | expected_from | early | messages | next_message;
   // The copy's unwind tables are deregistered while its pages are still
   // here (a move takes them away during the thread's pup), and registered
@@ -147,6 +162,13 @@ void rank::pup(pup_er& p) {
     image_leaving(image);
     image_here = false;
   }
+  std::uint32_t helpers = static_cast<std::uint32_t>(coll_threads.size());
+  p | helpers;
+  if (p.is_unpacking()) {
+    coll_threads.clear();
+    for (std::uint32_t i = 0; i < helpers; ++i) coll_threads.emplace_back();
+  }
+  for (coll_thread& h : coll_threads) p | h.job | h.thread;
   p | thread | image;
   if (had_image && thread.slot() != ~0u) {
     image_arrived(image);

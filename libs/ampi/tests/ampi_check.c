@@ -1,6 +1,6 @@
 /* ampi_check: an MPI program (plain C, standard MPI only) that checks
  * Adaptive MPI's answers exactly, on any number of ranks:
- *   ampi_check [p2p|coll|types|comms|topo|all] [+vp N +p P ...]
+ *   ampi_check [p2p|coll|types|comms|topo|nbc|all] [+vp N +p P ...]
  * Each rank checks what it received; rank 0 prints
  * "ampi_check: OK (<what>, N ranks)" when every rank agreed, and the program
  * returns nonzero otherwise. */
@@ -496,6 +496,73 @@ static void check_topo(struct ctx* c) {
   MPI_Comm_free_keyval(&key);
 }
 
+/* ---- non-blocking collectives -------------------------------------------- */
+static void check_nbc(struct ctx* c) {
+  /* NBX: synchronous sends to two ranks, probe-receive until every rank's
+   * sends were matched (Ibarrier), the barrier tested while receiving. */
+  int out[2] = {me * 10 + 1, me * 10 + 3}, got = 0, sum = 0, barrier_started = 0, done = 0;
+  MPI_Request sends[2], barrier = MPI_REQUEST_NULL;
+  MPI_Issend(&out[0], 1, MPI_INT, (me + 1) % np, 77, MPI_COMM_WORLD, &sends[0]);
+  MPI_Issend(&out[1], 1, MPI_INT, (me + 3) % np, 77, MPI_COMM_WORLD, &sends[1]);
+  while (!done) {
+    int flag = 0;
+    MPI_Status st;
+    MPI_Iprobe(MPI_ANY_SOURCE, 77, MPI_COMM_WORLD, &flag, &st);
+    if (flag) {
+      int v;
+      MPI_Recv(&v, 1, MPI_INT, st.MPI_SOURCE, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      ++got;
+      sum += v;
+    }
+    if (!barrier_started) {
+      int sent = 0;
+      MPI_Testall(2, sends, &sent, MPI_STATUSES_IGNORE);
+      if (sent) {
+        MPI_Ibarrier(MPI_COMM_WORLD, &barrier);
+        barrier_started = 1;
+      }
+    } else {
+      MPI_Test(&barrier, &done, MPI_STATUS_IGNORE);
+    }
+  }
+  int want = ((me - 1 + np) % np) * 10 + 1 + ((me - 3 + 3 * np) % np) * 10 + 3;
+  CHECK(got == 2 && sum == want, "nbx got %d messages, sum %d (want %d)", got, sum, want);
+
+  /* several at once, a blocking one in between, completed out of order */
+  double x = me + 1.0, total = 0;
+  int root_val = me == np - 1 ? 4242 : 0, block_sum = 0, one = 1;
+  int* all = malloc(sizeof(int) * (size_t)np);
+  int* a2a_in = malloc(sizeof(int) * (size_t)np);
+  int* a2a_out = malloc(sizeof(int) * (size_t)np);
+  for (int i = 0; i < np; ++i) a2a_in[i] = me * 100 + i;
+  MPI_Request q[5];
+  MPI_Iallreduce(&x, &total, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &q[0]);
+  MPI_Ibcast(&root_val, 1, MPI_INT, np - 1, MPI_COMM_WORLD, &q[1]);
+  MPI_Iallgather(&me, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD, &q[2]);
+  MPI_Allreduce(&one, &block_sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Ialltoall(a2a_in, 1, MPI_INT, a2a_out, 1, MPI_INT, MPI_COMM_WORLD, &q[3]);
+  int scan = 0;
+  MPI_Iscan(&one, &scan, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q[4]);
+  for (int k = 4; k >= 0; --k) MPI_Wait(&q[k], MPI_STATUS_IGNORE);
+  CHECK(total == np * (np + 1) / 2.0, "iallreduce %g", total);
+  CHECK(root_val == 4242, "ibcast %d", root_val);
+  CHECK(block_sum == np, "blocking allreduce between %d", block_sum);
+  for (int i = 0; i < np; ++i) CHECK(all[i] == i && a2a_out[i] == i * 100 + me, "iallgather/ialltoall [%d]", i);
+  CHECK(scan == me + 1, "iscan %d", scan);
+  /* a reduction to each root in turn, left pending together */
+  MPI_Request* rq = malloc(sizeof(MPI_Request) * (size_t)np);
+  long* res = malloc(sizeof(long) * (size_t)np);
+  long mine = me;
+  for (int r = 0; r < np; ++r) MPI_Ireduce(&mine, &res[r], 1, MPI_LONG, MPI_MAX, r, MPI_COMM_WORLD, &rq[r]);
+  MPI_Waitall(np, rq, MPI_STATUSES_IGNORE);
+  CHECK(res[me] == np - 1, "ireduce max at my root %ld", res[me]);
+  free(rq);
+  free(res);
+  free(all);
+  free(a2a_in);
+  free(a2a_out);
+}
+
 int main(int argc, char** argv) {
   struct ctx context = {0, 0, 0}, *c = &context;
   MPI_Init(&argc, &argv);
@@ -508,6 +575,7 @@ int main(int argc, char** argv) {
   if (all || strcmp(what, "types") == 0) check_types(c);
   if (all || strcmp(what, "comms") == 0) check_comms(c);
   if (all || strcmp(what, "topo") == 0) check_topo(c);
+  if (all || strcmp(what, "nbc") == 0) check_nbc(c);
   int total = 0;
   MPI_Allreduce(&c->failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (me == 0 && total == 0) printf("ampi_check: OK (%s, %d ranks)\n", what, np);
