@@ -198,6 +198,7 @@ type_info make_struct(const std::vector<const type_info*>& types, const std::vec
 }
 
 void pack(const type_info& t, const void* buf, std::int64_t count, std::byte* out) noexcept {
+  if (count <= 0 || t.size == 0) return;  // the program may pass null with nothing in it
   const auto* base = static_cast<const std::byte*>(buf);
   if (t.contiguous()) {
     std::memcpy(out, base, static_cast<std::size_t>(count * t.size));
@@ -214,6 +215,7 @@ void pack(const type_info& t, const void* buf, std::int64_t count, std::byte* ou
 void unpack(const type_info& t, const std::byte* in, std::int64_t bytes, void* buf, std::int64_t count) noexcept {
   auto* base = static_cast<std::byte*>(buf);
   bytes = std::min(bytes, count * t.size);
+  if (bytes <= 0) return;
   if (t.contiguous()) {
     std::memcpy(base, in, static_cast<std::size_t>(bytes));
     return;

@@ -56,6 +56,7 @@ struct image_layout {
   };
   std::vector<segment> segments;
   std::vector<std::uintptr_t> relocated;  // offsets of words the dynamic linker wrote
+  std::vector<std::uintptr_t> atexit_words;  // offsets of the GOT words that hold __cxa_atexit
   std::uintptr_t eh_frame = 0;            // offset of .eh_frame (0: none)
   std::uintptr_t init = 0;                // DT_INIT (0: none)
   std::uintptr_t init_array = 0;
@@ -130,6 +131,7 @@ void read_layout() {
   }
   auto addr = [&](ElfW(Addr) v) { return v < base ? v + base : v; };  // glibc relocates some entries in place
   std::uintptr_t rela = 0, relasz = 0, jmprel = 0, pltsz = 0, relr = 0, relrsz = 0, init_array = 0, init_arraysz = 0;
+  std::uintptr_t symtab = 0, strtab = 0;
   for (const ElfW(Dyn)* d = lm->l_ld; d->d_tag != DT_NULL; ++d) {
     switch (d->d_tag) {
       case DT_RELA: rela = addr(d->d_un.d_ptr); break;
@@ -143,6 +145,8 @@ void read_layout() {
       case DT_REL: cannot("it has REL relocations (not an x86-64 shared object?)");
       case DT_TEXTREL: cannot("it has text relocations: compile every file with -fPIC (ampicc does)");
       case DT_INIT: L.init = addr(d->d_un.d_ptr) - L.start; break;
+      case DT_SYMTAB: symtab = addr(d->d_un.d_ptr); break;
+      case DT_STRTAB: strtab = addr(d->d_un.d_ptr); break;
       case DT_INIT_ARRAY: init_array = addr(d->d_un.d_ptr); break;
       case DT_INIT_ARRAYSZ: init_arraysz = d->d_un.d_val; break;
       default: break;
@@ -150,7 +154,14 @@ void read_layout() {
   }
   auto take_rela = [&](std::uintptr_t at, std::uintptr_t size) {
     const auto* r = reinterpret_cast<const ElfW(Rela)*>(at);
-    for (std::size_t i = 0; i < size / sizeof(ElfW(Rela)); ++i) L.relocated.push_back(base + r[i].r_offset - L.start);
+    for (std::size_t i = 0; i < size / sizeof(ElfW(Rela)); ++i) {
+      L.relocated.push_back(base + r[i].r_offset - L.start);
+      const auto sym = ELF64_R_SYM(r[i].r_info);
+      if (sym == 0 || symtab == 0 || strtab == 0) continue;
+      const auto* entry = reinterpret_cast<const ElfW(Sym)*>(symtab) + sym;
+      if (std::strcmp(reinterpret_cast<const char*>(strtab) + entry->st_name, "__cxa_atexit") == 0)
+        L.atexit_words.push_back(base + r[i].r_offset - L.start);
+    }
   };
   if (rela) take_rela(rela, relasz);
   if (jmprel) take_rela(jmprel, pltsz);
@@ -185,6 +196,13 @@ void read_layout() {
   if (!L.main_c && !L.main_args && !L.main_noargs)
     cannot("it has no main of its own: build it with ampicc or ampicxx (mpi.h renames main so that each rank runs it)");
 }
+
+// What a rank's copy calls instead of libc's __cxa_atexit (its C++
+// globals' constructors register their destructors): libc's list of exit
+// functions must not grow inside the rank's heap (a new block of it would be
+// malloc'ed there, and the list would point into a slot that moves away).
+// The destructors of a rank's globals are not run (docs/design/ampi.md).
+extern "C" int roam_ampi_rank_atexit(void (*)(void*), void*, void*) { return 0; }
 
 // Unwind tables registered in this process, by copy (count of rank
 // elements here that hold it).
@@ -225,6 +243,10 @@ std::uint64_t make_rank_image() {
       w += delta;
       std::memcpy(copy + off, &w, sizeof w);
     }
+  }
+  for (std::uintptr_t off : L.atexit_words) {
+    const auto fn = reinterpret_cast<std::uintptr_t>(&roam_ampi_rank_atexit);
+    std::memcpy(copy + off, &fn, sizeof fn);
   }
   const auto image = reinterpret_cast<std::uint64_t>(copy);
   image_arrived(image);
