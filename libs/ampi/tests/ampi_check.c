@@ -569,6 +569,14 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   const char* what = argc > 1 ? argv[1] : "all";
+  if (strcmp(what, "fatal") == 0) { /* an error under MPI_ERRORS_ARE_FATAL ends the run, naming where */
+    int v = 0;
+    if (me == np - 1) MPI_Send(&v, 1, MPI_INT, np + 5, 0, MPI_COMM_WORLD);
+    MPI_Barrier(MPI_COMM_WORLD);
+    printf("ampi_check: the run went on after a fatal error\n");
+    MPI_Finalize();
+    return 0;
+  }
   int all = strcmp(what, "all") == 0;
   if (all || strcmp(what, "p2p") == 0) check_p2p(c);
   if (all || strcmp(what, "coll") == 0) check_coll(c);
