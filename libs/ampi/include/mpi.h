@@ -101,6 +101,18 @@ typedef struct MPI_Status {
 #define MPI_THREAD_SERIALIZED 2
 #define MPI_THREAD_MULTIPLE 3
 
+/* one-sided */
+#define MPI_LOCK_EXCLUSIVE 234
+#define MPI_LOCK_SHARED 235
+#define MPI_MODE_NOCHECK 1024
+#define MPI_MODE_NOSTORE 2048
+#define MPI_MODE_NOPUT 4096
+#define MPI_MODE_NOPRECEDE 8192
+#define MPI_MODE_NOSUCCEED 16384
+#define MPI_WIN_BASE 20
+#define MPI_WIN_SIZE 21
+#define MPI_WIN_DISP_UNIT 22
+
 /* MPI_Comm_split_type */
 #define MPI_COMM_TYPE_SHARED 1
 
@@ -525,6 +537,24 @@ typedef int(MPI_Type_delete_attr_function)(MPI_Datatype, int, void*, void*);
     (const void* sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[],              \
      void* recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,     \
      MPI_Request* request))                                                                                           \
+  /* one-sided */                                                                                                      \
+  X(int, Win_create, (void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win))       \
+  X(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win))  \
+  X(int, Win_free, (MPI_Win * win))                                                                                   \
+  X(int, Win_fence, (int assert, MPI_Win win))                                                                        \
+  X(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win))                                               \
+  X(int, Win_unlock, (int rank, MPI_Win win))                                                                         \
+  X(int, Win_get_attr, (MPI_Win win, int win_keyval, void* attribute_val, int* flag))                                \
+  X(int, Win_get_group, (MPI_Win win, MPI_Group * group))                                                            \
+  X(int, Put,                                                                                                         \
+    (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, \
+     int target_count, MPI_Datatype target_datatype, MPI_Win win))                                                   \
+  X(int, Get,                                                                                                         \
+    (void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,       \
+     int target_count, MPI_Datatype target_datatype, MPI_Win win))                                                   \
+  X(int, Accumulate,                                                                                                  \
+    (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, \
+     int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))                                        \
   X(int, Op_create, (MPI_User_function * user_fn, int commute, MPI_Op* op))                                          \
   X(int, Op_free, (MPI_Op * op))                                                                                      \
   X(int, Op_commutative, (MPI_Op op, int* commute))                                                                   \
@@ -834,6 +864,28 @@ typedef int(MPI_Type_delete_attr_function)(MPI_Datatype, int, void*, void*);
 #define PMPI_Ialltoallv PAMPI_Ialltoallv
 #define MPI_Ialltoallw AMPI_Ialltoallw
 #define PMPI_Ialltoallw PAMPI_Ialltoallw
+#define MPI_Win_create AMPI_Win_create
+#define PMPI_Win_create PAMPI_Win_create
+#define MPI_Win_allocate AMPI_Win_allocate
+#define PMPI_Win_allocate PAMPI_Win_allocate
+#define MPI_Win_free AMPI_Win_free
+#define PMPI_Win_free PAMPI_Win_free
+#define MPI_Win_fence AMPI_Win_fence
+#define PMPI_Win_fence PAMPI_Win_fence
+#define MPI_Win_lock AMPI_Win_lock
+#define PMPI_Win_lock PAMPI_Win_lock
+#define MPI_Win_unlock AMPI_Win_unlock
+#define PMPI_Win_unlock PAMPI_Win_unlock
+#define MPI_Win_get_attr AMPI_Win_get_attr
+#define PMPI_Win_get_attr PAMPI_Win_get_attr
+#define MPI_Win_get_group AMPI_Win_get_group
+#define PMPI_Win_get_group PAMPI_Win_get_group
+#define MPI_Put AMPI_Put
+#define PMPI_Put PAMPI_Put
+#define MPI_Get AMPI_Get
+#define PMPI_Get PAMPI_Get
+#define MPI_Accumulate AMPI_Accumulate
+#define PMPI_Accumulate PAMPI_Accumulate
 #define MPI_Op_create AMPI_Op_create
 #define PMPI_Op_create PAMPI_Op_create
 #define MPI_Op_free AMPI_Op_free

@@ -1,5 +1,6 @@
 #pragma once
-// What travels in front of an MPI message's bytes.
+// What travels in front of an MPI message's bytes, and of a one-sided
+// operation's.
 #include <cstdint>
 
 #include <roam/msg/pup.hpp>
@@ -16,7 +17,25 @@ struct envelope {
   std::int32_t unused = 0;
 };
 
+/// What travels in front of a one-sided operation's bytes.
+struct rma_header {
+  enum kind_t : std::int32_t { put = 1, get, accumulate, get_reply, lock, grant, unlock, unlock_ack };
+  std::int32_t kind = 0;
+  std::int32_t from_world = 0;
+  std::uint32_t seq = 0;       // the sender's count of one-sided messages to this receiver
+  std::int32_t op = 0;         // accumulate's operation; lock's type
+  std::uint64_t context = 0;   // the window
+  std::int64_t disp = 0;       // in the target's displacement units
+  std::int64_t count = 0;      // elements of the target type
+  std::uint64_t reply_to = 0;  // get: the origin's buffer
+  std::int64_t reply_count = 0;
+  std::int32_t reply_type = 0;
+  std::int32_t fenced = 1;     // counted for MPI_Win_fence (0: under a lock)
+};
+
 }  // namespace roam::ampi
 
 template <>
 inline constexpr bool roam::bitwise_serializable<roam::ampi::envelope> = true;
+template <>
+inline constexpr bool roam::bitwise_serializable<roam::ampi::rma_header> = true;

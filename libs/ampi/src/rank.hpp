@@ -14,6 +14,7 @@
 #include <list>
 #include <map>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -114,6 +115,28 @@ struct coll_thread {
   migratable_thread thread;
 };
 
+/// A one-sided window as one rank sees it (rma.cpp).
+struct window {
+  std::uint64_t context = 0;  // the same in every member: names the window in messages
+  int comm = 0;               // a duplicate of the creating communicator (its own collectives)
+  std::uint64_t base = 0;     // this rank's memory (its thread's: it moves with the rank)
+  std::int64_t size = 0;
+  int disp_unit = 1;
+  bool allocated = false;     // MPI_Win_allocate'd (freed with the window)
+  std::vector<std::uint32_t> sent;  // operations sent to each rank since the last fence
+  std::vector<std::uint8_t> locked; // ranks this rank holds a lock on (their operations are not fenced)
+  std::uint32_t applied = 0;        // operations of others applied here since the last fence
+  std::uint32_t replies_due = 0;    // MPI_Get replies not arrived yet
+  // passive target: this rank's lock (0 free, >0 shared holders, -1 exclusive) and who waits
+  int lock_state = 0;
+  std::deque<std::pair<int, int>> lock_waiters;  // (world rank, lock type)
+  int grants = 0, unlock_acks = 0;               // what this rank, as origin, received
+  void pup(pup_er& p) {
+    p | context | comm | base | size | disp_unit | allocated | sent | locked | applied | replies_due | lock_state |
+        lock_waiters | grants | unlock_acks;
+  }
+};
+
 /// An attribute key (MPI_Comm_create_keyval).
 struct keyval_record {
   std::uint64_t copy_fn = 0, delete_fn = 0;  // MPI_Comm_copy/delete_attr_function* (0, 1: the predefined ones)
@@ -139,6 +162,7 @@ struct rank : element<rank> {
   void start(chare_proxy<collector> done, int world_size, std::vector<std::string> argv, std::uint64_t stack_bytes);
   void deliver(envelope env, buffer<std::byte> data);
   void acknowledge(int request_handle);  // a synchronous send was matched
+  void rma(rma_header h, type_info target_type, buffer<std::byte> data);  // one-sided (rma.cpp)
   void go(int pe);                       // AMPI_Migrate_to_pe
   void after_migration();
   void wake_after_move();
@@ -178,6 +202,11 @@ struct rank : element<rank> {
   int next_info = 10;
   std::map<int, keyval_record> keyvals;
   int next_keyval = 100;
+  std::map<int, window> windows;
+  int next_window = 1;
+  std::unordered_map<int, std::uint32_t> rma_sent_to, rma_expected_from;  // one-sided messages' order
+  std::multimap<std::pair<int, std::uint32_t>, std::tuple<rma_header, type_info, buffer<std::byte>>> rma_early;
+  void apply_rma(rma_header h, type_info& target_type, buffer<std::byte>& data);
   std::map<int, coll_job> jobs;   // non-blocking collectives in progress
   int next_job = 1;
   std::list<coll_thread> coll_threads;

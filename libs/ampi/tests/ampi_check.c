@@ -1,6 +1,6 @@
 /* ampi_check: an MPI program (plain C, standard MPI only) that checks
  * Adaptive MPI's answers exactly, on any number of ranks:
- *   ampi_check [p2p|coll|types|comms|topo|nbc|all] [+vp N +p P ...]
+ *   ampi_check [p2p|coll|types|comms|topo|nbc|rma|all] [+vp N +p P ...]
  * Each rank checks what it received; rank 0 prints
  * "ampi_check: OK (<what>, N ranks)" when every rank agreed, and the program
  * returns nonzero otherwise. */
@@ -563,6 +563,73 @@ static void check_nbc(struct ctx* c) {
   free(a2a_out);
 }
 
+/* ---- one-sided ---------------------------------------------------------- */
+static void check_rma(struct ctx* c) {
+  int* slots = malloc(sizeof(int) * (size_t)np);
+  for (int i = 0; i < np; ++i) slots[i] = -1;
+  MPI_Win win;
+  MPI_Win_create(slots, (MPI_Aint)(sizeof(int) * (size_t)np), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Win_fence(0, win);
+  for (int t = 0; t < np; ++t) MPI_Put(&me, 1, MPI_INT, t, me, 1, MPI_INT, win);
+  MPI_Win_fence(0, win);
+  for (int i = 0; i < np; ++i) CHECK(slots[i] == i, "put: slot %d holds %d", i, slots[i]);
+  /* get the right neighbour's slots (as it sees them: all i) */
+  int* got = malloc(sizeof(int) * (size_t)np);
+  MPI_Get(got, np, MPI_INT, (me + 1) % np, 0, np, MPI_INT, win);
+  MPI_Win_fence(0, win);
+  for (int i = 0; i < np; ++i) CHECK(got[i] == i, "get: slot %d holds %d", i, got[i]);
+  MPI_Win_free(&win);
+  CHECK(win == MPI_WIN_NULL, "win_free");
+
+  /* accumulate into an allocated window; a strided target type */
+  long* counter = NULL;
+  MPI_Win cwin;
+  MPI_Win_allocate((MPI_Aint)(4 * sizeof(long)), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &counter, &cwin);
+  counter[0] = counter[1] = counter[2] = counter[3] = 0;
+  MPI_Win_fence(0, cwin);
+  long add = me + 1;
+  for (int t = 0; t < np; ++t) MPI_Accumulate(&add, 1, MPI_LONG, t, 0, 1, MPI_LONG, MPI_SUM, cwin);
+  MPI_Win_fence(0, cwin);
+  CHECK(counter[0] == (long)np * (np + 1) / 2, "accumulate sum %ld", counter[0]);
+  MPI_Datatype every_other;
+  MPI_Type_vector(2, 1, 2, MPI_LONG, &every_other);
+  MPI_Type_commit(&every_other);
+  long pair[2] = {7, 9};
+  if (me == 0) MPI_Put(pair, 2, MPI_LONG, np - 1, 1, 1, every_other, cwin); /* slots 1 and 3 */
+  MPI_Win_fence(0, cwin);
+  if (me == np - 1) CHECK(counter[1] == 7 && counter[3] == 9 && counter[2] == 0, "strided put %ld %ld", counter[1], counter[3]);
+  MPI_Type_free(&every_other);
+  /* read-modify-write of rank 0's counter under an exclusive lock */
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 0) counter[2] = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int k = 0; k < 5; ++k) {
+    long v = -1;
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, cwin);
+    MPI_Get(&v, 1, MPI_LONG, 0, 2, 1, MPI_LONG, cwin);
+    MPI_Win_unlock(0, cwin);
+    v += 1;
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, cwin);
+    MPI_Accumulate(&add, 1, MPI_LONG, 0, 2, 1, MPI_LONG, MPI_SUM, cwin);
+    MPI_Win_unlock(0, cwin);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 0) CHECK(counter[2] == 5L * np * (np + 1) / 2, "locked accumulates %ld", counter[2]);
+  /* shared locks together, then a fence epoch again */
+  MPI_Win_lock(MPI_LOCK_SHARED, np - 1, 0, cwin);
+  long peek = -1;
+  MPI_Get(&peek, 1, MPI_LONG, np - 1, 0, 1, MPI_LONG, cwin);
+  MPI_Win_unlock(np - 1, cwin);
+  CHECK(peek == (long)np * (np + 1) / 2, "shared-lock get %ld", peek);
+  MPI_Win_fence(0, cwin);
+  MPI_Put(&add, 1, MPI_LONG, (me + 1) % np, 3, 1, MPI_LONG, cwin);
+  MPI_Win_fence(0, cwin);
+  CHECK(counter[3] == ((me - 1 + np) % np) + 1 || (me == np - 1 && np == 1), "fence after locks %ld", counter[3]);
+  MPI_Win_free(&cwin);
+  free(slots);
+  free(got);
+}
+
 int main(int argc, char** argv) {
   struct ctx context = {0, 0, 0}, *c = &context;
   MPI_Init(&argc, &argv);
@@ -584,6 +651,7 @@ int main(int argc, char** argv) {
   if (all || strcmp(what, "comms") == 0) check_comms(c);
   if (all || strcmp(what, "topo") == 0) check_topo(c);
   if (all || strcmp(what, "nbc") == 0) check_nbc(c);
+  if (all || strcmp(what, "rma") == 0) check_rma(c);
   int total = 0;
   MPI_Allreduce(&c->failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (me == 0 && total == 0) printf("ampi_check: OK (%s, %d ranks)\n", what, np);

@@ -1,0 +1,389 @@
+// One-sided communication: windows, MPI_Put/Get/Accumulate, active target
+// (MPI_Win_fence) and passive target (MPI_Win_lock/unlock).
+//
+// An operation is a message to the target rank's element, which applies it
+// to the window's memory there (the target thread's memory, on the target's
+// PE): the target's program does not take part. One-sided messages between
+// two ranks are applied in sending order (their own sequence numbers, as for
+// point-to-point), so an unlock never overtakes the operations before it.
+// The target datatype travels with the operation (a derived type is the
+// origin's handle, meaningless at the target).
+// - Fence: each rank counts what it sent to each rank since the last fence;
+//   a reduce-scatter tells every rank how many operations target it, and it
+//   waits until that many are applied and its own gets are answered.
+// - Lock/unlock: the target grants locks (shared ones together, an
+//   exclusive one alone, the others queued in order); the unlock is
+//   acknowledged once the operations before it are applied.
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "api.hpp"
+#include "ops.hpp"
+
+using namespace roam::ampi;
+
+namespace {
+
+window* find_window(rank& r, int handle) {
+  auto it = r.windows.find(handle);
+  return it == r.windows.end() ? nullptr : &it->second;
+}
+
+window* window_of(rank& r, std::uint64_t context) {
+  for (auto& [h, w] : r.windows)
+    if (w.context == context) return &w;
+  return nullptr;
+}
+
+void send_rma(rank& r, int to_world, rma_header h, const type_info& target_type, roam::buffer<std::byte> data) {
+  h.from_world = r.this_index()[0];
+  h.seq = r.rma_sent_to[to_world]++;
+  r.this_array()[to_world].send<&rank::rma>(h, target_type, std::move(data));
+}
+
+}  // namespace
+
+void rank::rma(rma_header h, type_info target_type, buffer<std::byte> data) {
+  std::uint32_t& next = rma_expected_from[h.from_world];
+  if (h.seq != next) {
+    rma_early.emplace(std::pair{h.from_world, h.seq}, std::tuple{h, std::move(target_type), std::move(data)});
+    return;
+  }
+  apply_rma(h, target_type, data);
+  ++next;
+  for (auto it = rma_early.find({h.from_world, next}); it != rma_early.end();
+       it = rma_early.find({h.from_world, next})) {
+    auto [eh, et, ed] = std::move(it->second);
+    rma_early.erase(it);
+    apply_rma(eh, et, ed);
+    ++next;
+  }
+  notify();
+}
+
+void rank::apply_rma(rma_header h, type_info& target_type, buffer<std::byte>& data) {
+  window* w = window_of(*this, h.context);
+  if (w == nullptr) {
+    std::fprintf(stderr, "ampi: rank %d (PE %u): a one-sided operation from rank %d for a window it does not have\n",
+                 this_index()[0], roam::my_pe().value(), h.from_world);
+    return;
+  }
+  auto* at = reinterpret_cast<std::byte*>(w->base) + h.disp * w->disp_unit;
+  switch (h.kind) {
+    case rma_header::put:
+      unpack(target_type, data.data(), static_cast<std::int64_t>(data.size()), at, h.count);
+      w->applied += h.fenced;
+      break;
+    case rma_header::accumulate: {
+      // target = origin op target, on the packed form.
+      auto current = buffer<std::byte>::uninitialized(static_cast<std::size_t>(h.count * target_type.size));
+      pack(target_type, at, h.count, current.mutable_data());
+      if (h.op == MPI_REPLACE) current = data;
+      else apply_op(*this, h.op, 0, target_type, data.data(), current.mutable_data(), h.count);
+      unpack(target_type, current.data(), static_cast<std::int64_t>(current.size()), at, h.count);
+      w->applied += h.fenced;
+      break;
+    }
+    case rma_header::get: {
+      auto out = buffer<std::byte>::uninitialized(static_cast<std::size_t>(h.count * target_type.size));
+      pack(target_type, at, h.count, out.mutable_data());
+      rma_header reply = h;
+      reply.kind = rma_header::get_reply;
+      w->applied += h.fenced;
+      send_rma(*this, h.from_world, reply, target_type, std::move(out));
+      break;
+    }
+    case rma_header::get_reply: {
+      // The origin's buffer, with the origin's type (sent along as target_type's partner: reply_type is
+      // the origin's handle, valid here).
+      const type_info* ot = h.reply_type < first_derived_type ? predefined_type(h.reply_type) : nullptr;
+      if (ot == nullptr) {
+        auto t = types.find(h.reply_type);
+        if (t != types.end()) ot = &t->second;
+      }
+      if (ot != nullptr)
+        unpack(*ot, data.data(), static_cast<std::int64_t>(data.size()), reinterpret_cast<void*>(h.reply_to),
+               h.reply_count);
+      --w->replies_due;
+      break;
+    }
+    case rma_header::lock: {
+      const bool exclusive = h.op == MPI_LOCK_EXCLUSIVE;
+      if (w->lock_waiters.empty() && (w->lock_state == 0 || (!exclusive && w->lock_state > 0))) {
+        w->lock_state = exclusive ? -1 : w->lock_state + 1;
+        rma_header g = h;
+        g.kind = rma_header::grant;
+        send_rma(*this, h.from_world, g, target_type, {});
+      } else {
+        w->lock_waiters.emplace_back(h.from_world, h.op);
+      }
+      break;
+    }
+    case rma_header::grant: ++w->grants; break;
+    case rma_header::unlock: {
+      w->lock_state = w->lock_state < 0 ? 0 : w->lock_state - 1;
+      rma_header a = h;
+      a.kind = rma_header::unlock_ack;
+      send_rma(*this, h.from_world, a, target_type, {});
+      // Grant what now fits, in order.
+      while (!w->lock_waiters.empty()) {
+        auto [who, type] = w->lock_waiters.front();
+        const bool exclusive = type == MPI_LOCK_EXCLUSIVE;
+        if (!(w->lock_state == 0 || (!exclusive && w->lock_state > 0))) break;
+        w->lock_waiters.pop_front();
+        w->lock_state = exclusive ? -1 : w->lock_state + 1;
+        rma_header g = h;
+        g.kind = rma_header::grant;
+        g.from_world = who;
+        send_rma(*this, who, g, target_type, {});
+        if (exclusive) break;
+      }
+      break;
+    }
+    case rma_header::unlock_ack: ++w->unlock_acks; break;
+    default: break;
+  }
+}
+
+namespace {
+
+int make_window(void* base, MPI_Aint size, int disp_unit, MPI_Comm comm, MPI_Win* win, bool allocated,
+                const char* function) {
+  rank& r = me();
+  communicator* c = find_comm(r, comm);
+  if (c == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_COMM, function, "invalid communicator " + std::to_string(comm));
+  if (size < 0 || disp_unit <= 0) return fail(comm, MPI_ERR_ARG, function, "negative size or non-positive disp_unit");
+  window w;
+  w.context = child_context(*c, -3);
+  w.base = reinterpret_cast<std::uint64_t>(base);
+  w.size = size;
+  w.disp_unit = disp_unit;
+  w.allocated = allocated;
+  w.sent.assign(static_cast<std::size_t>(c->size), 0);
+  w.locked.assign(static_cast<std::size_t>(c->size), 0);
+  MPI_Comm own = MPI_COMM_NULL;
+  if (int e = PMPI_Comm_dup(comm, &own)) return e;  // the window's fences are its own collectives
+  w.comm = own;
+  rank& after = me();
+  const int h = after.next_window++;
+  after.windows[h] = std::move(w);
+  *win = h;
+  return MPI_SUCCESS;
+}
+
+// Checks an operation's target and returns the window (null: reported).
+window* check_target(MPI_Win win, int target_rank, MPI_Datatype target_type, int* err, const char* function) {
+  rank& r = me();
+  window* w = find_window(r, win);
+  if (w == nullptr) {
+    *err = fail(MPI_COMM_WORLD, MPI_ERR_WIN, function, "invalid window " + std::to_string(win));
+    return nullptr;
+  }
+  const communicator& c = r.comms.at(w->comm);
+  if (target_rank < 0 || target_rank >= c.size) {
+    *err = fail(w->comm, MPI_ERR_RANK, function, "target " + std::to_string(target_rank) + " is not in the window");
+    return nullptr;
+  }
+  if (find_type(r, target_type) == nullptr) {
+    *err = fail(w->comm, MPI_ERR_TYPE, function, "invalid target datatype");
+    return nullptr;
+  }
+  *err = MPI_SUCCESS;
+  return w;
+}
+
+int put_or_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                      MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                      rma_header::kind_t kind, const char* function) {
+  int err = 0;
+  window* w = check_target(win, target_rank, target_datatype, &err, function);
+  if (w == nullptr) return err;
+  if (target_rank == MPI_PROC_NULL) return MPI_SUCCESS;
+  rank& r = me();
+  const type_info* ot = find_type(r, origin_datatype);
+  if (ot == nullptr) return fail(w->comm, MPI_ERR_TYPE, function, "invalid origin datatype");
+  if (kind == rma_header::accumulate && !op_known(r, op))
+    return fail(w->comm, MPI_ERR_OP, function, "invalid operation");
+  auto data = roam::buffer<std::byte>::uninitialized(static_cast<std::size_t>(origin_count * ot->size));
+  pack(*ot, origin_addr, origin_count, data.mutable_data());
+  rma_header h;
+  h.kind = kind;
+  h.op = op;
+  h.context = w->context;
+  h.disp = target_disp;
+  h.count = target_count;
+  h.fenced = w->locked[static_cast<std::size_t>(target_rank)] ? 0 : 1;
+  w->sent[static_cast<std::size_t>(target_rank)] += static_cast<std::uint32_t>(h.fenced);
+  send_rma(r, r.comms.at(w->comm).world_of(target_rank), h, *find_type(r, target_datatype), std::move(data));
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info, MPI_Comm comm, MPI_Win* win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  return make_window(base, size, disp_unit, comm, win, false, "MPI_Win_create");
+}
+ROAM_AMPI_PMPI(Win_create)
+
+extern "C" int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+  // In the rank's heap: the window's memory moves with the rank.
+  void* base = roam::thread_heap_allocate(static_cast<std::size_t>(std::max<MPI_Aint>(size, 1)));
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  *static_cast<void**>(baseptr) = base;
+  return make_window(base, size, disp_unit, comm, win, true, "MPI_Win_allocate");
+}
+ROAM_AMPI_PMPI(Win_allocate)
+
+extern "C" int PMPI_Win_free(MPI_Win* win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  rank& r = me();
+  window* w = find_window(r, *win);
+  if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, "MPI_Win_free", "invalid window " + std::to_string(*win));
+  int comm = w->comm;
+  // Nobody may still be reaching into this rank's memory.
+  if (int e = PMPI_Barrier(comm)) return e;
+  rank& after = me();
+  window& mine = after.windows.at(*win);
+  if (mine.allocated) roam::thread_heap_release(reinterpret_cast<void*>(mine.base));
+  after.windows.erase(*win);
+  PMPI_Comm_free(&comm);
+  *win = MPI_WIN_NULL;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Win_free)
+
+extern "C" int PMPI_Win_fence(int, MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  rank& r = me();
+  window* w = find_window(r, win);
+  if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, "MPI_Win_fence", "invalid window " + std::to_string(win));
+  const std::uint64_t context = w->context;
+  const int comm = w->comm;
+  std::vector<int> sent(w->sent.begin(), w->sent.end());
+  int incoming = 0;
+  if (int e = PMPI_Reduce_scatter_block(sent.data(), &incoming, 1, MPI_INT, MPI_SUM, comm)) return e;
+  for (;;) {
+    window& now = *window_of(me(), context);
+    if (now.applied >= static_cast<std::uint32_t>(incoming) && now.replies_due == 0) {
+      now.applied -= static_cast<std::uint32_t>(incoming);
+      std::fill(now.sent.begin(), now.sent.end(), 0u);
+      break;
+    }
+    rank::block();
+  }
+  // Everyone's operations on everyone are done before anyone goes on.
+  return PMPI_Barrier(comm);
+}
+ROAM_AMPI_PMPI(Win_fence)
+
+extern "C" int PMPI_Win_lock(int lock_type, int target_rank, int, MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  int err = 0;
+  window* w = check_target(win, target_rank, MPI_BYTE, &err, "MPI_Win_lock");
+  if (w == nullptr) return err;
+  if (lock_type != MPI_LOCK_EXCLUSIVE && lock_type != MPI_LOCK_SHARED)
+    return fail(w->comm, MPI_ERR_LOCKTYPE, "MPI_Win_lock", "unknown lock type " + std::to_string(lock_type));
+  rank& r = me();
+  const std::uint64_t context = w->context;
+  const int grants = w->grants;
+  rma_header h;
+  h.kind = rma_header::lock;
+  h.op = lock_type;
+  h.context = context;
+  send_rma(r, r.comms.at(w->comm).world_of(target_rank), h, *predefined_type(MPI_BYTE), {});
+  while (window_of(me(), context)->grants == grants) rank::block();
+  window_of(me(), context)->locked[static_cast<std::size_t>(target_rank)] = 1;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Win_lock)
+
+extern "C" int PMPI_Win_unlock(int target_rank, MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  int err = 0;
+  window* w = check_target(win, target_rank, MPI_BYTE, &err, "MPI_Win_unlock");
+  if (w == nullptr) return err;
+  rank& r = me();
+  const std::uint64_t context = w->context;
+  const int acks = w->unlock_acks;
+  rma_header h;
+  h.kind = rma_header::unlock;
+  h.context = context;
+  w->locked[static_cast<std::size_t>(target_rank)] = 0;
+  send_rma(r, r.comms.at(w->comm).world_of(target_rank), h, *predefined_type(MPI_BYTE), {});
+  for (;;) {
+    window& now = *window_of(me(), context);
+    if (now.unlock_acks != acks && now.replies_due == 0) break;
+    rank::block();
+  }
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Win_unlock)
+
+extern "C" int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  return put_or_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                           target_datatype, MPI_REPLACE, win, rma_header::put, "MPI_Put");
+}
+ROAM_AMPI_PMPI(Put)
+
+extern "C" int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                               int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+                               MPI_Op op, MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  if (op > MPI_NO_OP)
+    return fail(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Accumulate", "only predefined operations apply one-sided");
+  return put_or_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                           target_datatype, op, win, rma_header::accumulate, "MPI_Accumulate");
+}
+ROAM_AMPI_PMPI(Accumulate)
+
+extern "C" int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                        MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  int err = 0;
+  window* w = check_target(win, target_rank, target_datatype, &err, "MPI_Get");
+  if (w == nullptr) return err;
+  rank& r = me();
+  if (find_type(r, origin_datatype) == nullptr) return fail(w->comm, MPI_ERR_TYPE, "MPI_Get", "invalid origin datatype");
+  rma_header h;
+  h.kind = rma_header::get;
+  h.context = w->context;
+  h.disp = target_disp;
+  h.count = target_count;
+  h.reply_to = reinterpret_cast<std::uint64_t>(origin_addr);
+  h.reply_count = origin_count;
+  h.reply_type = origin_datatype;
+  h.fenced = w->locked[static_cast<std::size_t>(target_rank)] ? 0 : 1;
+  ++w->replies_due;
+  w->sent[static_cast<std::size_t>(target_rank)] += static_cast<std::uint32_t>(h.fenced);
+  send_rma(r, r.comms.at(w->comm).world_of(target_rank), h, *find_type(r, target_datatype), {});
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Get)
+
+extern "C" int PMPI_Win_get_attr(MPI_Win win, int keyval, void* attribute_val, int* flag) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  window* w = find_window(me(), win);
+  if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, "MPI_Win_get_attr", "invalid window");
+  // The values are the window's own fields (they move with the rank).
+  *flag = 1;
+  switch (keyval) {
+    case MPI_WIN_BASE: *static_cast<void**>(attribute_val) = reinterpret_cast<void*>(w->base); break;
+    case MPI_WIN_SIZE: *static_cast<MPI_Aint**>(attribute_val) = reinterpret_cast<MPI_Aint*>(&w->size); break;
+    case MPI_WIN_DISP_UNIT: *static_cast<int**>(attribute_val) = &w->disp_unit; break;
+    default: *flag = 0;
+  }
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Win_get_attr)
+
+extern "C" int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  window* w = find_window(me(), win);
+  if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, "MPI_Win_get_group", "invalid window");
+  return PMPI_Comm_group(w->comm, group);
+}
+ROAM_AMPI_PMPI(Win_get_group)
