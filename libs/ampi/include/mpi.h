@@ -555,6 +555,20 @@ typedef int(MPI_Type_delete_attr_function)(MPI_Datatype, int, void*, void*);
   X(int, Accumulate,                                                                                                  \
     (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, \
      int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))                                        \
+  X(int, Get_accumulate,                                                                                              \
+    (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count,   \
+     MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count,                         \
+     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))                                                          \
+  X(int, Fetch_and_op,                                                                                                \
+    (const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp,      \
+     MPI_Op op, MPI_Win win))                                                                                         \
+  X(int, Compare_and_swap,                                                                                            \
+    (const void* origin_addr, const void* compare_addr, void* result_addr, MPI_Datatype datatype, int target_rank,  \
+     MPI_Aint target_disp, MPI_Win win))                                                                              \
+  X(int, Win_lock_all, (int assert, MPI_Win win))                                                                     \
+  X(int, Win_unlock_all, (MPI_Win win))                                                                               \
+  X(int, Win_flush, (int rank, MPI_Win win))                                                                          \
+  X(int, Win_flush_all, (MPI_Win win))                                                                                \
   X(int, Op_create, (MPI_User_function * user_fn, int commute, MPI_Op* op))                                          \
   X(int, Op_free, (MPI_Op * op))                                                                                      \
   X(int, Op_commutative, (MPI_Op op, int* commute))                                                                   \
@@ -886,6 +900,20 @@ typedef int(MPI_Type_delete_attr_function)(MPI_Datatype, int, void*, void*);
 #define PMPI_Get PAMPI_Get
 #define MPI_Accumulate AMPI_Accumulate
 #define PMPI_Accumulate PAMPI_Accumulate
+#define MPI_Get_accumulate AMPI_Get_accumulate
+#define PMPI_Get_accumulate PAMPI_Get_accumulate
+#define MPI_Fetch_and_op AMPI_Fetch_and_op
+#define PMPI_Fetch_and_op PAMPI_Fetch_and_op
+#define MPI_Compare_and_swap AMPI_Compare_and_swap
+#define PMPI_Compare_and_swap PAMPI_Compare_and_swap
+#define MPI_Win_lock_all AMPI_Win_lock_all
+#define PMPI_Win_lock_all PAMPI_Win_lock_all
+#define MPI_Win_unlock_all AMPI_Win_unlock_all
+#define PMPI_Win_unlock_all PAMPI_Win_unlock_all
+#define MPI_Win_flush AMPI_Win_flush
+#define PMPI_Win_flush PAMPI_Win_flush
+#define MPI_Win_flush_all AMPI_Win_flush_all
+#define PMPI_Win_flush_all PAMPI_Win_flush_all
 #define MPI_Op_create AMPI_Op_create
 #define PMPI_Op_create PAMPI_Op_create
 #define MPI_Op_free AMPI_Op_free

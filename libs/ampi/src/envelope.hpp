@@ -19,7 +19,9 @@ struct envelope {
 
 /// What travels in front of a one-sided operation's bytes.
 struct rma_header {
-  enum kind_t : std::int32_t { put = 1, get, accumulate, get_reply, lock, grant, unlock, unlock_ack };
+  enum kind_t : std::int32_t {
+    put = 1, get, accumulate, get_reply, lock, grant, unlock, unlock_ack, get_accumulate, compare_swap, flush, flush_ack
+  };
   std::int32_t kind = 0;
   std::int32_t from_world = 0;
   std::uint32_t seq = 0;       // the sender's count of one-sided messages to this receiver

@@ -130,10 +130,10 @@ struct window {
   // passive target: this rank's lock (0 free, >0 shared holders, -1 exclusive) and who waits
   int lock_state = 0;
   std::deque<std::pair<int, int>> lock_waiters;  // (world rank, lock type)
-  int grants = 0, unlock_acks = 0;               // what this rank, as origin, received
+  int grants = 0, unlock_acks = 0, flush_acks = 0;  // what this rank, as origin, received
   void pup(pup_er& p) {
     p | context | comm | base | size | disp_unit | allocated | sent | locked | applied | replies_due | lock_state |
-        lock_waiters | grants | unlock_acks;
+        lock_waiters | grants | unlock_acks | flush_acks;
   }
 };
 

@@ -94,6 +94,35 @@ void rank::apply_rma(rma_header h, type_info& target_type, buffer<std::byte>& da
       send_rma(*this, h.from_world, reply, target_type, std::move(out));
       break;
     }
+    case rma_header::get_accumulate:
+    case rma_header::compare_swap: {
+      // The old value goes back; then the operation (or the swap, when the
+      // compare value, the second half of the bytes, matches).
+      const auto bytes = static_cast<std::size_t>(h.count * target_type.size);
+      auto old = buffer<std::byte>::uninitialized(bytes);
+      pack(target_type, at, h.count, old.mutable_data());
+      if (h.kind == rma_header::compare_swap) {
+        if (std::memcmp(old.data(), data.data() + bytes, bytes) == 0)
+          unpack(target_type, data.data(), static_cast<std::int64_t>(bytes), at, h.count);
+      } else if (h.op != MPI_NO_OP) {
+        auto next = old;
+        if (h.op == MPI_REPLACE) next = data;
+        else apply_op(*this, h.op, 0, target_type, data.data(), next.mutable_data(), h.count);
+        unpack(target_type, next.data(), static_cast<std::int64_t>(next.size()), at, h.count);
+      }
+      rma_header reply = h;
+      reply.kind = rma_header::get_reply;
+      w->applied += h.fenced;
+      send_rma(*this, h.from_world, reply, target_type, std::move(old));
+      break;
+    }
+    case rma_header::flush: {
+      rma_header a = h;
+      a.kind = rma_header::flush_ack;
+      send_rma(*this, h.from_world, a, target_type, {});
+      break;
+    }
+    case rma_header::flush_ack: ++w->flush_acks; break;
     case rma_header::get_reply: {
       // The origin's buffer, with the origin's type (sent along as target_type's partner: reply_type is
       // the origin's handle, valid here).
@@ -387,3 +416,126 @@ extern "C" int PMPI_Win_get_group(MPI_Win win, MPI_Group* group) {
   return PMPI_Comm_group(w->comm, group);
 }
 ROAM_AMPI_PMPI(Win_get_group)
+
+namespace {
+// Get_accumulate, Fetch_and_op and Compare_and_swap: an operation whose old
+// target value comes back into result_addr.
+int fetching(const void* origin_addr, const void* compare_addr, int origin_count, MPI_Datatype origin_datatype,
+             void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+             int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, rma_header::kind_t kind,
+             const char* function) {
+  int err = 0;
+  window* w = check_target(win, target_rank, target_datatype, &err, function);
+  if (w == nullptr) return err;
+  rank& r = me();
+  const type_info* ot = find_type(r, origin_datatype);
+  if (ot == nullptr || find_type(r, result_datatype) == nullptr)
+    return fail(w->comm, MPI_ERR_TYPE, function, "invalid origin or result datatype");
+  if (op > MPI_NO_OP || op < MPI_MAX) return fail(w->comm, MPI_ERR_OP, function, "only predefined operations apply one-sided");
+  const std::int64_t bytes = origin_count * ot->size;
+  auto data = roam::buffer<std::byte>::uninitialized(static_cast<std::size_t>(compare_addr ? 2 * bytes : bytes));
+  if (op != MPI_NO_OP || compare_addr) pack(*ot, origin_addr, origin_count, data.mutable_data());
+  if (compare_addr) pack(*ot, compare_addr, origin_count, data.mutable_data() + bytes);
+  rma_header h;
+  h.kind = kind;
+  h.op = op;
+  h.context = w->context;
+  h.disp = target_disp;
+  h.count = target_count;
+  h.reply_to = reinterpret_cast<std::uint64_t>(result_addr);
+  h.reply_count = result_count;
+  h.reply_type = result_datatype;
+  h.fenced = w->locked[static_cast<std::size_t>(target_rank)] ? 0 : 1;
+  ++w->replies_due;
+  w->sent[static_cast<std::size_t>(target_rank)] += static_cast<std::uint32_t>(h.fenced);
+  send_rma(r, r.comms.at(w->comm).world_of(target_rank), h, *find_type(r, target_datatype), std::move(data));
+  return MPI_SUCCESS;
+}
+
+// Waits until the targets acknowledged a flush (every earlier operation
+// applied) and every get is answered.
+int flush(MPI_Win win, int target_rank, const char* function) {
+  rank& r = me();
+  window* w = find_window(r, win);
+  if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, function, "invalid window " + std::to_string(win));
+  const communicator& c = r.comms.at(w->comm);
+  const std::uint64_t context = w->context;
+  const int before = w->flush_acks;
+  int expected = 0;
+  for (int t = 0; t < c.size; ++t) {
+    if (target_rank != MPI_ANY_SOURCE && t != target_rank) continue;
+    rma_header h;
+    h.kind = rma_header::flush;
+    h.context = context;
+    send_rma(r, c.world_of(t), h, *predefined_type(MPI_BYTE), {});
+    ++expected;
+  }
+  for (;;) {
+    window& now = *window_of(me(), context);
+    if (now.flush_acks - before >= expected && now.replies_due == 0) return MPI_SUCCESS;
+    rank::block();
+  }
+}
+}  // namespace
+
+extern "C" int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                   void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank,
+                                   MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op,
+                                   MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  return fetching(origin_addr, nullptr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                  target_rank, target_disp, target_count, target_datatype, op, win, rma_header::get_accumulate,
+                  "MPI_Get_accumulate");
+}
+ROAM_AMPI_PMPI(Get_accumulate)
+
+extern "C" int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype datatype, int target_rank,
+                                 MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  return fetching(origin_addr, nullptr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype,
+                  op, win, rma_header::get_accumulate, "MPI_Fetch_and_op");
+}
+ROAM_AMPI_PMPI(Fetch_and_op)
+
+extern "C" int PMPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void* result_addr,
+                                     MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  return fetching(origin_addr, compare_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1,
+                  datatype, MPI_REPLACE, win, rma_header::compare_swap, "MPI_Compare_and_swap");
+}
+ROAM_AMPI_PMPI(Compare_and_swap)
+
+extern "C" int PMPI_Win_lock_all(int assert, MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  window* w = find_window(me(), win);
+  if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, "MPI_Win_lock_all", "invalid window");
+  const int n = me().comms.at(w->comm).size;
+  for (int t = 0; t < n; ++t)
+    if (int e = PMPI_Win_lock(MPI_LOCK_SHARED, t, assert, win)) return e;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Win_lock_all)
+
+extern "C" int PMPI_Win_unlock_all(MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  window* w = find_window(me(), win);
+  if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, "MPI_Win_unlock_all", "invalid window");
+  const int n = me().comms.at(w->comm).size;
+  for (int t = 0; t < n; ++t)
+    if (int e = PMPI_Win_unlock(t, win)) return e;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Win_unlock_all)
+
+extern "C" int PMPI_Win_flush(int target_rank, MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  if (target_rank < 0) return fail(MPI_COMM_WORLD, MPI_ERR_RANK, "MPI_Win_flush", "invalid target rank");
+  return flush(win, target_rank, "MPI_Win_flush");
+}
+ROAM_AMPI_PMPI(Win_flush)
+
+extern "C" int PMPI_Win_flush_all(MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  return flush(win, MPI_ANY_SOURCE, "MPI_Win_flush_all");
+}
+ROAM_AMPI_PMPI(Win_flush_all)

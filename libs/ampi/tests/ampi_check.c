@@ -626,6 +626,38 @@ static void check_rma(struct ctx* c) {
   MPI_Win_fence(0, cwin);
   CHECK(counter[3] == ((me - 1 + np) % np) + 1 || (me == np - 1 && np == 1), "fence after locks %ld", counter[3]);
   MPI_Win_free(&cwin);
+  /* atomics: tickets from a shared counter, one winner of a compare-and-swap */
+  long* cell = NULL;
+  MPI_Win awin;
+  MPI_Win_allocate((MPI_Aint)(2 * sizeof(long)), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &cell, &awin);
+  cell[0] = cell[1] = 0;
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Win_lock_all(0, awin);
+  long one = 1, tickets[3];
+  for (int k = 0; k < 3; ++k) {
+    MPI_Fetch_and_op(&one, &tickets[k], MPI_LONG, 0, 0, MPI_SUM, awin);
+    MPI_Win_flush(0, awin);
+  }
+  long mine_plus = me + 1, zero = 0, previous = -1;
+  MPI_Compare_and_swap(&mine_plus, &zero, &previous, MPI_LONG, 0, 1, awin);
+  MPI_Win_flush_all(awin);
+  MPI_Win_unlock_all(awin);
+  long* all_tickets = malloc(sizeof(long) * 3 * (size_t)np);
+  MPI_Allgather(tickets, 3, MPI_LONG, all_tickets, 3, MPI_LONG, MPI_COMM_WORLD);
+  int* seen = calloc(3 * (size_t)np, sizeof(int));
+  int distinct = 1;
+  for (int i = 0; i < 3 * np; ++i) {
+    if (all_tickets[i] < 0 || all_tickets[i] >= 3 * np || seen[all_tickets[i]]++) distinct = 0;
+  }
+  CHECK(distinct, "fetch_and_op tickets are not 0..%d once each", 3 * np - 1);
+  int won = previous == 0, winners = 0;
+  MPI_Allreduce(&won, &winners, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(winners == 1, "compare_and_swap winners %d", winners);
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 0) CHECK(cell[0] == 3L * np && cell[1] >= 1 && cell[1] <= np, "atomics left %ld %ld", cell[0], cell[1]);
+  MPI_Win_free(&awin);
+  free(all_tickets);
+  free(seen);
   free(slots);
   free(got);
 }
