@@ -137,25 +137,69 @@ ROAM_AMPI_PMPI(Info_free)
 
 // ---- AMPI_Migrate ----------------------------------------------------------------
 
-extern "C" int AMPI_Migrate(MPI_Info hints) {
-  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+namespace {
+// What AMPI_Migrate is asked to do. Read before the rank blocks, and with
+// nothing left on its stack that owns process heap memory when it does: it
+// may wake in another process (a restart, a recovery, the balancer).
+struct migrate_request {
   bool balance = false;
+  bool checkpoint = false;
+  int error = MPI_SUCCESS;
+};
+
+migrate_request read_hints(MPI_Info hints) {
+  migrate_request q;
   std::string checkpoint;
   if (hints == AMPI_INFO_LB_SYNC || hints == AMPI_INFO_LB_ASYNC) {
-    balance = true;
+    q.balance = true;
   } else if (hints == AMPI_INFO_CHKPT_IN_MEMORY) {
     checkpoint = "in_memory";
   } else if (hints != MPI_INFO_NULL) {
-    int err = 0;
-    info_object* i = info_of(hints, "AMPI_Migrate", &err);
-    if (!i) return err;
-    if (const std::string* v = lookup(*i, "ampi_load_balance")) balance = *v == "sync" || *v == "async";
+    info_object* i = info_of(hints, "AMPI_Migrate", &q.error);
+    if (!i) return q;
+    if (const std::string* v = lookup(*i, "ampi_load_balance")) q.balance = *v == "sync" || *v == "async";
     if (const std::string* v = lookup(*i, "ampi_checkpoint")) checkpoint = *v;
   }
-  if (!checkpoint.empty())
-    return fail(MPI_COMM_WORLD, MPI_ERR_UNSUPPORTED_OPERATION, "AMPI_Migrate",
-                "checkpoints of Adaptive MPI programs (\"ampi_checkpoint\") are not built yet");
-  if (!balance) return MPI_SUCCESS;
+  if (checkpoint.empty()) return q;
+  // "to_file=DIR" or "in_memory": the collector takes it once every rank
+  // waits, and wakes them (also in a restarted or recovered run).
+  std::string dir;
+  if (checkpoint.rfind("to_file=", 0) == 0) dir = checkpoint.substr(8);
+  else if (checkpoint != "in_memory") {
+    q.error = fail(MPI_COMM_WORLD, MPI_ERR_INFO_VALUE, "AMPI_Migrate",
+                   "ampi_checkpoint must be \"to_file=DIR\" or \"in_memory\", not \"" + checkpoint + "\"");
+    return q;
+  }
+  if (checkpoint.rfind("to_file=", 0) == 0 && dir.empty()) {
+    q.error = fail(MPI_COMM_WORLD, MPI_ERR_INFO_VALUE, "AMPI_Migrate", "ampi_checkpoint \"to_file=\" names no directory");
+    return q;
+  }
+  rank& r = me();
+  if (!r.jobs.empty()) {
+    q.error = fail(MPI_COMM_WORLD, MPI_ERR_PENDING, "AMPI_Migrate",
+                   "non-blocking collectives are still in progress (complete them first)");
+    return q;
+  }
+  r.parked = true;
+  r.collector_.send<&collector::parked>(dir);
+  q.checkpoint = true;
+  return q;
+}
+}  // namespace
+
+extern "C" int AMPI_Migrate(MPI_Info hints) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const migrate_request q = read_hints(hints);
+  if (q.error != MPI_SUCCESS) return q.error;
+  if (q.checkpoint) {
+    roam::suspend_this_thread();
+    if (!me().checkpoint_ok)
+      return fail(MPI_COMM_WORLD, MPI_ERR_OTHER, "AMPI_Migrate", "the checkpoint failed (the reason is printed above)");
+  }
+  if (!q.balance) return MPI_SUCCESS;
+  if (!me().jobs.empty())
+    return fail(MPI_COMM_WORLD, MPI_ERR_PENDING, "AMPI_Migrate",
+                "non-blocking collectives are still in progress (complete them first)");
   // Every rank's element reaches its sync point; the balancer may move it
   // (thread and all) and resumes it where it then is.
   roam::at_sync_and_wait();

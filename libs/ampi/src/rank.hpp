@@ -167,6 +167,7 @@ struct rank : element<rank> {
   void after_migration();
   void wake_after_move();
   void resume_from_sync();
+  void checkpointed(bool ok);            // AMPI_Migrate's checkpoint is done
   void pup(pup_er& p);
 
   // ---- on the thread ----
@@ -184,6 +185,8 @@ struct rank : element<rank> {
   bool initialized = false, finalized = false;
   bool waiting = false;       // blocked in block()
   bool moving = false;        // blocked in AMPI_Migrate_to_pe
+  bool parked = false;        // blocked in AMPI_Migrate for a checkpoint
+  bool checkpoint_ok = false;
   bool migrated_flag = false;  // AMPI_Migrated
   std::uint64_t image = 0;     // the rank's copy of the program (privatize.hpp), 0: none
   bool image_here = false;     // this element registered the copy's unwind tables here
@@ -239,18 +242,27 @@ struct rank : element<rank> {
   void complete_receive(request_record& r, const arrived& m);
 };
 
-/// Counts the ranks that finished; ends the program when all have.
+/// Counts the ranks that finished (and ends the program when all have), and
+/// takes the checkpoints AMPI_Migrate asks for once every rank waits in it.
 struct collector : chare<collector> {
   explicit collector(int ranks) : ranks_(ranks) {}
   explicit collector(migrating) {}
+  void set_ranks(array_proxy<rank> ranks) { all_ = ranks; }
   void finished(int code) {
     if (code > worst_) worst_ = code;
     if (++seen_ == ranks_) roam::exit(worst_);
   }
-  void pup(pup_er& p) { p | ranks_ | seen_ | worst_; }
+  /// A rank waits in AMPI_Migrate for a checkpoint ("" for memory).
+  void parked(std::string dir);
+  /// The checkpoint is written (or restored after a restart or recovery).
+  void saved(checkpoint_result result);
+  void pup(pup_er& p) { p | ranks_ | seen_ | worst_ | all_ | parked_ | dir_; }
 
  private:
   int ranks_ = 0, seen_ = 0, worst_ = 0;
+  array_proxy<rank> all_;
+  int parked_ = 0;
+  std::string dir_;
 };
 
 /// The calling rank (on its thread).

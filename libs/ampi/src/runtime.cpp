@@ -10,6 +10,8 @@
 #include <sys/personality.h>
 #include <unistd.h>
 
+#include <roam/ft/checkpoint.hpp>
+#include <roam/ft/memory_checkpoint.hpp>
 #include <roam/sched/options.hpp>
 
 #include "api.hpp"
@@ -32,15 +34,13 @@ settings g_settings;
       [](std::string_view v) { return option_parse::bytes(v, 64u << 10, 1u << 30, g_settings.stack_bytes); }}},
     [] { g_settings = {}; });
 
-// A rank that moves to another process resumes in code at the addresses it
-// left: every process of a multi-process run must have address space
-// randomisation off. roamrun starts its children so; under mpirun (or any
-// other launcher) the program turns it off itself and starts again, so that
-// `mpirun -n 2 ./prog +vp 16` works as it is.
-void same_addresses_everywhere(int argc, char** argv) {
-  std::string error;
-  const auto layout = roam::planned_layout(argc, argv, error);
-  if (!layout || (layout->num_nodes <= 1 && layout->node < layout->num_nodes)) return;
+// A rank that moves to another process, or is restarted from a checkpoint,
+// resumes in code at the addresses it left: every process of every run must
+// have address space randomisation off. roamrun starts its children so;
+// otherwise (mpirun, a plain start) the program turns it off itself and
+// starts again, so that `mpirun -n 2 ./prog +vp 16` and `./prog +restart DIR`
+// work as they are.
+void same_addresses_everywhere(char** argv) {
   const int now = personality(0xffffffff);
   if (now == -1 || (now & ADDR_NO_RANDOMIZE) != 0) return;
   if (personality(static_cast<unsigned long>(now) | ADDR_NO_RANDOMIZE) == -1) return;
@@ -150,8 +150,37 @@ void rank::wake_after_move() {
 
 void rank::resume_from_sync() { thread.resume(); }
 
+void rank::checkpointed(bool ok) {
+  if (!parked) return;
+  parked = false;
+  checkpoint_ok = ok;
+  thread.resume();
+}
+
+void collector::parked(std::string dir) {
+  dir_ = std::move(dir);
+  if (++parked_ < ranks_) return;
+  parked_ = 0;
+  // Every rank waits in AMPI_Migrate: nothing is in flight.
+  auto done = callback<checkpoint_result>::to<&collector::saved>(this_proxy());
+  if (dir_.empty()) checkpoint_in_memory(done);
+  else checkpoint(dir_, done);
+}
+
+void collector::saved(checkpoint_result result) {
+  if (!result.ok)
+    std::fprintf(stderr, "ampi: the checkpoint AMPI_Migrate asked for failed: %s\n", result.error.c_str());
+  else if (result.restarted || result.recovered)
+    std::printf("ampi: %s from checkpoint %u (written on %u PEs, %u processes; now %u PEs, %u processes): the ranks "
+                "go on\n",
+                result.recovered ? "recovered" : "restarted", static_cast<unsigned>(result.number),
+                static_cast<unsigned>(result.pes), static_cast<unsigned>(result.processes), roam::num_pes(),
+                roam::num_nodes());
+  all_.send<&rank::checkpointed>(result.ok);
+}
+
 void rank::pup(pup_er& p) {
-  p | collector_ | argv_ | stack_bytes_ | initialized | finalized | waiting | moving | migrated_flag | attached_buffer | attached_size |
+  p | collector_ | argv_ | stack_bytes_ | initialized | finalized | waiting | moving | parked | checkpoint_ok | migrated_flag | attached_buffer | attached_size |
       comms | next_comm | groups | next_group | types | next_type | ops | next_op | infos | next_info | keyvals | next_keyval | jobs | next_job | windows | next_window | rma_sent_to | rma_expected_from | rma_early | requests |
       free_requests | unexpected | posted | sent_to | expected_from | early | messages | next_message;
   // The copy's unwind tables are deregistered while its pages are still
@@ -213,7 +242,7 @@ const type_info* find_type(rank& r, int handle) noexcept {
 using namespace roam::ampi;
 
 int main(int argc, char** argv) {
-  same_addresses_everywhere(argc, argv);
+  same_addresses_everywhere(argv);
   // stdio makes stdout's buffer at its first use: on a rank, that would be
   // in the rank's heap, which moves and ends with the rank. The process's
   // own buffer is given now.
@@ -225,6 +254,7 @@ int main(int argc, char** argv) {
     load_program();  // fails early when the program cannot be loaded
     auto done = roam::create_chare_on<collector>(roam::pe_id{0}, vp);
     auto ranks = roam::create_array<rank>({vp});
+    done.send<&collector::set_ranks>(ranks);
     ranks.send<&rank::start>(done, vp, args, static_cast<std::uint64_t>(g_settings.stack_bytes));
   });
   if (privatizing()) {

@@ -4,12 +4,23 @@
  *                                    neighbours' messages are in flight
  *   ampi_migrate balance [STEPS=8]   skewed work and AMPI_Migrate every
  *                                    other step: the balancer moves ranks
+ *   ampi_migrate checkpoint DIR|memory [KILLFILE]
+ *                                    the hops, with a checkpoint through
+ *                                    AMPI_Migrate half-way (to_file=DIR or
+ *                                    in_memory); `+restart DIR` goes on from
+ *                                    there on any PE count. With KILLFILE
+ *                                    (absent), the last process creates it
+ *                                    and kills itself (SIGKILL) after the
+ *                                    checkpoint: under roamrun --ft the
+ *                                    survivors roll back to it and finish.
  * Each rank keeps a linked list on its heap (malloc), pointers to its own
  * stack frames and a half-finished recursion across every move, and checks
  * them and every message exactly. Rank 0 prints
  * "ampi_migrate: OK (<mode>, N ranks, M moves)". */
 #include <mpi.h>
+#include <signal.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +33,8 @@ struct state {
   int me, np, steps, moves, bad;
   int balance;
   struct node* list;
+  const char* checkpoint; /* DIR, "memory" or NULL */
+  const char* killfile;
 };
 
 static void check(struct state* s, int ok, const char* what, long got) {
@@ -58,6 +71,21 @@ static void step(struct state* s, int k) {
   MPI_Waitall(4, r, MPI_STATUSES_IGNORE);
   check(s, from_left == left * 1000L + k, "value from the left", from_left);
   check(s, from_right == -(right * 1000L + k), "value from the right", from_right);
+  if (s->checkpoint && k == s->steps / 2) {
+    char value[512];
+    if (strcmp(s->checkpoint, "memory") == 0) snprintf(value, sizeof value, "in_memory");
+    else snprintf(value, sizeof value, "to_file=%s", s->checkpoint);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "ampi_checkpoint", value);
+    if (AMPI_Migrate(info) != MPI_SUCCESS) s->bad++;
+    MPI_Info_free(&info);
+    if (s->killfile && AMPI_Num_nodes() > 1 && AMPI_My_node() == AMPI_Num_nodes() - 1 && access(s->killfile, F_OK) != 0) {
+      FILE* f = fopen(s->killfile, "w");
+      if (f) fclose(f);
+      raise(SIGKILL); /* no goodbye: the others find out */
+    }
+  }
   struct node* n = malloc(sizeof *n);
   n->value = k;
   n->next = s->list;
@@ -79,13 +107,18 @@ static long recurse(struct state* s, int d, const long* parent) {
 
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
-  struct state st = {0, 0, 12, 0, 0, 0, NULL};
+  struct state st = {0, 0, 12, 0, 0, 0, NULL, NULL, NULL};
   MPI_Comm_rank(MPI_COMM_WORLD, &st.me);
   MPI_Comm_size(MPI_COMM_WORLD, &st.np);
   const char* mode = argc > 1 ? argv[1] : "hop";
   st.balance = strcmp(mode, "balance") == 0;
   if (st.balance) st.steps = 8;
-  if (argc > 2) st.steps = atoi(argv[2]);
+  if (strcmp(mode, "checkpoint") == 0) {
+    st.checkpoint = argc > 2 ? argv[2] : "ampi_ckpt";
+    st.killfile = argc > 3 ? argv[3] : NULL;
+  } else if (argc > 2) {
+    st.steps = atoi(argv[2]);
+  }
   long r = recurse(&st, 0, NULL);
   long want = 0;
   for (int d = st.steps; d >= 0; --d) want = d * 7L + 3 + (d < st.steps ? want : 0);
