@@ -5,6 +5,7 @@
 #include <elf.h>
 #include <link.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -209,6 +210,14 @@ extern "C" int roam_ampi_rank_atexit(void (*)(void*), void*, void*) { return 0; 
 std::mutex g_frames_lock;
 std::map<std::uint64_t, int> g_frames;
 
+// Whether `p` can be read (without faulting: the kernel copies it for us).
+bool readable(const void* p) {
+  std::uint64_t word = 0;
+  iovec local{&word, sizeof word};
+  iovec remote{const_cast<void*>(p), sizeof word};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(sizeof word);
+}
+
 void protect_code(std::uint64_t image) {
   for (const auto& seg : g_layout.segments)
     if (seg.prot & PROT_EXEC)
@@ -307,7 +316,13 @@ void image_leaving(std::uint64_t image) {
   auto it = g_frames.find(image);
   if (it == g_frames.end() || --it->second != 0) return;
   g_frames.erase(it);
-  __deregister_frame(reinterpret_cast<void*>(image + g_layout.eh_frame));
+  // libgcc reads the table's first word to deregister it. When the copy is
+  // already gone (the run ends with this rank still blocked: its thread was
+  // unwound and its slot given back first), the registration stays: libgcc
+  // sorted it at registration and only reads it for a PC inside the copy,
+  // where nothing runs any more.
+  void* table = reinterpret_cast<void*>(image + g_layout.eh_frame);
+  if (readable(table)) __deregister_frame(table);
 }
 
 }  // namespace roam::ampi

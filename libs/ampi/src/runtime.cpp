@@ -52,6 +52,23 @@ void same_addresses_everywhere(char** argv) {
 // The rank's thread: the program's main with the rank's own argv (in the
 // thread's heap, so it moves with it), on the rank's copy of the program
 // when its globals are privatized.
+// Deregisters the rank's copy's unwind tables when the thread ends, also
+// when the run ends with the rank blocked and its stack is unwound: after
+// the copy's frames are gone and before its slot is, since libgcc reads
+// every registered table it is asked about (a table left behind in a freed
+// slot would fault the next exception anywhere in the process).
+struct image_registration {
+  image_registration() = default;
+  image_registration(const image_registration&) = delete;
+  image_registration& operator=(const image_registration&) = delete;
+  ~image_registration() {
+    rank& r = me();
+    if (!r.image_here) return;
+    image_leaving(r.image);
+    r.image_here = false;
+  }
+};
+
 void rank_thread() {
   {
     const std::uint64_t image = make_rank_image();
@@ -59,6 +76,7 @@ void rank_thread() {
     r.image = image;
     r.image_here = image != 0;
   }
+  const image_registration registered;
   const std::vector<std::string>& args = me().argv_;
   const int argc = static_cast<int>(args.size());
   auto** argv = static_cast<char**>(std::malloc(sizeof(char*) * (args.size() + 1)));
@@ -66,10 +84,6 @@ void rank_thread() {
   argv[args.size()] = nullptr;
   const int code = run_program_main(me().image, argc, argv);
   rank& r = me();
-  if (r.image_here) {  // the copy goes with the thread's heap
-    image_leaving(r.image);
-    r.image_here = false;
-  }
   if (r.initialized && !r.finalized)
     std::fprintf(stderr, "ampi: rank %d returned from main without calling MPI_Finalize\n", r.this_index()[0]);
   r.collector_.send<&collector::finished>(code);
