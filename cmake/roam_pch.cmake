@@ -6,8 +6,10 @@
 #
 # - layer libraries: a PCH of the standard headers the layers use (per layer:
 #   a layer must not see the layers above it, so roam's own headers stay out);
-# - programs (examples, apps, integration programs, benchmarks): one shared
-#   PCH of <roam/roam.hpp>, reused by every executable that links `roam`;
+# - programs (apps, tools, libraries' loaders): one shared PCH of
+#   <roam/roam.hpp>, reused by every executable that links `roam`; the test
+#   programs, examples and benchmarks get their own when ROAM_TEST_PROGRAM_FLAGS
+#   compiles them differently;
 # - unit tests: one shared PCH of <roam/roam.hpp> and GoogleTest.
 #
 # The public-header check (roam_header_check) never uses a PCH: it is there to
@@ -48,23 +50,31 @@ function(_roam_executables out)
   set(${out} ${_all} PARENT_SCOPE)
 endfunction()
 
-# The unit-test binaries (unit_*) compiled with ROAM_UNIT_TEST_FLAGS after the
-# build type's own (the sanitizer presets: -O0). Under ASan+UBSan, half of a
-# unit-test object's compile time is -O1's optimisation of code that runs for
-# milliseconds (reduction_matrix_test.cpp: 54 s at -O1, 29 s at -O0), while
-# the runtime's libraries, the programs and the apps keep the build type's
-# optimisation. docs/perf.md, "Build and test time".
+# Test code compiled with lighter optimisation than the runtime it tests. Under
+# ASan+UBSan, half of a test object's compile time is -O1's optimisation of
+# code that runs for milliseconds (reduction_matrix_test.cpp: 54 s at -O1,
+# 29 s at -O0; migration_check: 28.6 s at -O1, 16 s at -O0), while the
+# runtime's libraries and the applications (leanmd, phold, dragonfly,
+# random_access: the suite's long runs) keep the build type's optimisation.
+# docs/perf.md, "Build and test time".
+# - ROAM_UNIT_TEST_FLAGS: the unit-test binaries (unit_*);
+# - ROAM_TEST_PROGRAM_FLAGS: every other executable under tests/, examples/
+#   and bench/ (integration programs, examples, roam-bench: the sanitizer
+#   builds only check that they work, never how fast).
 set(ROAM_UNIT_TEST_FLAGS "" CACHE STRING "Extra compile options of the unit-test binaries (e.g. -O0)")
-function(roam_unit_test_optimization)
-  if(NOT ROAM_UNIT_TEST_FLAGS)
-    return()
+set(ROAM_TEST_PROGRAM_FLAGS "" CACHE STRING
+    "Extra compile options of the test programs, examples and benchmarks (e.g. -O0)")
+
+# Which extra flags executable `t` gets ("" for none), into `out`.
+function(_roam_test_flags t out)
+  get_target_property(_dir ${t} SOURCE_DIR)
+  set(_flags "")
+  if(t MATCHES "^unit_")
+    set(_flags "${ROAM_UNIT_TEST_FLAGS}")
+  elseif(_dir MATCHES "^${PROJECT_SOURCE_DIR}/(tests|examples|bench)(/|$)")
+    set(_flags "${ROAM_TEST_PROGRAM_FLAGS}")
   endif()
-  _roam_executables(_exes)
-  foreach(t IN LISTS _exes)
-    if(t MATCHES "^unit_")
-      target_compile_options(${t} PRIVATE ${ROAM_UNIT_TEST_FLAGS})
-    endif()
-  endforeach()
+  set(${out} "${_flags}" PARENT_SCOPE)
 endfunction()
 
 # Called once every target exists (end of the top-level CMakeLists.txt): gives
@@ -72,31 +82,48 @@ endfunction()
 # binaries (unit_*) the one with GoogleTest. An executable with its own
 # precompiled headers keeps them.
 function(roam_pch_programs)
-  roam_unit_test_optimization()
+  _roam_executables(_exes)
+  foreach(t IN LISTS _exes)
+    _roam_test_flags(${t} _flags)
+    if(_flags)
+      target_compile_options(${t} PRIVATE ${_flags})
+    endif()
+  endforeach()
   if(NOT ROAM_PCH OR NOT TARGET roam)
     return()
   endif()
+  # One PCH per set of flags (GCC refuses a PCH built at another optimisation
+  # level): the programs', the test programs' (when their flags differ) and
+  # the unit tests' (with GoogleTest).
   set(_gen ${PROJECT_BINARY_DIR}/pch)
-  file(CONFIGURE OUTPUT ${_gen}/program_pch.cpp CONTENT "// Generated (cmake/roam_pch.cmake): carries the programs' PCH.\n")
-  add_library(roam_pch_program OBJECT ${_gen}/program_pch.cpp)
-  target_link_libraries(roam_pch_program PRIVATE roam roam_warnings)
+  function(_roam_pch_carrier name flags)
+    file(CONFIGURE OUTPUT ${_gen}/${name}.cpp CONTENT "// Generated (cmake/roam_pch.cmake): carries a shared PCH.\n")
+    add_library(${name} OBJECT ${_gen}/${name}.cpp)
+    target_link_libraries(${name} PRIVATE roam roam_warnings ${ARGN})
+    if(flags)
+      target_compile_options(${name} PRIVATE ${flags})
+    endif()
+  endfunction()
+  _roam_pch_carrier(roam_pch_program "")
   target_precompile_headers(roam_pch_program PRIVATE <roam/roam.hpp>)
+  set(_test_pch roam_pch_program)
+  if(ROAM_TEST_PROGRAM_FLAGS)
+    _roam_pch_carrier(roam_pch_test_program "${ROAM_TEST_PROGRAM_FLAGS}")
+    target_precompile_headers(roam_pch_test_program PRIVATE <roam/roam.hpp>)
+    set(_test_pch roam_pch_test_program)
+  endif()
   set(_have_tests FALSE)
   if(TARGET GTest::gtest)
     set(_have_tests TRUE)
-    file(CONFIGURE OUTPUT ${_gen}/unit_pch.cpp CONTENT "// Generated (cmake/roam_pch.cmake): carries the unit tests' PCH.\n")
-    add_library(roam_pch_unit OBJECT ${_gen}/unit_pch.cpp)
-    target_link_libraries(roam_pch_unit PRIVATE roam GTest::gtest roam_warnings)
-    # The PCH is compiled like the unit tests that use it (GCC refuses a PCH
-    # built at another optimisation level).
-    if(ROAM_UNIT_TEST_FLAGS)
-      target_compile_options(roam_pch_unit PRIVATE ${ROAM_UNIT_TEST_FLAGS})
-    endif()
+    _roam_pch_carrier(roam_pch_unit "${ROAM_UNIT_TEST_FLAGS}" GTest::gtest)
     target_precompile_headers(roam_pch_unit PRIVATE <roam/roam.hpp> <gtest/gtest.h>)
   endif()
 
-  _roam_executables(_exes)
-  foreach(t IN LISTS _exes)
+  # Libraries that asked for the programs' PCH (ROAM_PCH_LIBRARIES: compiled
+  # like the programs, e.g. libs/ampi's objects, shared by a library and its
+  # loader executable).
+  get_property(_libs GLOBAL PROPERTY ROAM_PCH_LIBRARIES)
+  foreach(t IN LISTS _libs _exes)
     get_target_property(_own ${t} PRECOMPILE_HEADERS)
     get_target_property(_links ${t} LINK_LIBRARIES)
     get_target_property(_sources ${t} SOURCES)
@@ -104,8 +131,11 @@ function(roam_pch_programs)
     if(_own OR NOT "roam" IN_LIST _links OR _sources)  # C programs (ROSS models) have no C++ PCH
       continue()
     endif()
+    _roam_test_flags(${t} _flags)
     if(t MATCHES "^unit_" AND _have_tests)
       target_precompile_headers(${t} REUSE_FROM roam_pch_unit)
+    elseif(_flags)
+      target_precompile_headers(${t} REUSE_FROM ${_test_pch})
     else()
       target_precompile_headers(${t} REUSE_FROM roam_pch_program)
     endif()
