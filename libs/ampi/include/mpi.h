@@ -307,6 +307,18 @@ typedef int(MPI_Type_delete_attr_function)(MPI_Datatype, int, void*, void*);
 #define MPI_TYPE_NULL_COPY_FN ((MPI_Type_copy_attr_function*)0)
 #define MPI_TYPE_NULL_DELETE_FN ((MPI_Type_delete_attr_function*)0)
 #define MPI_TYPE_DUP_FN ((MPI_Type_copy_attr_function*)1)
+typedef int(MPI_Win_copy_attr_function)(MPI_Win, int, void*, void*, void*, int*);
+typedef int(MPI_Win_delete_attr_function)(MPI_Win, int, void*, void*);
+#define MPI_WIN_NULL_COPY_FN ((MPI_Win_copy_attr_function*)0)
+#define MPI_WIN_NULL_DELETE_FN ((MPI_Win_delete_attr_function*)0)
+#define MPI_WIN_DUP_FN ((MPI_Win_copy_attr_function*)1)
+/* MPI-1's names (deprecated, still in wide use) */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+typedef MPI_Comm_errhandler_function MPI_Handler_function;
+#define MPI_NULL_COPY_FN MPI_COMM_NULL_COPY_FN
+#define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
+#define MPI_DUP_FN MPI_COMM_DUP_FN
 
 /* ---- the functions (each also as PMPI_<name>) -------------------------- */
 #define ROAM_AMPI_FUNCTIONS(X)                                                                                        \
@@ -600,12 +612,59 @@ typedef int(MPI_Type_delete_attr_function)(MPI_Datatype, int, void*, void*);
   X(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))                                          \
   X(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int* rank_source, int* rank_dest))                    \
   X(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm* newcomm))                                     \
-  X(int, Topo_test, (MPI_Comm comm, int* status))
+  X(int, Topo_test, (MPI_Comm comm, int* status))                                                                     \
+  /* intercommunicators */                                                                                            \
+  X(int, Intercomm_create,                                                                                            \
+    (MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag, MPI_Comm* newintercomm)) \
+  X(int, Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm* newintracomm))                                   \
+  X(int, Comm_remote_size, (MPI_Comm comm, int* size))                                                                \
+  X(int, Comm_remote_group, (MPI_Comm comm, MPI_Group * group))                                                      \
+  X(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* newcomm))                            \
+  X(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup))                          \
+  X(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup))                          \
+  /* memory, window attributes and names, status setters */                                                          \
+  X(int, Alloc_mem, (MPI_Aint size, MPI_Info info, void* baseptr))                                                   \
+  X(int, Free_mem, (void* base))                                                                                      \
+  X(int, Win_create_keyval,                                                                                           \
+    (MPI_Win_copy_attr_function * copy_fn, MPI_Win_delete_attr_function * delete_fn, int* keyval, void* extra_state)) \
+  X(int, Win_free_keyval, (int* keyval))                                                                              \
+  X(int, Win_set_attr, (MPI_Win win, int keyval, void* attribute_val))                                               \
+  X(int, Win_delete_attr, (MPI_Win win, int keyval))                                                                  \
+  X(int, Win_set_name, (MPI_Win win, const char* name))                                                               \
+  X(int, Win_get_name, (MPI_Win win, char* name, int* resultlen))                                                    \
+  X(int, Type_set_name, (MPI_Datatype datatype, const char* name))                                                   \
+  X(int, Type_get_name, (MPI_Datatype datatype, char* name, int* resultlen))                                         \
+  X(int, Status_set_elements, (MPI_Status * status, MPI_Datatype datatype, int count))                               \
+  X(int, Status_set_cancelled, (MPI_Status * status, int flag))                                                      \
+  X(int, Bsend_init,                                                                                                  \
+    (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request* request))     \
+  /* MPI-1's names (deprecated; removed in MPI-3 but still in wide use) */                                            \
+  X(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))                                                 \
+  X(int, Errhandler_get, (MPI_Comm comm, MPI_Errhandler * errhandler))                                               \
+  X(int, Address, (void* location, MPI_Aint* address))                                                               \
+  X(int, Type_extent, (MPI_Datatype datatype, MPI_Aint * extent))                                                    \
+  X(int, Type_lb, (MPI_Datatype datatype, MPI_Aint * displacement))                                                  \
+  X(int, Type_ub, (MPI_Datatype datatype, MPI_Aint * displacement))                                                  \
+  X(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype* newtype))  \
+  X(int, Type_hindexed,                                                                                               \
+    (int count, int blocklengths[], MPI_Aint displacements[], MPI_Datatype oldtype, MPI_Datatype* newtype))         \
+  X(int, Type_struct,                                                                                                 \
+    (int count, int blocklengths[], MPI_Aint displacements[], MPI_Datatype types[], MPI_Datatype* newtype))         \
+  X(int, Attr_put, (MPI_Comm comm, int keyval, void* attribute_val))                                                 \
+  X(int, Attr_get, (MPI_Comm comm, int keyval, void* attribute_val, int* flag))                                      \
+  X(int, Attr_delete, (MPI_Comm comm, int keyval))                                                                    \
+  X(int, Keyval_create,                                                                                               \
+    (MPI_Copy_function * copy_fn, MPI_Delete_function * delete_fn, int* keyval, void* extra_state))                  \
+  X(int, Keyval_free, (int* keyval))
 
 /* The functions' link names are AMPI_<name> and PAMPI_<name>, so that an
  * Adaptive MPI program can run on roam's MPI transport, whose MPI library
  * owns the MPI_ names. Programs (and profiling tools) use the MPI_ and
  * PMPI_ names as usual. */
+#define MPI_Wtime AMPI_Wtime
+#define PMPI_Wtime PAMPI_Wtime
+#define MPI_Wtick AMPI_Wtick
+#define PMPI_Wtick PAMPI_Wtick
 #define MPI_Init AMPI_Init
 #define PMPI_Init PAMPI_Init
 #define MPI_Init_thread AMPI_Init_thread
@@ -628,10 +687,6 @@ typedef int(MPI_Type_delete_attr_function)(MPI_Datatype, int, void*, void*);
 #define PMPI_Get_library_version PAMPI_Get_library_version
 #define MPI_Get_processor_name AMPI_Get_processor_name
 #define PMPI_Get_processor_name PAMPI_Get_processor_name
-#define MPI_Wtime AMPI_Wtime
-#define PMPI_Wtime PAMPI_Wtime
-#define MPI_Wtick AMPI_Wtick
-#define PMPI_Wtick PAMPI_Wtick
 #define MPI_Error_string AMPI_Error_string
 #define PMPI_Error_string PAMPI_Error_string
 #define MPI_Error_class AMPI_Error_class
@@ -966,6 +1021,74 @@ typedef int(MPI_Type_delete_attr_function)(MPI_Datatype, int, void*, void*);
 #define PMPI_Cart_sub PAMPI_Cart_sub
 #define MPI_Topo_test AMPI_Topo_test
 #define PMPI_Topo_test PAMPI_Topo_test
+#define MPI_Intercomm_create AMPI_Intercomm_create
+#define PMPI_Intercomm_create PAMPI_Intercomm_create
+#define MPI_Intercomm_merge AMPI_Intercomm_merge
+#define PMPI_Intercomm_merge PAMPI_Intercomm_merge
+#define MPI_Comm_remote_size AMPI_Comm_remote_size
+#define PMPI_Comm_remote_size PAMPI_Comm_remote_size
+#define MPI_Comm_remote_group AMPI_Comm_remote_group
+#define PMPI_Comm_remote_group PAMPI_Comm_remote_group
+#define MPI_Comm_create_group AMPI_Comm_create_group
+#define PMPI_Comm_create_group PAMPI_Comm_create_group
+#define MPI_Group_range_incl AMPI_Group_range_incl
+#define PMPI_Group_range_incl PAMPI_Group_range_incl
+#define MPI_Group_range_excl AMPI_Group_range_excl
+#define PMPI_Group_range_excl PAMPI_Group_range_excl
+#define MPI_Alloc_mem AMPI_Alloc_mem
+#define PMPI_Alloc_mem PAMPI_Alloc_mem
+#define MPI_Free_mem AMPI_Free_mem
+#define PMPI_Free_mem PAMPI_Free_mem
+#define MPI_Win_create_keyval AMPI_Win_create_keyval
+#define PMPI_Win_create_keyval PAMPI_Win_create_keyval
+#define MPI_Win_free_keyval AMPI_Win_free_keyval
+#define PMPI_Win_free_keyval PAMPI_Win_free_keyval
+#define MPI_Win_set_attr AMPI_Win_set_attr
+#define PMPI_Win_set_attr PAMPI_Win_set_attr
+#define MPI_Win_delete_attr AMPI_Win_delete_attr
+#define PMPI_Win_delete_attr PAMPI_Win_delete_attr
+#define MPI_Win_set_name AMPI_Win_set_name
+#define PMPI_Win_set_name PAMPI_Win_set_name
+#define MPI_Win_get_name AMPI_Win_get_name
+#define PMPI_Win_get_name PAMPI_Win_get_name
+#define MPI_Type_set_name AMPI_Type_set_name
+#define PMPI_Type_set_name PAMPI_Type_set_name
+#define MPI_Type_get_name AMPI_Type_get_name
+#define PMPI_Type_get_name PAMPI_Type_get_name
+#define MPI_Status_set_elements AMPI_Status_set_elements
+#define PMPI_Status_set_elements PAMPI_Status_set_elements
+#define MPI_Status_set_cancelled AMPI_Status_set_cancelled
+#define PMPI_Status_set_cancelled PAMPI_Status_set_cancelled
+#define MPI_Bsend_init AMPI_Bsend_init
+#define PMPI_Bsend_init PAMPI_Bsend_init
+#define MPI_Errhandler_set AMPI_Errhandler_set
+#define PMPI_Errhandler_set PAMPI_Errhandler_set
+#define MPI_Errhandler_get AMPI_Errhandler_get
+#define PMPI_Errhandler_get PAMPI_Errhandler_get
+#define MPI_Address AMPI_Address
+#define PMPI_Address PAMPI_Address
+#define MPI_Type_extent AMPI_Type_extent
+#define PMPI_Type_extent PAMPI_Type_extent
+#define MPI_Type_lb AMPI_Type_lb
+#define PMPI_Type_lb PAMPI_Type_lb
+#define MPI_Type_ub AMPI_Type_ub
+#define PMPI_Type_ub PAMPI_Type_ub
+#define MPI_Type_hvector AMPI_Type_hvector
+#define PMPI_Type_hvector PAMPI_Type_hvector
+#define MPI_Type_hindexed AMPI_Type_hindexed
+#define PMPI_Type_hindexed PAMPI_Type_hindexed
+#define MPI_Type_struct AMPI_Type_struct
+#define PMPI_Type_struct PAMPI_Type_struct
+#define MPI_Attr_put AMPI_Attr_put
+#define PMPI_Attr_put PAMPI_Attr_put
+#define MPI_Attr_get AMPI_Attr_get
+#define PMPI_Attr_get PAMPI_Attr_get
+#define MPI_Attr_delete AMPI_Attr_delete
+#define PMPI_Attr_delete PAMPI_Attr_delete
+#define MPI_Keyval_create AMPI_Keyval_create
+#define PMPI_Keyval_create PAMPI_Keyval_create
+#define MPI_Keyval_free AMPI_Keyval_free
+#define PMPI_Keyval_free PAMPI_Keyval_free
 
 #define ROAM_AMPI_DECLARE(ret, name, params) ret MPI_##name params; ret PMPI_##name params;
 ROAM_AMPI_FUNCTIONS(ROAM_AMPI_DECLARE)

@@ -78,6 +78,8 @@ void post_receive(rank& r, int handle);
 /// the copies MPI_Comm_dup makes.
 int delete_attribute(int comm, int keyval, std::uint64_t value);
 int copy_attributes(int comm, int newcomm);
+/// A window attribute's delete function's call (compat.cpp).
+int delete_window_attribute(int win, int keyval, std::uint64_t value);
 
 /// The non-blocking collective the calling thread runs (0: the rank's own
 /// thread; nonblocking.cpp).

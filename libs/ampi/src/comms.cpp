@@ -100,6 +100,10 @@ extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   d.children = 0;
   d.name.clear();
   d.attributes.clear();
+  if (d.inter) {  // its own hidden local communicator (freed with it)
+    const int hidden = d.local;
+    if (int e = PMPI_Comm_dup(hidden, &d.local)) return e;
+  }
   *newcomm = add_comm(std::move(d));
   return copy_attributes(comm, *newcomm);
 }
@@ -185,8 +189,10 @@ extern "C" int PMPI_Comm_free(MPI_Comm* comm) {
   const std::map<int, std::uint64_t> attributes = c->attributes;
   for (const auto& [keyval, value] : attributes)
     if (int e = delete_attribute(*comm, keyval, value)) return e;
+  int hidden = me().comms.at(*comm).inter ? me().comms.at(*comm).local : MPI_COMM_NULL;
   me().comms.erase(*comm);
   *comm = MPI_COMM_NULL;
+  if (hidden != MPI_COMM_NULL) return PMPI_Comm_free(&hidden);
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Comm_free)
@@ -224,8 +230,9 @@ ROAM_AMPI_PMPI(Comm_group)
 extern "C" int PMPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   int err = 0;
-  if (!checked(comm, "MPI_Comm_test_inter", &err)) return err;
-  *flag = 0;
+  const communicator* c = checked(comm, "MPI_Comm_test_inter", &err);
+  if (!c) return err;
+  *flag = c->inter ? 1 : 0;
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Comm_test_inter)

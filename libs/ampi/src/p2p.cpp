@@ -282,9 +282,9 @@ int start_send(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     if (handle) r.req(handle).complete = true;
     return MPI_SUCCESS;
   }
-  if (dest < 0 || dest >= c.size)
+  if (dest < 0 || dest >= c.peer_size())
     return fail(comm, MPI_ERR_RANK, function,
-                "destination " + std::to_string(dest) + " is not a rank of a communicator of size " + std::to_string(c.size));
+                "destination " + std::to_string(dest) + " is not a rank of a communicator of size " + std::to_string(c.peer_size()));
   if (tag < 0) return fail(comm, MPI_ERR_TAG, function, "negative tag " + std::to_string(tag));
   const type_info& t = *find_type(r, datatype);
   if (handle) {
@@ -349,9 +349,9 @@ int new_recv_request(void* buf, int count, MPI_Datatype datatype, int source, in
 int check_recv(rank& r, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, const char* function) {
   if (int e = check_buffer_args(r, comm, count, datatype, function)) return e;
   const communicator& c = *find_comm(r, comm);
-  if (source != MPI_ANY_SOURCE && source != MPI_PROC_NULL && (source < 0 || source >= c.size))
+  if (source != MPI_ANY_SOURCE && source != MPI_PROC_NULL && (source < 0 || source >= c.peer_size()))
     return fail(comm, MPI_ERR_RANK, function,
-                "source " + std::to_string(source) + " is not a rank of a communicator of size " + std::to_string(c.size));
+                "source " + std::to_string(source) + " is not a rank of a communicator of size " + std::to_string(c.peer_size()));
   if (tag < 0 && tag != MPI_ANY_TAG) return fail(comm, MPI_ERR_TAG, function, "invalid tag " + std::to_string(tag));
   return MPI_SUCCESS;
 }

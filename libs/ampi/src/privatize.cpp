@@ -84,8 +84,54 @@ struct phdr_search {
   int count = 0;
 };
 
+// The MPI functions the program calls that this library does not provide:
+// mpi.h names every function it has AMPI_<name>, so an undefined MPI_ or
+// PMPI_ symbol in the program is one it lacks (a C program compiled with an
+// implicit declaration). Found before the program is opened: the loader's
+// process may hold another MPI library (the MPI transport's), which would
+// silently provide it.
+std::vector<std::string> missing_mpi_functions(const std::string& path) {
+  std::vector<std::string> missing;
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return missing;  // dlopen reports it
+  std::vector<unsigned char> image;
+  unsigned char chunk[65536];
+  for (std::size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;) image.insert(image.end(), chunk, chunk + n);
+  std::fclose(f);
+  if (image.size() < sizeof(ElfW(Ehdr))) return missing;
+  ElfW(Ehdr) eh;
+  std::memcpy(&eh, image.data(), sizeof eh);
+  if (std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_shentsize != sizeof(ElfW(Shdr)) ||
+      eh.e_shoff + std::uint64_t{eh.e_shnum} * sizeof(ElfW(Shdr)) > image.size())
+    return missing;
+  std::vector<ElfW(Shdr)> sh(eh.e_shnum);
+  std::memcpy(sh.data(), image.data() + eh.e_shoff, sh.size() * sizeof(ElfW(Shdr)));
+  for (const ElfW(Shdr)& s : sh) {
+    if (s.sh_type != SHT_DYNSYM || s.sh_link >= sh.size() || s.sh_entsize != sizeof(ElfW(Sym))) continue;
+    const ElfW(Shdr)& str = sh[s.sh_link];
+    if (s.sh_offset + s.sh_size > image.size() || str.sh_offset + str.sh_size > image.size()) continue;
+    for (std::uint64_t off = 0; off + sizeof(ElfW(Sym)) <= s.sh_size; off += sizeof(ElfW(Sym))) {
+      ElfW(Sym) sym;
+      std::memcpy(&sym, image.data() + s.sh_offset + off, sizeof sym);
+      if (sym.st_shndx != SHN_UNDEF || sym.st_name >= str.sh_size) continue;
+      const char* name = reinterpret_cast<const char*>(image.data() + str.sh_offset + sym.st_name);
+      const std::size_t len = strnlen(name, str.sh_size - sym.st_name);
+      const std::string n(name, len);
+      if (n.rfind("MPI_", 0) == 0 || n.rfind("PMPI_", 0) == 0) missing.push_back(n);
+    }
+  }
+  return missing;
+}
+
 void read_layout() {
   image_layout& L = g_layout;
+  if (const auto missing = missing_mpi_functions(g_image_settings.program); !missing.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < missing.size() && i < 8; ++i) list += (i ? ", " : "") + missing[i];
+    if (missing.size() > 8) list += " and " + std::to_string(missing.size() - 8) + " more";
+    cannot("it calls MPI functions roam's Adaptive MPI does not provide: " + list +
+           " (compiled without their declaration: see the compiler's implicit-declaration warnings)");
+  }
   L.handle = dlopen(g_image_settings.program.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (L.handle == nullptr) cannot(std::string("cannot be opened: ") + dlerror());
   link_map* lm = nullptr;

@@ -40,9 +40,27 @@ struct communicator {
   std::string name;
   std::vector<int> dims, periods;          // a Cartesian topology (empty: none)
   std::map<int, std::uint64_t> attributes;  // keyval -> the program's value (a pointer-sized word)
+  // An intercommunicator (intercomm.cpp): point-to-point ranks name the
+  // remote group; `local` is a hidden communicator of the local group (the
+  // collectives MPI_Intercomm_merge needs).
+  bool inter = false;
+  std::vector<int> remote;  // the remote group's world ranks
+  int local = 0;
+  // MPI_Comm_create_group's calls from it per (group, tag): only the group's
+  // members call, so the count per group is what they agree on.
+  std::map<std::uint64_t, std::uint32_t> group_children;
 
-  int world_of(int r) const { return members.empty() ? r : members[static_cast<std::size_t>(r)]; }
-  void pup(pup_er& p) { p | context | members | my_rank | size | errhandler | children | collectives | name | dims | periods | attributes; }
+  /// The world rank of rank `r` as a destination or source.
+  int world_of(int r) const {
+    if (inter) return remote[static_cast<std::size_t>(r)];
+    return members.empty() ? r : members[static_cast<std::size_t>(r)];
+  }
+  /// How many ranks a destination or source may name.
+  int peer_size() const { return inter ? static_cast<int>(remote.size()) : size; }
+  void pup(pup_er& p) {
+    p | context | members | my_rank | size | errhandler | children | collectives | name | dims | periods | attributes |
+        inter | remote | local | group_children;
+  }
 };
 
 /// A request (MPI_Request is its slot number + 1).
@@ -131,9 +149,11 @@ struct window {
   int lock_state = 0;
   std::deque<std::pair<int, int>> lock_waiters;  // (world rank, lock type)
   int grants = 0, unlock_acks = 0, flush_acks = 0;  // what this rank, as origin, received
+  std::map<int, std::uint64_t> attributes;  // user keyvals (MPI_Win_create_keyval) -> the program's value
+  std::string name;
   void pup(pup_er& p) {
     p | context | comm | base | size | disp_unit | allocated | sent | locked | applied | replies_due | lock_state |
-        lock_waiters | grants | unlock_acks | flush_acks;
+        lock_waiters | grants | unlock_acks | flush_acks | attributes | name;
   }
 };
 
@@ -199,6 +219,7 @@ struct rank : element<rank> {
   int next_group = 2;
   std::map<int, type_info> types;
   int next_type = first_derived_type;
+  std::map<int, std::string> type_names;  // MPI_Type_set_name's
   std::map<int, user_op> ops;
   int next_op = 100;
   std::map<int, info_object> infos;

@@ -271,6 +271,9 @@ extern "C" int PMPI_Win_free(MPI_Win* win) {
   window* w = find_window(r, *win);
   if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, "MPI_Win_free", "invalid window " + std::to_string(*win));
   int comm = w->comm;
+  const std::map<int, std::uint64_t> attributes = w->attributes;
+  for (const auto& [keyval, value] : attributes)
+    if (int e = delete_window_attribute(*win, keyval, value)) return e;
   // Nobody may still be reaching into this rank's memory.
   if (int e = PMPI_Barrier(comm)) return e;
   rank& after = me();
@@ -403,7 +406,11 @@ extern "C" int PMPI_Win_get_attr(MPI_Win win, int keyval, void* attribute_val, i
     case MPI_WIN_BASE: *static_cast<void**>(attribute_val) = reinterpret_cast<void*>(w->base); break;
     case MPI_WIN_SIZE: *static_cast<MPI_Aint**>(attribute_val) = reinterpret_cast<MPI_Aint*>(&w->size); break;
     case MPI_WIN_DISP_UNIT: *static_cast<int**>(attribute_val) = &w->disp_unit; break;
-    default: *flag = 0;
+    default: {
+      auto it = w->attributes.find(keyval);
+      if (it == w->attributes.end()) *flag = 0;
+      else *static_cast<void**>(attribute_val) = reinterpret_cast<void*>(it->second);
+    }
   }
   return MPI_SUCCESS;
 }

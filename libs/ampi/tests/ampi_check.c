@@ -1,6 +1,6 @@
 /* ampi_check: an MPI program (plain C, standard MPI only) that checks
  * Adaptive MPI's answers exactly, on any number of ranks:
- *   ampi_check [p2p|coll|types|comms|topo|nbc|rma|all] [+vp N +p P ...]
+ *   ampi_check [p2p|coll|types|comms|topo|nbc|rma|inter|all] [+vp N +p P ...]
  * Each rank checks what it received; rank 0 prints
  * "ampi_check: OK (<what>, N ranks)" when every rank agreed, and the program
  * returns nonzero otherwise. */
@@ -662,6 +662,165 @@ static void check_rma(struct ctx* c) {
   free(got);
 }
 
+
+/* ---- intercommunicators, group ranges, MPI-1's names, window attributes -- */
+static int win_deletes(MPI_Win w, int k, void* v, void* extra) {
+  (void)w; (void)k; (void)v;
+  ++*(int*)extra;
+  return MPI_SUCCESS;
+}
+
+static void check_inter(struct ctx* c) {
+  /* Group ranges: the even world ranks, then every world rank but the odd ones. */
+  MPI_Group world, evens, not_odds;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  int range[1][3] = {{0, np - 1, 2}};
+  MPI_Group_range_incl(world, 1, range, &evens);
+  int n_evens = -1, cmp = -1;
+  MPI_Group_size(evens, &n_evens);
+  CHECK(n_evens == (np + 1) / 2, "range_incl size %d", n_evens);
+  if (np > 1) {
+    /* the odd ranks from the highest down (a negative stride) */
+    int odd_range[1][3] = {{(np - 1) % 2 == 1 ? np - 1 : np - 2, 1, -2}};
+    MPI_Group_range_excl(world, 1, odd_range, &not_odds);
+    MPI_Group_compare(evens, not_odds, &cmp);
+    CHECK(cmp == MPI_IDENT, "range_excl of the odd ranks is not the evens (%d)", cmp);
+    MPI_Group_free(&not_odds);
+  }
+  /* Comm_create_group: only the even ranks call. */
+  if (me % 2 == 0) {
+    MPI_Comm ec;
+    MPI_Comm_create_group(MPI_COMM_WORLD, evens, 5, &ec);
+    int er = -1, es = -1, sum = 0, one = 1;
+    MPI_Comm_rank(ec, &er);
+    MPI_Comm_size(ec, &es);
+    CHECK(er == me / 2 && es == (np + 1) / 2, "create_group rank %d size %d", er, es);
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, ec);
+    CHECK(sum == es, "allreduce on the created group %d", sum);
+    MPI_Comm_free(&ec);
+  }
+  MPI_Group_free(&evens);
+  MPI_Group_free(&world);
+
+  /* Intercommunicator between the even and the odd ranks. */
+  if (np > 1) {
+    MPI_Comm half, inter, merged, dup;
+    MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
+    int hr = -1, hs = -1;
+    MPI_Comm_rank(half, &hr);
+    MPI_Comm_size(half, &hs);
+    /* the leaders: world rank 0 (evens) and world rank 1 (odds) */
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, me % 2 == 0 ? 1 : 0, 77, &inter);
+    int flag = 0, rs = -1, lr = -1, ls = -1;
+    MPI_Comm_test_inter(inter, &flag);
+    MPI_Comm_remote_size(inter, &rs);
+    MPI_Comm_rank(inter, &lr);
+    MPI_Comm_size(inter, &ls);
+    const int other = me % 2 == 0 ? np / 2 : (np + 1) / 2;
+    CHECK(flag == 1 && rs == other && lr == hr && ls == hs, "inter flag %d remote %d rank %d size %d", flag, rs, lr, ls);
+    MPI_Group remote;
+    int remote_size = -1;
+    MPI_Comm_remote_group(inter, &remote);
+    MPI_Group_size(remote, &remote_size);
+    CHECK(remote_size == other, "remote group size %d", remote_size);
+    MPI_Group_free(&remote);
+    /* point to point across: rank i of each side with rank i of the other (if there) */
+    if (lr < rs) {
+      int out = me * 100, in = -1;
+      MPI_Status st;
+      MPI_Sendrecv(&out, 1, MPI_INT, lr, 3, &in, 1, MPI_INT, lr, 3, inter, &st);
+      const int partner = me % 2 == 0 ? me + 1 : me - 1;
+      CHECK(in == partner * 100 && st.MPI_SOURCE == lr, "intercomm got %d from %d", in, st.MPI_SOURCE);
+    }
+    /* a dup of it works the same and is freed with its hidden half */
+    MPI_Comm_dup(inter, &dup);
+    if (lr == 0) {
+      int token = me + 1, back = -1;
+      MPI_Sendrecv(&token, 1, MPI_INT, 0, 4, &back, 1, MPI_INT, 0, 4, dup, MPI_STATUS_IGNORE);
+      CHECK(back == (me == 0 ? 2 : 1), "dup'd intercomm leader got %d", back);
+    }
+    MPI_Comm_free(&dup);
+    /* merge: the odd group asks to go first (high = 0) */
+    MPI_Intercomm_merge(inter, me % 2 == 0, &merged);
+    int mr = -1, ms = -1;
+    MPI_Comm_rank(merged, &mr);
+    MPI_Comm_size(merged, &ms);
+    const int expect = me % 2 == 1 ? me / 2 : np / 2 + me / 2;
+    CHECK(ms == np && mr == expect, "merged rank %d (want %d) size %d", mr, expect, ms);
+    int* order = malloc(sizeof(int) * (size_t)np);
+    MPI_Allgather(&me, 1, MPI_INT, order, 1, MPI_INT, merged);
+    for (int i = 0; i < np; ++i) {
+      const int want = i < np / 2 ? 2 * i + 1 : 2 * (i - np / 2);
+      CHECK(order[i] == want, "merged order[%d] = %d, want %d", i, order[i], want);
+    }
+    free(order);
+    MPI_Comm_free(&merged);
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+  }
+
+  /* MPI_Alloc_mem, MPI-1's names, names of datatypes */
+  double* mem = NULL;
+  MPI_Alloc_mem(64 * sizeof(double), MPI_INFO_NULL, &mem);
+  CHECK(mem != NULL, "alloc_mem gave null");
+  for (int i = 0; i < 64; ++i) mem[i] = i;
+  MPI_Free_mem(mem);
+  MPI_Datatype vec, st;
+  MPI_Type_hvector(3, 2, 4 * (MPI_Aint)sizeof(int), MPI_INT, &vec);
+  MPI_Aint ext = -1, lb = -1, ub = -1;
+  MPI_Type_extent(vec, &ext);
+  MPI_Type_lb(vec, &lb);
+  MPI_Type_ub(vec, &ub);
+  CHECK(ext == 10 * (MPI_Aint)sizeof(int) && lb == 0 && ub == ext, "hvector extent %ld lb %ld ub %ld", (long)ext, (long)lb, (long)ub);
+  int lens[2] = {1, 1};
+  MPI_Aint displs[2] = {0, 8};
+  MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE};
+  MPI_Type_struct(2, lens, displs, types, &st);
+  MPI_Type_extent(st, &ext);
+  CHECK(ext == 16, "struct extent %ld", (long)ext);
+  char name[MPI_MAX_OBJECT_NAME];
+  int len = -1;
+  MPI_Type_get_name(MPI_DOUBLE, name, &len);
+  CHECK(strcmp(name, "MPI_DOUBLE") == 0 && len == 10, "name of MPI_DOUBLE '%s'", name);
+  MPI_Type_set_name(st, "int then double");
+  MPI_Type_get_name(st, name, &len);
+  CHECK(strcmp(name, "int then double") == 0, "name of the struct '%s'", name);
+  MPI_Type_free(&st);
+  MPI_Type_free(&vec);
+  int key = MPI_KEYVAL_INVALID, value = 42, *got = NULL, found = 0;
+  MPI_Keyval_create(MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, &key, NULL);
+  MPI_Attr_put(MPI_COMM_WORLD, key, &value);
+  MPI_Attr_get(MPI_COMM_WORLD, key, &got, &found);
+  CHECK(found && got == &value, "attr_get found %d", found);
+  MPI_Attr_delete(MPI_COMM_WORLD, key);
+  MPI_Keyval_free(&key);
+  MPI_Status status;
+  int count = -1, cancelled = -1;
+  MPI_Status_set_elements(&status, MPI_DOUBLE, 5);
+  MPI_Status_set_cancelled(&status, 1);
+  MPI_Get_count(&status, MPI_DOUBLE, &count);
+  MPI_Test_cancelled(&status, &cancelled);
+  CHECK(count == 5 && cancelled == 1, "status setters count %d cancelled %d", count, cancelled);
+
+  /* window attributes: set, replaced (the old value's delete runs), freed with the window */
+  int deletes = 0, wkey = MPI_KEYVAL_INVALID, wflag = 0, a = 1, b = 2;
+  int* wgot = NULL;
+  int cells[4] = {0, 0, 0, 0};
+  MPI_Win win;
+  MPI_Win_create(cells, sizeof cells, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, win_deletes, &wkey, &deletes);
+  MPI_Win_set_attr(win, wkey, &a);
+  MPI_Win_set_attr(win, wkey, &b);
+  MPI_Win_get_attr(win, wkey, &wgot, &wflag);
+  CHECK(wflag && wgot == &b && deletes == 1, "win attr flag %d deletes %d", wflag, deletes);
+  MPI_Win_set_name(win, "cells");
+  MPI_Win_get_name(win, name, &len);
+  CHECK(strcmp(name, "cells") == 0 && len == 5, "window name '%s'", name);
+  MPI_Win_free(&win);
+  CHECK(deletes == 2, "deletes after free %d", deletes);
+  MPI_Win_free_keyval(&wkey);
+}
+
 int main(int argc, char** argv) {
   struct ctx context = {0, 0, 0}, *c = &context;
   MPI_Init(&argc, &argv);
@@ -684,6 +843,7 @@ int main(int argc, char** argv) {
   if (all || strcmp(what, "topo") == 0) check_topo(c);
   if (all || strcmp(what, "nbc") == 0) check_nbc(c);
   if (all || strcmp(what, "rma") == 0) check_rma(c);
+  if (all || strcmp(what, "inter") == 0) check_inter(c);
   int total = 0;
   MPI_Allreduce(&c->failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (me == 0 && total == 0) printf("ampi_check: OK (%s, %d ranks)\n", what, np);
