@@ -7,8 +7,8 @@
 # - layer libraries: a PCH of the standard headers the layers use (per layer:
 #   a layer must not see the layers above it, so roam's own headers stay out);
 # - programs (apps, tools, libraries' loaders): one shared PCH of
-#   <roam/roam.hpp>, reused by every executable that links `roam`; the test
-#   programs, examples and benchmarks get their own when ROAM_TEST_PROGRAM_FLAGS
+#   <roam/roam.hpp>, reused by every executable that links `roam`; the
+#   examples and benchmarks get their own when ROAM_TEST_PROGRAM_FLAGS
 #   compiles them differently;
 # - unit tests: one shared PCH of <roam/roam.hpp> and GoogleTest.
 #
@@ -50,20 +50,21 @@ function(_roam_executables out)
   set(${out} ${_all} PARENT_SCOPE)
 endfunction()
 
-# Test code compiled with lighter optimisation than the runtime it tests. Under
-# ASan+UBSan, half of a test object's compile time is -O1's optimisation of
-# code that runs for milliseconds (reduction_matrix_test.cpp: 54 s at -O1,
-# 29 s at -O0; migration_check: 28.6 s at -O1, 16 s at -O0), while the
-# runtime's libraries and the applications (leanmd, phold, dragonfly,
-# random_access: the suite's long runs) keep the build type's optimisation.
-# docs/perf.md, "Build and test time".
+# Code that runs for milliseconds in the sanitizer builds, compiled with
+# lighter optimisation than the runtime it exercises. Under ASan+UBSan, half
+# of such an object's compile time is -O1's optimisation (reduction_matrix_
+# test.cpp: 54 s at -O1, 29 s at -O0; the reductions example 26.7 s and
+# 15.2 s), while the runtime's libraries, the applications and the
+# integration programs keep the build type's optimisation: those run in
+# many suite tests, and at -O0 the suite lost more than the build gained
+# (tests/transport's segment checks 3 s -> 15 s, the traced and seed-swept
+# migration_check runs 1.5-2x; docs/perf.md, "Build and test time").
 # - ROAM_UNIT_TEST_FLAGS: the unit-test binaries (unit_*);
-# - ROAM_TEST_PROGRAM_FLAGS: every other executable under tests/, examples/
-#   and bench/ (integration programs, examples, roam-bench: the sanitizer
-#   builds only check that they work, never how fast).
+# - ROAM_TEST_PROGRAM_FLAGS: the executables under examples/ and bench/
+#   (the sanitizer builds check that they work, never how fast).
 set(ROAM_UNIT_TEST_FLAGS "" CACHE STRING "Extra compile options of the unit-test binaries (e.g. -O0)")
 set(ROAM_TEST_PROGRAM_FLAGS "" CACHE STRING
-    "Extra compile options of the test programs, examples and benchmarks (e.g. -O0)")
+    "Extra compile options of the examples and benchmarks (e.g. -O0)")
 
 # Which extra flags executable `t` gets ("" for none), into `out`.
 function(_roam_test_flags t out)
@@ -71,7 +72,7 @@ function(_roam_test_flags t out)
   set(_flags "")
   if(t MATCHES "^unit_")
     set(_flags "${ROAM_UNIT_TEST_FLAGS}")
-  elseif(_dir MATCHES "^${PROJECT_SOURCE_DIR}/(tests|examples|bench)(/|$)")
+  elseif(_dir MATCHES "^${PROJECT_SOURCE_DIR}/(examples|bench)(/|$)")
     set(_flags "${ROAM_TEST_PROGRAM_FLAGS}")
   endif()
   set(${out} "${_flags}" PARENT_SCOPE)

@@ -655,16 +655,32 @@ typedef MPI_Comm_errhandler_function MPI_Handler_function;
   X(int, Attr_delete, (MPI_Comm comm, int keyval))                                                                    \
   X(int, Keyval_create,                                                                                               \
     (MPI_Copy_function * copy_fn, MPI_Delete_function * delete_fn, int* keyval, void* extra_state))                  \
-  X(int, Keyval_free, (int* keyval))
+  X(int, Keyval_free, (int* keyval))                                                                                  \
+  /* post/start/complete/wait, window error handlers */                                                               \
+  X(int, Win_post, (MPI_Group group, int assert, MPI_Win win))                                                       \
+  X(int, Win_start, (MPI_Group group, int assert, MPI_Win win))                                                      \
+  X(int, Win_complete, (MPI_Win win))                                                                                 \
+  X(int, Win_wait, (MPI_Win win))                                                                                     \
+  X(int, Win_test, (MPI_Win win, int* flag))                                                                          \
+  X(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler))                                               \
+  X(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler * errhandler))                                             \
+  /* graph topologies, topology mapping */                                                                            \
+  X(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int* newrank))                 \
+  X(int, Graph_create,                                                                                                \
+    (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm* comm_graph))        \
+  X(int, Graphdims_get, (MPI_Comm comm, int* nnodes, int* nedges))                                                    \
+  X(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]))                          \
+  X(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int* nneighbors))                                          \
+  X(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))                             \
+  X(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank))                 \
+  X(int, Type_create_darray,                                                                                          \
+    (int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[], const int psizes[], \
+     int order, MPI_Datatype oldtype, MPI_Datatype* newtype))
 
 /* The functions' link names are AMPI_<name> and PAMPI_<name>, so that an
  * Adaptive MPI program can run on roam's MPI transport, whose MPI library
  * owns the MPI_ names. Programs (and profiling tools) use the MPI_ and
  * PMPI_ names as usual. */
-#define MPI_Wtime AMPI_Wtime
-#define PMPI_Wtime PAMPI_Wtime
-#define MPI_Wtick AMPI_Wtick
-#define PMPI_Wtick PAMPI_Wtick
 #define MPI_Init AMPI_Init
 #define PMPI_Init PAMPI_Init
 #define MPI_Init_thread AMPI_Init_thread
@@ -687,6 +703,32 @@ typedef MPI_Comm_errhandler_function MPI_Handler_function;
 #define PMPI_Get_library_version PAMPI_Get_library_version
 #define MPI_Get_processor_name AMPI_Get_processor_name
 #define PMPI_Get_processor_name PAMPI_Get_processor_name
+#define MPI_Init AMPI_Init
+#define PMPI_Init PAMPI_Init
+#define MPI_Init_thread AMPI_Init_thread
+#define PMPI_Init_thread PAMPI_Init_thread
+#define MPI_Finalize AMPI_Finalize
+#define PMPI_Finalize PAMPI_Finalize
+#define MPI_Initialized AMPI_Initialized
+#define PMPI_Initialized PAMPI_Initialized
+#define MPI_Finalized AMPI_Finalized
+#define PMPI_Finalized PAMPI_Finalized
+#define MPI_Abort AMPI_Abort
+#define PMPI_Abort PAMPI_Abort
+#define MPI_Query_thread AMPI_Query_thread
+#define PMPI_Query_thread PAMPI_Query_thread
+#define MPI_Is_thread_main AMPI_Is_thread_main
+#define PMPI_Is_thread_main PAMPI_Is_thread_main
+#define MPI_Get_version AMPI_Get_version
+#define PMPI_Get_version PAMPI_Get_version
+#define MPI_Get_library_version AMPI_Get_library_version
+#define PMPI_Get_library_version PAMPI_Get_library_version
+#define MPI_Get_processor_name AMPI_Get_processor_name
+#define PMPI_Get_processor_name PAMPI_Get_processor_name
+#define MPI_Wtime AMPI_Wtime
+#define PMPI_Wtime PAMPI_Wtime
+#define MPI_Wtick AMPI_Wtick
+#define PMPI_Wtick PAMPI_Wtick
 #define MPI_Error_string AMPI_Error_string
 #define PMPI_Error_string PAMPI_Error_string
 #define MPI_Error_class AMPI_Error_class
@@ -1089,6 +1131,36 @@ typedef MPI_Comm_errhandler_function MPI_Handler_function;
 #define PMPI_Keyval_create PAMPI_Keyval_create
 #define MPI_Keyval_free AMPI_Keyval_free
 #define PMPI_Keyval_free PAMPI_Keyval_free
+#define MPI_Win_post AMPI_Win_post
+#define PMPI_Win_post PAMPI_Win_post
+#define MPI_Win_start AMPI_Win_start
+#define PMPI_Win_start PAMPI_Win_start
+#define MPI_Win_complete AMPI_Win_complete
+#define PMPI_Win_complete PAMPI_Win_complete
+#define MPI_Win_wait AMPI_Win_wait
+#define PMPI_Win_wait PAMPI_Win_wait
+#define MPI_Win_test AMPI_Win_test
+#define PMPI_Win_test PAMPI_Win_test
+#define MPI_Win_set_errhandler AMPI_Win_set_errhandler
+#define PMPI_Win_set_errhandler PAMPI_Win_set_errhandler
+#define MPI_Win_get_errhandler AMPI_Win_get_errhandler
+#define PMPI_Win_get_errhandler PAMPI_Win_get_errhandler
+#define MPI_Cart_map AMPI_Cart_map
+#define PMPI_Cart_map PAMPI_Cart_map
+#define MPI_Graph_create AMPI_Graph_create
+#define PMPI_Graph_create PAMPI_Graph_create
+#define MPI_Graphdims_get AMPI_Graphdims_get
+#define PMPI_Graphdims_get PAMPI_Graphdims_get
+#define MPI_Graph_get AMPI_Graph_get
+#define PMPI_Graph_get PAMPI_Graph_get
+#define MPI_Graph_neighbors_count AMPI_Graph_neighbors_count
+#define PMPI_Graph_neighbors_count PAMPI_Graph_neighbors_count
+#define MPI_Graph_neighbors AMPI_Graph_neighbors
+#define PMPI_Graph_neighbors PAMPI_Graph_neighbors
+#define MPI_Graph_map AMPI_Graph_map
+#define PMPI_Graph_map PAMPI_Graph_map
+#define MPI_Type_create_darray AMPI_Type_create_darray
+#define PMPI_Type_create_darray PAMPI_Type_create_darray
 
 #define ROAM_AMPI_DECLARE(ret, name, params) ret MPI_##name params; ret PMPI_##name params;
 ROAM_AMPI_FUNCTIONS(ROAM_AMPI_DECLARE)

@@ -105,7 +105,16 @@ extern "C" int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     if (int e = PMPI_Comm_dup(hidden, &d.local)) return e;
   }
   *newcomm = add_comm(std::move(d));
-  return copy_attributes(comm, *newcomm);
+  if (int e = copy_attributes(comm, *newcomm)) {
+    // A copy function failed: no new communicator (MPI says MPI_COMM_NULL).
+    communicator& gone = me().comms.at(*newcomm);
+    int hidden = gone.inter ? gone.local : MPI_COMM_NULL;
+    me().comms.erase(*newcomm);
+    if (hidden != MPI_COMM_NULL) PMPI_Comm_free(&hidden);
+    *newcomm = MPI_COMM_NULL;
+    return e;
+  }
+  return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Comm_dup)
 

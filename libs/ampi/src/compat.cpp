@@ -3,8 +3,11 @@
 // MPI-1's deprecated names (MPI_Type_extent, MPI_Attr_put, ...), which
 // older programs and test suites still call: each maps to its MPI-2/3
 // successor.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "api.hpp"
 
@@ -319,3 +322,119 @@ ROAM_AMPI_PMPI(Keyval_create)
 
 extern "C" int PMPI_Keyval_free(int* keyval) { return PMPI_Comm_free_keyval(keyval); }
 ROAM_AMPI_PMPI(Keyval_free)
+
+// ---- distributed arrays -------------------------------------------------------------
+// MPI_Type_create_darray: this process's part of a global array distributed
+// block-, cyclic- or not at all per dimension over a process grid (ranks in
+// row-major order of psizes, whatever the array's order). Built as the
+// hindexed list of this rank's runs along the fastest dimension, in storage
+// order, resized to the whole global array's extent, as MPI defines it.
+namespace {
+// The global indices of dimension `d` that process coordinate `p` owns.
+int owned_indices(int gsize, int distrib, int darg, int psize, int p, std::vector<int>* out, std::string* why) {
+  out->clear();
+  if (distrib == MPI_DISTRIBUTE_NONE) {
+    if (psize != 1) {
+      *why = "MPI_DISTRIBUTE_NONE over " + std::to_string(psize) + " processes (must be 1)";
+      return MPI_ERR_ARG;
+    }
+    for (int i = 0; i < gsize; ++i) out->push_back(i);
+  } else if (distrib == MPI_DISTRIBUTE_BLOCK) {
+    const int b = darg == MPI_DISTRIBUTE_DFLT_DARG ? (gsize + psize - 1) / psize : darg;
+    if (b <= 0 || static_cast<long>(b) * psize < gsize) {
+      *why = "block size " + std::to_string(b) + " does not cover " + std::to_string(gsize) + " over " +
+             std::to_string(psize) + " processes";
+      return MPI_ERR_ARG;
+    }
+    for (long i = static_cast<long>(p) * b; i < std::min<long>(static_cast<long>(p + 1) * b, gsize); ++i)
+      out->push_back(static_cast<int>(i));
+  } else if (distrib == MPI_DISTRIBUTE_CYCLIC) {
+    const int k = darg == MPI_DISTRIBUTE_DFLT_DARG ? 1 : darg;
+    if (k <= 0) {
+      *why = "cyclic block size " + std::to_string(k);
+      return MPI_ERR_ARG;
+    }
+    for (long start = static_cast<long>(p) * k; start < gsize; start += static_cast<long>(psize) * k)
+      for (long i = start; i < std::min<long>(start + k, gsize); ++i) out->push_back(static_cast<int>(i));
+  } else {
+    *why = "unknown distribution " + std::to_string(distrib);
+    return MPI_ERR_ARG;
+  }
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+extern "C" int PMPI_Type_create_darray(int size, int rank_in, int ndims, const int gsizes[], const int distribs[],
+                                       const int dargs[], const int psizes[], int order, MPI_Datatype oldtype,
+                                       MPI_Datatype* newtype) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const char* fn = "MPI_Type_create_darray";
+  const type_info* old = find_type(me(), oldtype);
+  if (old == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_TYPE, fn, "invalid datatype");
+  if (old->extent() <= 0) return fail(MPI_COMM_WORLD, MPI_ERR_TYPE, fn, "the old type's extent is not positive");
+  if (ndims <= 0 || size <= 0 || rank_in < 0 || rank_in >= size)
+    return fail(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "bad ndims, size or rank");
+  if (order != MPI_ORDER_C && order != MPI_ORDER_FORTRAN)
+    return fail(MPI_COMM_WORLD, MPI_ERR_ARG, fn, "unknown order " + std::to_string(order));
+  long procs = 1;
+  for (int d = 0; d < ndims; ++d) procs *= psizes[d];
+  if (procs != size)
+    return fail(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
+                "the process grid has " + std::to_string(procs) + " processes, size is " + std::to_string(size));
+  // This rank's coordinates (row-major), then the indices it owns per dimension.
+  std::vector<std::vector<int>> owned(static_cast<std::size_t>(ndims));
+  int rest = rank_in;
+  for (int d = ndims - 1; d >= 0; --d) {
+    const int p = rest % psizes[d];
+    rest /= psizes[d];
+    std::string why;
+    if (int e = owned_indices(gsizes[d], distribs[d], dargs[d], psizes[d], p, &owned[static_cast<std::size_t>(d)], &why))
+      return fail(MPI_COMM_WORLD, e, fn, "dimension " + std::to_string(d) + ": " + why);
+  }
+  // Dimensions from slowest to fastest in storage order.
+  std::vector<int> dims(static_cast<std::size_t>(ndims));
+  for (int i = 0; i < ndims; ++i) dims[static_cast<std::size_t>(i)] = order == MPI_ORDER_C ? i : ndims - 1 - i;
+  std::vector<long> stride(static_cast<std::size_t>(ndims));  // elements per step of each dimension
+  long total = 1;
+  for (int i = ndims - 1; i >= 0; --i) {
+    const int d = dims[static_cast<std::size_t>(i)];
+    stride[static_cast<std::size_t>(d)] = total;
+    total *= gsizes[d];
+  }
+  std::vector<int> lengths;
+  std::vector<MPI_Aint> displs;
+  bool empty = false;
+  for (const auto& o : owned) empty = empty || o.empty();
+  if (!empty) {
+    std::vector<std::size_t> at(static_cast<std::size_t>(ndims), 0);  // position in each owned list
+    const int fastest = dims.back();
+    for (;;) {
+      long base = 0;
+      for (int d = 0; d < ndims; ++d)
+        if (d != fastest) base += owned[static_cast<std::size_t>(d)][at[static_cast<std::size_t>(d)]] * stride[static_cast<std::size_t>(d)];
+      for (int i : owned[static_cast<std::size_t>(fastest)]) {
+        const long off = base + i * stride[static_cast<std::size_t>(fastest)];
+        if (!displs.empty() && displs.back() / old->extent() + lengths.back() == off) ++lengths.back();
+        else {
+          displs.push_back(static_cast<MPI_Aint>(off * old->extent()));
+          lengths.push_back(1);
+        }
+      }
+      // the next combination of the slower dimensions (odometer, fastest of them last)
+      int i = ndims - 2;
+      for (; i >= 0; --i) {
+        const auto d = static_cast<std::size_t>(dims[static_cast<std::size_t>(i)]);
+        if (++at[d] < owned[d].size()) break;
+        at[d] = 0;
+      }
+      if (i < 0) break;
+    }
+  }
+  MPI_Datatype runs = MPI_DATATYPE_NULL;
+  if (int e = PMPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displs.data(), oldtype, &runs))
+    return e;
+  const int e = PMPI_Type_create_resized(runs, 0, static_cast<MPI_Aint>(total * old->extent()), newtype);
+  PMPI_Type_free(&runs);
+  return e;
+}
+ROAM_AMPI_PMPI(Type_create_darray)

@@ -20,7 +20,8 @@ struct envelope {
 /// What travels in front of a one-sided operation's bytes.
 struct rma_header {
   enum kind_t : std::int32_t {
-    put = 1, get, accumulate, get_reply, lock, grant, unlock, unlock_ack, get_accumulate, compare_swap, flush, flush_ack
+    put = 1, get, accumulate, get_reply, lock, grant, unlock, unlock_ack, get_accumulate, compare_swap, flush, flush_ack,
+    post, complete  // PSCW: a target exposes its window to an origin; an origin ends its access
   };
   std::int32_t kind = 0;
   std::int32_t from_world = 0;

@@ -38,7 +38,9 @@ struct communicator {
   std::uint32_t children = 0;      // communicators made from it (the next context)
   std::uint32_t collectives = 0;   // collectives started on it (each one's tags)
   std::string name;
-  std::vector<int> dims, periods;          // a Cartesian topology (empty: none)
+  int topology = 0;                        // MPI_CART, MPI_GRAPH or 0 (none)
+  std::vector<int> dims, periods;          // a Cartesian topology's (zero dimensions allowed)
+  std::vector<int> graph_index, graph_edges;  // a graph topology's (MPI_Graph_create's arrays)
   std::map<int, std::uint64_t> attributes;  // keyval -> the program's value (a pointer-sized word)
   // An intercommunicator (intercomm.cpp): point-to-point ranks name the
   // remote group; `local` is a hidden communicator of the local group (the
@@ -59,7 +61,7 @@ struct communicator {
   int peer_size() const { return inter ? static_cast<int>(remote.size()) : size; }
   void pup(pup_er& p) {
     p | context | members | my_rank | size | errhandler | children | collectives | name | dims | periods | attributes |
-        inter | remote | local | group_children;
+        inter | remote | local | group_children | topology | graph_index | graph_edges;
   }
 };
 
@@ -151,9 +153,17 @@ struct window {
   int grants = 0, unlock_acks = 0, flush_acks = 0;  // what this rank, as origin, received
   std::map<int, std::uint64_t> attributes;  // user keyvals (MPI_Win_create_keyval) -> the program's value
   std::string name;
+  // PSCW (rma.cpp): posts and completes received, by sender's world rank,
+  // not yet consumed by MPI_Win_start / MPI_Win_wait; this rank's access
+  // group (MPI_Win_start's, as ranks of the window) and exposure group
+  // (MPI_Win_post's, as world ranks).
+  std::map<int, int> posts_from, completes_from;
+  std::vector<int> access_group, exposure_group;
+  bool accessing = false;
   void pup(pup_er& p) {
     p | context | comm | base | size | disp_unit | allocated | sent | locked | applied | replies_due | lock_state |
-        lock_waiters | grants | unlock_acks | flush_acks | attributes | name;
+        lock_waiters | grants | unlock_acks | flush_acks | attributes | name | posts_from | completes_from |
+        access_group | exposure_group | accessing;
   }
 };
 

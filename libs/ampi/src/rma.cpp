@@ -171,6 +171,8 @@ void rank::apply_rma(rma_header h, type_info& target_type, buffer<std::byte>& da
       break;
     }
     case rma_header::unlock_ack: ++w->unlock_acks; break;
+    case rma_header::post: ++w->posts_from[h.from_world]; break;
+    case rma_header::complete: ++w->completes_from[h.from_world]; break;
     default: break;
   }
 }
@@ -198,7 +200,9 @@ int make_window(void* base, MPI_Aint size, int disp_unit, MPI_Comm comm, MPI_Win
   const int h = after.next_window++;
   after.windows[h] = std::move(w);
   *win = h;
-  return MPI_SUCCESS;
+  // Every member has the window before anyone may reach it (a post or a
+  // lock needs no epoch opened by the target first).
+  return PMPI_Barrier(own);
 }
 
 // Checks an operation's target and returns the window (null: reported).
@@ -242,7 +246,7 @@ int put_or_accumulate(const void* origin_addr, int origin_count, MPI_Datatype or
   h.context = w->context;
   h.disp = target_disp;
   h.count = target_count;
-  h.fenced = w->locked[static_cast<std::size_t>(target_rank)] ? 0 : 1;
+  h.fenced = w->locked[static_cast<std::size_t>(target_rank)] || w->accessing ? 0 : 1;
   w->sent[static_cast<std::size_t>(target_rank)] += static_cast<std::uint32_t>(h.fenced);
   send_rma(r, r.comms.at(w->comm).world_of(target_rank), h, *find_type(r, target_datatype), std::move(data));
   return MPI_SUCCESS;
@@ -388,7 +392,7 @@ extern "C" int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin
   h.reply_to = reinterpret_cast<std::uint64_t>(origin_addr);
   h.reply_count = origin_count;
   h.reply_type = origin_datatype;
-  h.fenced = w->locked[static_cast<std::size_t>(target_rank)] ? 0 : 1;
+  h.fenced = w->locked[static_cast<std::size_t>(target_rank)] || w->accessing ? 0 : 1;
   ++w->replies_due;
   w->sent[static_cast<std::size_t>(target_rank)] += static_cast<std::uint32_t>(h.fenced);
   send_rma(r, r.comms.at(w->comm).world_of(target_rank), h, *find_type(r, target_datatype), {});
@@ -452,7 +456,7 @@ int fetching(const void* origin_addr, const void* compare_addr, int origin_count
   h.reply_to = reinterpret_cast<std::uint64_t>(result_addr);
   h.reply_count = result_count;
   h.reply_type = result_datatype;
-  h.fenced = w->locked[static_cast<std::size_t>(target_rank)] ? 0 : 1;
+  h.fenced = w->locked[static_cast<std::size_t>(target_rank)] || w->accessing ? 0 : 1;
   ++w->replies_due;
   w->sent[static_cast<std::size_t>(target_rank)] += static_cast<std::uint32_t>(h.fenced);
   send_rma(r, r.comms.at(w->comm).world_of(target_rank), h, *find_type(r, target_datatype), std::move(data));
@@ -546,3 +550,151 @@ extern "C" int PMPI_Win_flush_all(MPI_Win win) {
   return flush(win, MPI_ANY_SOURCE, "MPI_Win_flush_all");
 }
 ROAM_AMPI_PMPI(Win_flush_all)
+
+// ---- post/start/complete/wait (PSCW) --------------------------------------------------
+// A target's MPI_Win_post sends `post` to each origin of its group; an
+// origin's MPI_Win_start waits for the posts of its targets. MPI_Win_complete
+// sends `complete` to each target after the origin's operations, on the same
+// ordered channel, once its gets have their replies: when a target applies
+// a `complete`, everything that origin did in the epoch is applied before it.
+// MPI_Win_wait waits for the completes of its exposure group. Operations of
+// an access epoch are not counted for MPI_Win_fence.
+namespace {
+
+// The world ranks of `group`, which must be ranks of the window's communicator.
+int window_group(rank& r, const window& w, MPI_Group group, std::vector<int>* out, const char* function) {
+  out->clear();
+  if (group == MPI_GROUP_EMPTY) return MPI_SUCCESS;
+  auto g = r.groups.find(group);
+  if (g == r.groups.end()) return fail(w.comm, MPI_ERR_GROUP, function, "invalid group");
+  const communicator& c = r.comms.at(w.comm);
+  for (int world : g->second) {
+    bool member = false;
+    for (int i = 0; i < c.size && !member; ++i) member = c.world_of(i) == world;
+    if (!member)
+      return fail(w.comm, MPI_ERR_GROUP, function,
+                  "world rank " + std::to_string(world) + " of the group is not in the window's communicator");
+    out->push_back(world);
+  }
+  return MPI_SUCCESS;
+}
+
+// Whether every rank of `from` has one unconsumed message in `have`; if so,
+// consumes them.
+bool take_one_each(std::map<int, int>& have, const std::vector<int>& from) {
+  for (int w : from)
+    if (have[w] < 1) return false;
+  for (int w : from) --have[w];
+  return true;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Win_post(MPI_Group group, int, MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  rank& r = me();
+  window* w = find_window(r, win);
+  if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, "MPI_Win_post", "invalid window " + std::to_string(win));
+  if (!w->exposure_group.empty())
+    return fail(w->comm, MPI_ERR_RMA_SYNC, "MPI_Win_post", "the window is already exposed (MPI_Win_wait first)");
+  std::vector<int> origins;
+  if (int e = window_group(r, *w, group, &origins, "MPI_Win_post")) return e;
+  rma_header h;
+  h.kind = rma_header::post;
+  h.context = w->context;
+  h.fenced = 0;
+  for (int world : origins) send_rma(r, world, h, *predefined_type(MPI_BYTE), {});
+  w->exposure_group = std::move(origins);
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Win_post)
+
+extern "C" int PMPI_Win_start(MPI_Group group, int, MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  rank& r = me();
+  window* w = find_window(r, win);
+  if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, "MPI_Win_start", "invalid window " + std::to_string(win));
+  if (w->accessing) return fail(w->comm, MPI_ERR_RMA_SYNC, "MPI_Win_start", "an access epoch is open (MPI_Win_complete first)");
+  std::vector<int> targets;
+  if (int e = window_group(r, *w, group, &targets, "MPI_Win_start")) return e;
+  const std::uint64_t context = w->context;
+  while (!take_one_each(window_of(me(), context)->posts_from, targets)) rank::block();
+  window& now = *window_of(me(), context);
+  now.access_group = std::move(targets);
+  now.accessing = true;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Win_start)
+
+extern "C" int PMPI_Win_complete(MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  rank& r = me();
+  window* w = find_window(r, win);
+  if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, "MPI_Win_complete", "invalid window " + std::to_string(win));
+  if (!w->accessing) return fail(w->comm, MPI_ERR_RMA_SYNC, "MPI_Win_complete", "no access epoch (MPI_Win_start first)");
+  const std::uint64_t context = w->context;
+  while (window_of(me(), context)->replies_due != 0) rank::block();
+  window& now = *window_of(me(), context);
+  rma_header h;
+  h.kind = rma_header::complete;
+  h.context = context;
+  h.fenced = 0;
+  for (int world : now.access_group) send_rma(me(), world, h, *predefined_type(MPI_BYTE), {});
+  now.access_group.clear();
+  now.accessing = false;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Win_complete)
+
+extern "C" int PMPI_Win_wait(MPI_Win win) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  rank& r = me();
+  window* w = find_window(r, win);
+  if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, "MPI_Win_wait", "invalid window " + std::to_string(win));
+  const std::uint64_t context = w->context;
+  for (;;) {
+    window& now = *window_of(me(), context);
+    if (take_one_each(now.completes_from, now.exposure_group)) break;
+    rank::block();
+  }
+  window_of(me(), context)->exposure_group.clear();
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Win_wait)
+
+extern "C" int PMPI_Win_test(MPI_Win win, int* flag) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  rank& r = me();
+  window* w = find_window(r, win);
+  if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, "MPI_Win_test", "invalid window " + std::to_string(win));
+  const std::uint64_t context = w->context;
+  if (!take_one_each(w->completes_from, w->exposure_group)) {
+    roam::this_thread_yield();  // let the completes in (the program may poll in a loop)
+    window& now = *window_of(me(), context);
+    if (!take_one_each(now.completes_from, now.exposure_group)) {
+      *flag = 0;
+      return MPI_SUCCESS;
+    }
+  }
+  window_of(me(), context)->exposure_group.clear();
+  *flag = 1;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Win_test)
+
+extern "C" int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  window* w = find_window(me(), win);
+  if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, "MPI_Win_set_errhandler", "invalid window");
+  // A window's errors are reported on its own communicator.
+  return PMPI_Comm_set_errhandler(w->comm, errhandler);
+}
+ROAM_AMPI_PMPI(Win_set_errhandler)
+
+extern "C" int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  window* w = find_window(me(), win);
+  if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, "MPI_Win_get_errhandler", "invalid window");
+  return PMPI_Comm_get_errhandler(w->comm, errhandler);
+}
+ROAM_AMPI_PMPI(Win_get_errhandler)

@@ -31,7 +31,15 @@ settings g_settings;
     {{"vp", "ROAM_AMPI_VP", "N", "Adaptive MPI: virtual ranks (MPI_COMM_WORLD's size; default one per PE)",
       [](std::string_view v) { return option_parse::count(v, 1, 1u << 24, g_settings.vp); }},
      {"ampi_stack", "ROAM_AMPI_STACK", "BYTES", "Adaptive MPI: each rank's stack (default 1M; only used pages count)",
-      [](std::string_view v) { return option_parse::bytes(v, 64u << 10, 1u << 30, g_settings.stack_bytes); }}},
+      [](std::string_view v) { return option_parse::bytes(v, 64u << 10, 1u << 30, g_settings.stack_bytes); }},
+     // Charm++'s AMPI needs this flag before AMPI_Migrate_to_pe works; here
+     // it always works, and the flag is accepted so that programs and
+     // scripts written for Charm++ run unchanged.
+     {"ampiEnableMigrateToPe", "", "", "Adaptive MPI: accepted for Charm++'s AMPI programs (AMPI_Migrate_to_pe always works)",
+      [](std::string_view v) {
+        bool unused = true;
+        return option_parse::flag(v, unused);
+      }}},
     [] { g_settings = {}; });
 
 // A rank that moves to another process, or is restarted from a checkpoint,

@@ -16,7 +16,7 @@ const communicator* cart_of(MPI_Comm comm, const char* function, int* err) {
     *err = fail(MPI_COMM_WORLD, MPI_ERR_COMM, function, "invalid communicator " + std::to_string(comm));
     return nullptr;
   }
-  if (c->dims.empty()) {
+  if (c->topology != MPI_CART) {
     *err = fail(comm, MPI_ERR_TOPOLOGY, function, "the communicator has no Cartesian topology");
     return nullptr;
   }
@@ -104,7 +104,7 @@ extern "C" int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], 
   g.dims.assign(dims, dims + ndims);
   g.periods.assign(static_cast<std::size_t>(ndims), 0);
   for (int i = 0; i < ndims; ++i) g.periods[static_cast<std::size_t>(i)] = periods[i] != 0;
-  if (ndims == 0) g.dims.clear();
+  g.topology = MPI_CART;
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Cart_create)
@@ -203,7 +203,7 @@ extern "C" int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* n
   communicator& g = me().comms.at(*newcomm);
   g.dims = kept_dims;
   g.periods = kept_periods;
-  if (kept_dims.empty()) g.dims.clear();
+  g.topology = MPI_CART;
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Cart_sub)
@@ -212,10 +212,130 @@ extern "C" int PMPI_Topo_test(MPI_Comm comm, int* status) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   const communicator* c = find_comm(me(), comm);
   if (c == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Topo_test", "invalid communicator");
-  *status = c->dims.empty() ? MPI_UNDEFINED : MPI_CART;
+  *status = c->topology != 0 ? c->topology : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Topo_test)
+
+// Without reordering, rank r of `comm` is rank r of a grid of these
+// dimensions, or MPI_UNDEFINED past its cells.
+extern "C" int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int[], int* newrank) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const communicator* c = find_comm(me(), comm);
+  if (c == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Cart_map", "invalid communicator");
+  long cells = 1;
+  for (int i = 0; i < ndims; ++i) {
+    if (dims[i] <= 0) return fail(comm, MPI_ERR_DIMS, "MPI_Cart_map", "a dimension is not positive");
+    cells *= dims[i];
+  }
+  if (cells > c->size) return fail(comm, MPI_ERR_DIMS, "MPI_Cart_map", "more cells than ranks");
+  *newrank = c->my_rank < cells ? c->my_rank : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Cart_map)
+
+// ---- graph topologies ---------------------------------------------------------------
+namespace {
+const communicator* graph_of(MPI_Comm comm, const char* function, int* err) {
+  const communicator* c = find_comm(me(), comm);
+  if (c == nullptr) {
+    *err = fail(MPI_COMM_WORLD, MPI_ERR_COMM, function, "invalid communicator " + std::to_string(comm));
+    return nullptr;
+  }
+  if (c->topology != MPI_GRAPH) {
+    *err = fail(comm, MPI_ERR_TOPOLOGY, function, "the communicator has no graph topology");
+    return nullptr;
+  }
+  *err = MPI_SUCCESS;
+  return c;
+}
+}  // namespace
+
+extern "C" int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int,
+                                 MPI_Comm* comm_graph) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const communicator* c = find_comm(me(), comm_old);
+  if (c == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Graph_create", "invalid communicator");
+  if (nnodes < 0 || nnodes > c->size)
+    return fail(comm_old, MPI_ERR_ARG, "MPI_Graph_create",
+                std::to_string(nnodes) + " nodes for a communicator of " + std::to_string(c->size) + " ranks");
+  const int nedges = nnodes > 0 ? index[nnodes - 1] : 0;
+  for (int i = 0; i < nnodes; ++i)
+    if (index[i] < (i ? index[i - 1] : 0)) return fail(comm_old, MPI_ERR_ARG, "MPI_Graph_create", "index is not ascending");
+  for (int e = 0; e < nedges; ++e)
+    if (edges[e] < 0 || edges[e] >= nnodes)
+      return fail(comm_old, MPI_ERR_ARG, "MPI_Graph_create", "edge to " + std::to_string(edges[e]) + " is not a node");
+  const int my = c->my_rank;
+  // No reordering: rank r of the old communicator is node r.
+  if (int e = PMPI_Comm_split(comm_old, my < nnodes ? 0 : MPI_UNDEFINED, my, comm_graph)) return e;
+  if (*comm_graph == MPI_COMM_NULL) return MPI_SUCCESS;
+  communicator& g = me().comms.at(*comm_graph);
+  g.topology = MPI_GRAPH;
+  g.graph_index.assign(index, index + nnodes);
+  g.graph_edges.assign(edges, edges + nedges);
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Graph_create)
+
+extern "C" int PMPI_Graphdims_get(MPI_Comm comm, int* nnodes, int* nedges) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  int err = 0;
+  const communicator* c = graph_of(comm, "MPI_Graphdims_get", &err);
+  if (!c) return err;
+  *nnodes = static_cast<int>(c->graph_index.size());
+  *nedges = static_cast<int>(c->graph_edges.size());
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Graphdims_get)
+
+extern "C" int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  int err = 0;
+  const communicator* c = graph_of(comm, "MPI_Graph_get", &err);
+  if (!c) return err;
+  for (int i = 0; i < maxindex && i < static_cast<int>(c->graph_index.size()); ++i) index[i] = c->graph_index[static_cast<std::size_t>(i)];
+  for (int i = 0; i < maxedges && i < static_cast<int>(c->graph_edges.size()); ++i) edges[i] = c->graph_edges[static_cast<std::size_t>(i)];
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Graph_get)
+
+extern "C" int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank_in, int* nneighbors) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  int err = 0;
+  const communicator* c = graph_of(comm, "MPI_Graph_neighbors_count", &err);
+  if (!c) return err;
+  if (rank_in < 0 || rank_in >= static_cast<int>(c->graph_index.size()))
+    return fail(comm, MPI_ERR_RANK, "MPI_Graph_neighbors_count", "rank " + std::to_string(rank_in) + " is not a node");
+  const auto i = static_cast<std::size_t>(rank_in);
+  *nneighbors = c->graph_index[i] - (i ? c->graph_index[i - 1] : 0);
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Graph_neighbors_count)
+
+extern "C" int PMPI_Graph_neighbors(MPI_Comm comm, int rank_in, int maxneighbors, int neighbors[]) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  int err = 0;
+  const communicator* c = graph_of(comm, "MPI_Graph_neighbors", &err);
+  if (!c) return err;
+  if (rank_in < 0 || rank_in >= static_cast<int>(c->graph_index.size()))
+    return fail(comm, MPI_ERR_RANK, "MPI_Graph_neighbors", "rank " + std::to_string(rank_in) + " is not a node");
+  const auto i = static_cast<std::size_t>(rank_in);
+  const int first = i ? c->graph_index[i - 1] : 0;
+  for (int k = first, n = 0; k < c->graph_index[i] && n < maxneighbors; ++k, ++n)
+    neighbors[n] = c->graph_edges[static_cast<std::size_t>(k)];
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Graph_neighbors)
+
+extern "C" int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int[], const int[], int* newrank) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const communicator* c = find_comm(me(), comm);
+  if (c == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Graph_map", "invalid communicator");
+  if (nnodes < 0 || nnodes > c->size) return fail(comm, MPI_ERR_ARG, "MPI_Graph_map", "more nodes than ranks");
+  *newrank = c->my_rank < nnodes ? c->my_rank : MPI_UNDEFINED;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Graph_map)
 
 // ---- attributes -------------------------------------------------------------------
 

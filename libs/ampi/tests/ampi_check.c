@@ -280,6 +280,47 @@ static void check_coll(struct ctx* c) {
 }
 
 /* ---- datatypes ----------------------------------------------------------- */
+/* MPI_Type_create_darray: a 4 x 6 int array, rows by blocks over 2
+ * processes, columns cyclic(2) over 2, in C and Fortran order: the elements
+ * each of the 4 grid ranks gets, in storage order, and the type's extent. */
+static void check_darray(struct ctx* c) {
+  int gsizes[2] = {4, 6}, distribs[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_CYCLIC};
+  int dargs[2] = {MPI_DISTRIBUTE_DFLT_DARG, 2}, psizes[2] = {2, 2};
+  int a[24], packed[24], want[24];
+  for (int k = 0; k < 24; ++k) a[k] = k;
+  for (int order = 0; order < 2; ++order) {
+    for (int r = 0; r < 4; ++r) {
+      MPI_Datatype t;
+      MPI_Type_create_darray(4, r, 2, gsizes, distribs, dargs, psizes, order ? MPI_ORDER_FORTRAN : MPI_ORDER_C,
+                             MPI_INT, &t);
+      MPI_Type_commit(&t);
+      int size = -1;
+      MPI_Aint lb = -1, extent = -1;
+      MPI_Type_size(t, &size);
+      MPI_Type_get_extent(t, &lb, &extent);
+      const int p0 = r / 2, p1 = r % 2;
+      int rows[2] = {2 * p0, 2 * p0 + 1}, cols[4], ncols = 0;
+      for (int j = 0; j < 6; ++j)
+        if ((j / 2) % 2 == p1) cols[ncols++] = j;
+      int n = 0;
+      if (!order) {
+        for (int i = 0; i < 2; ++i)
+          for (int j = 0; j < ncols; ++j) want[n++] = rows[i] * 6 + cols[j];
+      } else {
+        for (int j = 0; j < ncols; ++j)
+          for (int i = 0; i < 2; ++i) want[n++] = rows[i] + 4 * cols[j];
+      }
+      int position = 0;
+      MPI_Pack(a, 1, t, packed, (int)sizeof packed, &position, MPI_COMM_SELF);
+      CHECK(size == n * (int)sizeof(int) && lb == 0 && extent == 24 * (MPI_Aint)sizeof(int),
+            "darray order %d rank %d: size %d lb %ld extent %ld", order, r, size, (long)lb, (long)extent);
+      CHECK(position == n * (int)sizeof(int) && memcmp(packed, want, sizeof(int) * (size_t)n) == 0,
+            "darray order %d rank %d: wrong elements (first %d, want %d)", order, r, packed[0], want[0]);
+      MPI_Type_free(&t);
+    }
+  }
+}
+
 static void check_types(struct ctx* c) {
   if (np < 2) return;
   int right = (me + 1) % np, left = (me - 1 + np) % np;
@@ -433,6 +474,73 @@ static int delete_attr(MPI_Comm comm, int keyval, void* value, void* extra) {
   return MPI_SUCCESS;
 }
 
+
+static int refuse_copy(MPI_Comm comm, int k, void* extra, void* in, void* out, int* flag) {
+  (void)comm; (void)k; (void)extra; (void)in; (void)out;
+  *flag = 0;
+  return MPI_ERR_OTHER;
+}
+
+/* Graph topologies (a ring), topology mapping, zero-dimensional grids, and
+ * MPI_Comm_dup when an attribute's copy function fails. */
+static void check_graph(struct ctx* c) {
+  int* index = malloc(sizeof(int) * (size_t)np);
+  int* edges = malloc(sizeof(int) * 2 * (size_t)np);
+  for (int i = 0; i < np; ++i) {
+    index[i] = 2 * (i + 1);
+    edges[2 * i] = (i - 1 + np) % np;
+    edges[2 * i + 1] = (i + 1) % np;
+  }
+  MPI_Comm ring;
+  MPI_Graph_create(MPI_COMM_WORLD, np, index, edges, 0, &ring);
+  int kind = -1, nnodes = -1, nedges = -1, count = -1, nb[2] = {-1, -1}, mapped = -1;
+  MPI_Topo_test(ring, &kind);
+  MPI_Graphdims_get(ring, &nnodes, &nedges);
+  MPI_Graph_neighbors_count(ring, me, &count);
+  MPI_Graph_neighbors(ring, me, 2, nb);
+  CHECK(kind == MPI_GRAPH && nnodes == np && nedges == 2 * np && count == 2, "graph kind %d nodes %d edges %d count %d",
+        kind, nnodes, nedges, count);
+  CHECK(nb[0] == (me - 1 + np) % np && nb[1] == (me + 1) % np, "graph neighbours %d %d", nb[0], nb[1]);
+  int* got_index = malloc(sizeof(int) * (size_t)np);
+  int* got_edges = malloc(sizeof(int) * 2 * (size_t)np);
+  MPI_Graph_get(ring, np, 2 * np, got_index, got_edges);
+  CHECK(memcmp(got_index, index, sizeof(int) * (size_t)np) == 0 && memcmp(got_edges, edges, sizeof(int) * 2 * (size_t)np) == 0,
+        "graph_get differs");
+  int sum = 0;
+  MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, ring);
+  CHECK(sum == np * (np - 1) / 2, "allreduce on the graph %d", sum);
+  MPI_Graph_map(MPI_COMM_WORLD, np, index, edges, &mapped);
+  CHECK(mapped == me, "graph_map %d", mapped);
+  int dims1[1] = {np}, periods1[1] = {1};
+  MPI_Cart_map(MPI_COMM_WORLD, 1, dims1, periods1, &mapped);
+  CHECK(mapped == me, "cart_map %d", mapped);
+  MPI_Comm_free(&ring);
+  free(index); free(edges); free(got_index); free(got_edges);
+  /* zero dimensions: one rank, a Cartesian topology of dimension 0 */
+  MPI_Comm point;
+  MPI_Cart_create(MPI_COMM_WORLD, 0, NULL, NULL, 0, &point);
+  if (me == 0) {
+    int psize = -1, ndims = -1;
+    MPI_Comm_size(point, &psize);
+    MPI_Topo_test(point, &kind);
+    MPI_Cartdim_get(point, &ndims);
+    CHECK(psize == 1 && kind == MPI_CART && ndims == 0, "0-d grid size %d kind %d dims %d", psize, kind, ndims);
+    MPI_Comm_free(&point);
+  } else {
+    CHECK(point == MPI_COMM_NULL, "rank %d got a 0-d grid", me);
+  }
+  /* a failing copy function: no communicator, the function's error */
+  MPI_Comm base, dup = MPI_COMM_WORLD;
+  MPI_Comm_dup(MPI_COMM_WORLD, &base);
+  int key = MPI_KEYVAL_INVALID, v = 1;
+  MPI_Comm_create_keyval(refuse_copy, MPI_COMM_NULL_DELETE_FN, &key, NULL);
+  MPI_Comm_set_attr(base, key, &v);
+  const int err = MPI_Comm_dup(base, &dup);
+  CHECK(err != MPI_SUCCESS && dup == MPI_COMM_NULL, "dup with a failing copy: error %d", err);
+  MPI_Comm_free(&base);
+  MPI_Comm_free_keyval(&key);
+}
+
 static void check_topo(struct ctx* c) {
   int d3[3] = {0, 0, 0};
   MPI_Dims_create(24, 3, d3);
@@ -494,6 +602,7 @@ static void check_topo(struct ctx* c) {
   MPI_Comm_get_attr(MPI_COMM_WORLD, key, &got, &flag);
   CHECK(!flag && counts[1] == 2, "deleted attribute still there");
   MPI_Comm_free_keyval(&key);
+  check_graph(c);
 }
 
 /* ---- non-blocking collectives -------------------------------------------- */
@@ -564,6 +673,54 @@ static void check_nbc(struct ctx* c) {
 }
 
 /* ---- one-sided ---------------------------------------------------------- */
+/* Post/start/complete/wait: each rank exposes its cell to its left
+ * neighbour and puts into its right neighbour's, three rounds (the last
+ * waited for by MPI_Win_test), then gets back what it put. */
+static void check_pscw(struct ctx* c) {
+  int cell = -1, left = (me - 1 + np) % np, right = (me + 1) % np;
+  MPI_Win win;
+  MPI_Win_create(&cell, sizeof cell, sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  MPI_Group world, from_left, to_right;
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  MPI_Group_incl(world, 1, &left, &from_left);
+  MPI_Group_incl(world, 1, &right, &to_right);
+  for (int round = 0; round < 3; ++round) {
+    MPI_Win_post(from_left, 0, win);
+    MPI_Win_start(to_right, 0, win);
+    int v = me * 10 + round;
+    MPI_Put(&v, 1, MPI_INT, right, 0, 1, MPI_INT, win);
+    MPI_Win_complete(win);
+    if (round < 2) {
+      MPI_Win_wait(win);
+    } else {
+      int done = 0, polls = 0;
+      while (!done) {
+        MPI_Win_test(win, &done);
+        ++polls;
+      }
+      CHECK(polls >= 1, "win_test polls %d", polls);
+    }
+    CHECK(cell == left * 10 + round, "round %d: cell %d, want %d", round, cell, left * 10 + round);
+  }
+  int back = -1;
+  MPI_Win_post(from_left, 0, win);
+  MPI_Win_start(to_right, 0, win);
+  MPI_Get(&back, 1, MPI_INT, right, 0, 1, MPI_INT, win);
+  MPI_Win_complete(win);
+  MPI_Win_wait(win);
+  CHECK(back == me * 10 + 2, "get in an access epoch: %d", back);
+  /* a fence epoch after PSCW ones counts only its own operations */
+  MPI_Win_fence(0, win);
+  int w = me;
+  MPI_Put(&w, 1, MPI_INT, right, 0, 1, MPI_INT, win);
+  MPI_Win_fence(0, win);
+  CHECK(cell == left, "fence after pscw: cell %d", cell);
+  MPI_Group_free(&from_left);
+  MPI_Group_free(&to_right);
+  MPI_Group_free(&world);
+  MPI_Win_free(&win);
+}
+
 static void check_rma(struct ctx* c) {
   int* slots = malloc(sizeof(int) * (size_t)np);
   for (int i = 0; i < np; ++i) slots[i] = -1;
@@ -839,10 +996,12 @@ int main(int argc, char** argv) {
   if (all || strcmp(what, "p2p") == 0) check_p2p(c);
   if (all || strcmp(what, "coll") == 0) check_coll(c);
   if (all || strcmp(what, "types") == 0) check_types(c);
+  if (all || strcmp(what, "types") == 0) check_darray(c);
   if (all || strcmp(what, "comms") == 0) check_comms(c);
   if (all || strcmp(what, "topo") == 0) check_topo(c);
   if (all || strcmp(what, "nbc") == 0) check_nbc(c);
   if (all || strcmp(what, "rma") == 0) check_rma(c);
+  if (all || strcmp(what, "rma") == 0) check_pscw(c);
   if (all || strcmp(what, "inter") == 0) check_inter(c);
   int total = 0;
   MPI_Allreduce(&c->failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

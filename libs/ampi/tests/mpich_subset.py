@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""mpich_subset: the MPICH test suite's Adaptive MPI subset, built with
+roam's ampicc and run on roam, against the list of known outcomes.
+
+The tests are MPICH 3.2's (as Charm++ keeps them in tests/ampi/mpich-test,
+with a testlist.ampi per directory naming the tests and their rank counts);
+they are used unmodified, never copied into roam. Their source comes from a
+Charm++ checkout (--charm DIR, e.g. ROAM_CHARM_SOURCE_DIR) or is downloaded
+file by file at the pinned commit into --cache; without either the run says
+it was skipped and why (exit status 77, which CTest reports as skipped).
+
+For each test of the chosen directories: built as `ampicc -o T T.c` with the
+suite's util/ sources, run as `T +vp NP +pPES` (NP from testlist.ampi), and
+passed when it exits 0 and prints "No Errors" (any case). The outcome is
+compared with mpich_expected.txt: every test passes except those listed there
+as failing (each with the reason); a listed test that now passes is reported
+too, so the list stays true. Then Charm++'s own AMPI programs that use
+standard MPI (tests/ampi/migration and chkpt: CHARM_PROGRAMS), run as their
+Makefiles run them. Exit status 0 when everything is as expected.
+
+  mpich_subset.py --ampicc PATH --work DIR [--charm DIR | --cache DIR]
+                  [--expected FILE] [--dirs pt2pt,coll,...] [--pes 2]
+                  [--timeout 60] [--jobs 2]
+"""
+import argparse
+import concurrent.futures
+import os
+import re
+import shutil
+import subprocess
+import sys
+import urllib.request
+
+COMMIT = "2ff9e1559fae969d2cf178b0ef7dccf57d76820b"  # charmplusplus/charm: the suite as Charm++ keeps it (2026-11)
+SUITE = "tests/ampi/mpich-test"
+DIRS = ["pt2pt", "coll", "datatype", "comm", "group", "attr", "init", "info", "topo", "rma"]
+UTIL = ["util/mtest.c", "util/dtypes.c", "util/mtest_datatype.c", "util/mtest_datatype_gen.c"]
+HEADERS = ["include/mpitest.h", "include/dtypes.h", "include/mpicolltest.h", "include/mpithreadtest.h",
+           "util/mtest_datatype.h"]
+
+# What MPICH's configure would find on a Linux/glibc machine (the suite's
+# include/mpitestconf.h.in): written by this script, not taken from MPICH.
+CONF = """#ifndef MPITESTCONF_H_INCLUDED
+#define MPITESTCONF_H_INCLUDED
+#define HAVE_STDLIB_H 1
+#define HAVE_STRING_H 1
+#define HAVE_STDINT_H 1
+#define HAVE_INTTYPES_H 1
+#define HAVE_UNISTD_H 1
+#define HAVE_SYS_TIME_H 1
+#define HAVE_SYS_TYPES_H 1
+#define HAVE_STDARG_H 1
+#define HAVE_LONG_LONG 1
+#define HAVE_LONG_DOUBLE 1
+#define HAVE_MPI_WIN_CREATE 1
+#define HAVE__BOOL 1
+#define STDC_HEADERS 1
+#define SIZEOF_INT 4
+#define SIZEOF_LONG 8
+#define SIZEOF_LONG_LONG 8
+#define SIZEOF_SHORT 2
+#define SIZEOF_VOID_P 8
+#define SIZEOF_MPI_OFFSET 8
+#define POINTERINT_t long
+#endif
+"""
+
+
+class Source:
+    """Files of the suite: from a checkout, or downloaded into a cache."""
+
+    def __init__(self, charm, cache, commit):
+        self.root = os.path.join(charm, SUITE) if charm else os.path.join(cache, commit, SUITE)
+        self.download = not charm
+        self.commit = commit
+
+    def path(self, rel, suite=SUITE):
+        root = self.root if suite == SUITE else os.path.join(os.path.dirname(self.root), os.path.relpath(suite, "tests/ampi"))
+        p = os.path.join(root, rel)
+        if os.path.exists(p) or not self.download:
+            return p
+        url = f"https://raw.githubusercontent.com/charmplusplus/charm/{self.commit}/{suite}/{rel}"
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with urllib.request.urlopen(url, timeout=30) as r:
+            data = r.read()
+        with open(p + ".part", "wb") as f:
+            f.write(data)
+        os.replace(p + ".part", p)
+        return p
+
+
+# Charm++'s own AMPI test programs that use standard MPI plus AMPI's
+# extensions roam provides (megampi needs AMPI's MPI_Status fields
+# MPI_COMM/MPI_LENGTH, privatization Charm++'s charm-api.h: not run):
+# (name, compiler, source under tests/ampi, extra flags, runs as (args, output to expect)).
+CHARM_PROGRAMS = [
+    ("migration", "ampicxx", "migration/test.C", [],
+     [(a, "All tests passed") for a in ("+p1 +vp1", "+p1 +vp4", "+p1 +vp20", "+p2 +vp1", "+p2 +vp4", "+p2 +vp20")]),
+    # the checkpoint to disk at step 2, then restarts from it on other PE counts
+    ("chkpt", "ampicc", "chkpt/hello.c", [],
+     [("+p2 +vp8", r"\[0\]step 5,a=\{0\.100000,0\.300000\}"), ("+p3 +vp8 +restart log", r"\[0\]step 5,"),
+      ("+p1 +vp8 +restart log", r"\[0\]step 5,")]),
+]
+
+
+def run_charm_program(args, src, work, name, compiler, rel, flags, runs):
+    """Builds one of Charm++'s programs and runs it as its Makefile does: (passed, what)."""
+    out_dir = os.path.join(work, "charm", name)
+    os.makedirs(out_dir, exist_ok=True)
+    prog = os.path.join(out_dir, name)
+    wrapper = os.path.join(os.path.dirname(args.ampicc), compiler)
+    build = subprocess.run([wrapper, "-O1"] + flags + ["-o", prog, src.path(rel, "tests/ampi")],
+                           capture_output=True, text=True)
+    if build.returncode != 0:
+        return False, "does not build: " + build.stderr.strip()[:200]
+    for run_args, expect in runs:
+        try:
+            r = subprocess.run([prog] + run_args.split(), capture_output=True, text=True, timeout=args.timeout,
+                               cwd=out_dir)
+        except subprocess.TimeoutExpired:
+            return False, f"{run_args}: timed out after {args.timeout} s"
+        if r.returncode != 0 or not re.search(expect, r.stdout + r.stderr):
+            tail = " | ".join(l.strip() for l in (r.stdout + r.stderr).strip().splitlines()[-3:])
+            return False, f"{run_args}: exit status {r.returncode}: {tail[:300]}"
+    return True, "passed"
+
+
+def read_testlist(text):
+    """(name, ranks) of each test line, in order, once each."""
+    seen, tests = set(), []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or line.startswith("!"):
+            continue
+        parts = line.split()
+        if len(parts) < 2 or not parts[1].isdigit() or parts[0] in seen:
+            continue
+        seen.add(parts[0])
+        tests.append((parts[0], int(parts[1])))
+    return tests
+
+
+def read_expected(path):
+    """{"dir/test": reason} of the tests expected to fail."""
+    failing = {}
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if not line:
+                continue
+            name, _, reason = line.partition(" ")
+            failing[name] = reason.strip()
+    return failing
+
+
+def run_one(args, src, work, d, name, ranks):
+    """Builds and runs one test: (passed, what happened)."""
+    out_dir = os.path.join(work, d)
+    os.makedirs(out_dir, exist_ok=True)
+    prog = os.path.join(out_dir, name)
+    sources = [src.path(f"{d}/{name}.c")] + [src.path(u) for u in UTIL]
+    build = subprocess.run([args.ampicc, "-w", "-O1", "-I" + os.path.join(work, "include"), "-I" + os.path.dirname(sources[1]),
+                            "-I" + os.path.join(src.root, "include"), "-o", prog] + sources,
+                           capture_output=True, text=True)
+    if build.returncode != 0:
+        first = next((l for l in build.stderr.splitlines() if "error" in l), build.stderr[:200])
+        return False, "does not build: " + first.strip()
+    try:
+        r = subprocess.run([prog, "+vp", str(ranks), f"+p{args.pes}"], capture_output=True, text=True,
+                           timeout=args.timeout)
+    except subprocess.TimeoutExpired:
+        return False, f"timed out after {args.timeout} s"
+    text = r.stdout + r.stderr
+    if r.returncode == 0 and re.search(r"no errors", text, re.IGNORECASE):
+        return True, "passed"
+    tail = " | ".join(l.strip() for l in text.strip().splitlines()[-3:])
+    return False, f"exit status {r.returncode}: {tail[:300]}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--ampicc", required=True)
+    ap.add_argument("--work", required=True, help="where the tests are built")
+    ap.add_argument("--charm", default="", help="a Charm++ checkout (its tests/ampi/mpich-test)")
+    ap.add_argument("--cache", default="", help="where downloaded files are kept (without --charm)")
+    ap.add_argument("--commit", default=COMMIT, help="the charm commit to download (without --charm)")
+    ap.add_argument("--expected", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpich_expected.txt"))
+    ap.add_argument("--dirs", default=",".join(DIRS))
+    ap.add_argument("--pes", type=int, default=2)
+    ap.add_argument("--timeout", type=int, default=60)
+    ap.add_argument("--jobs", type=int, default=1)
+    args = ap.parse_args()
+    if not args.charm and not args.cache:
+        ap.error("give --charm DIR or --cache DIR")
+    if args.charm and not os.path.isdir(os.path.join(args.charm, SUITE)):
+        print(f"mpich_subset: {args.charm} has no {SUITE}", file=sys.stderr)
+        return 2
+    src = Source(args.charm, args.cache, args.commit)
+    os.makedirs(os.path.join(args.work, "include"), exist_ok=True)
+    with open(os.path.join(args.work, "include", "mpitestconf.h"), "w") as f:
+        f.write(CONF)
+    try:
+        for h in HEADERS:
+            src.path(h)
+        tests = []
+        for d in [d for d in args.dirs.split(",") if d]:
+            with open(src.path(f"{d}/testlist.ampi")) as f:
+                tests += [(d, n, r) for n, r in read_testlist(f.read())]
+        for d, n, _ in tests:
+            src.path(f"{d}/{n}.c")
+        for u in UTIL:
+            src.path(u)
+        for _, _, rel, _, _ in CHARM_PROGRAMS:
+            src.path(rel, "tests/ampi")
+    except OSError as e:
+        print(f"mpich_subset: SKIPPED: the suite's files are not here and cannot be downloaded ({e}); "
+              f"give a Charm++ checkout with -DROAM_CHARM_SOURCE_DIR=... (or the environment's ROAM_CHARM_SOURCE)")
+        return 77
+    expected = read_expected(args.expected)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        results = list(pool.map(lambda t: (t, run_one(args, src, args.work, *t)), tests))
+    shutil.rmtree(os.path.join(args.work, "charm", "chkpt", "log"), ignore_errors=True)
+    for name, compiler, rel, flags, runs in CHARM_PROGRAMS:
+        results.append((("charm", name, len(runs)), run_charm_program(args, src, args.work, name, compiler, rel, flags, runs)))
+        tests.append(("charm", name, len(runs)))
+    passed = sum(1 for _, (ok, _) in results if ok)
+    surprises = 0
+    for (d, n, r), (ok, what) in results:
+        name = f"{d}/{n}"
+        if ok and name in expected:
+            surprises += 1
+            print(f"mpich_subset: {name} ({r} ranks) now PASSES; remove it from {os.path.basename(args.expected)}")
+        elif not ok and name not in expected:
+            surprises += 1
+            print(f"mpich_subset: {name} ({r} ranks) FAILED: {what}")
+        elif not ok:
+            print(f"mpich_subset: {name} fails as expected ({expected[name]}): {what[:160]}")
+    names = {f"{d}/{n}" for d, n, _ in tests}
+    chosen = {d for d in args.dirs.split(",") if d}
+    for name in expected:
+        if name.split("/")[0] in chosen and name not in names:
+            surprises += 1
+            print(f"mpich_subset: {name} is listed in {os.path.basename(args.expected)} but is not a test of {args.dirs}")
+    print(f"mpich_subset: {passed} of {len(tests)} passed, {len(tests) - passed} failed, "
+          f"{surprises} unexpected outcomes")
+    return 0 if surprises == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
