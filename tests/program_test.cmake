@@ -1,12 +1,18 @@
-# roam_program_test(NAME [RC <status|nonzero>] [REGEX <re>] [NOT_REGEX <re>]
+# roam_program_test(NAME [RC <status|nonzero>] [REGEX <re>] [NOT_REGEX <re>] [TIMEOUT <s>]
 #                   [EACH_REGEX <re>...] [LABELS <label>...] [ENV <VAR=value>...] COMMAND <program> <args>...)
 # Runs a whole program (directly, under roamrun or under mpirun) and checks its
 # exit status and output through integration/run_expect.cmake (CTest's own
 # PASS_REGULAR_EXPRESSION would ignore the exit status). RC defaults to 0,
 # LABELS to "integration". Every EACH_REGEX must match on its own: use it for
 # lines printed by different processes, whose relative order is not promised.
+# TIMEOUT (default 55 s) is how long the program may run: the driver stops
+# it then, and CTest's own limit is 5 s more (setting CTest's TIMEOUT
+# property alone does not lengthen the driver's).
 function(roam_program_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 A "" "RC;REGEX;NOT_REGEX" "EACH_REGEX;LABELS;ENV;COMMAND")
+  cmake_parse_arguments(PARSE_ARGV 1 A "" "RC;REGEX;NOT_REGEX;TIMEOUT" "EACH_REGEX;LABELS;ENV;COMMAND")
+  if(NOT A_TIMEOUT)
+    set(A_TIMEOUT 55)
+  endif()
   if(NOT DEFINED A_RC)
     set(A_RC 0)
   endif()
@@ -15,7 +21,7 @@ function(roam_program_test name)
   endif()
   # Each -D is one list element; a regex with an unbalanced "[" would merge
   # the elements after it, so the free-form regexes come last.
-  set(defs -DEXPECT_RC=${A_RC})
+  set(defs -DEXPECT_RC=${A_RC} -DRUN_TIMEOUT=${A_TIMEOUT})
   set(i 0)
   # A ";" in a regex would split its -D in two (the rest silently ignored by
   # cmake -P): each stays escaped through the list of arguments.
@@ -37,7 +43,8 @@ function(roam_program_test name)
   endif()
   add_test(NAME ${name}
            COMMAND ${CMAKE_COMMAND} ${defs} -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/integration/run_expect.cmake -- ${A_COMMAND})
-  set_tests_properties(${name} PROPERTIES TIMEOUT 60 LABELS "${A_LABELS}")
+  math(EXPR _ctest_timeout "${A_TIMEOUT} + 5")
+  set_tests_properties(${name} PROPERTIES TIMEOUT ${_ctest_timeout} LABELS "${A_LABELS}")
   if(A_ENV)
     set_tests_properties(${name} PROPERTIES ENVIRONMENT "${A_ENV}")
   endif()

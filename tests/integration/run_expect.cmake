@@ -1,5 +1,5 @@
 # Runs a program and checks its exit status and output (stdout and stderr together).
-#   cmake -DEXPECT_RC=<code> [-DREGEX=<re>] [-DNOT_REGEX=<re>]
+#   cmake -DEXPECT_RC=<code> [-DRUN_TIMEOUT=<s>] [-DREGEX=<re>] [-DNOT_REGEX=<re>]
 #         [-DEACH_REGEX_COUNT=<n> -DEACH_REGEX_0=<re> ...] -P run_expect.cmake -- PROGRAM ARGS...
 # EXPECT_RC is an exact exit status (0, 1, 7, ...) or `nonzero`. CTest's
 # PASS_REGULAR_EXPRESSION ignores the exit status, hence this driver.
@@ -10,8 +10,11 @@ endif()
 if(NOT DEFINED EXPECT_RC)
   set(EXPECT_RC 0)
 endif()
+if(NOT RUN_TIMEOUT)
+  set(RUN_TIMEOUT 55)
+endif()
 
-execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT 55)
+execute_process(COMMAND ${cmd} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err TIMEOUT ${RUN_TIMEOUT})
 string(REPLACE ";" "," shown "${cmd}")
 message("command: ${shown}\nexit status: ${rc}\n--- stdout ---\n${out}--- stderr ---\n${err}--------------")
 
