@@ -70,13 +70,10 @@ ROAM_AMPI_PMPI(Group_range_excl)
 // ---- window attributes and names ----------------------------------------------------
 extern "C" int PMPI_Win_create_keyval(MPI_Win_copy_attr_function* copy_fn, MPI_Win_delete_attr_function* delete_fn,
                                       int* keyval, void* extra_state) {
-  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
-  rank& r = me();
-  const int k = r.next_keyval++;
-  r.keyvals[k] = keyval_record{reinterpret_cast<std::uint64_t>(copy_fn), reinterpret_cast<std::uint64_t>(delete_fn),
-                               reinterpret_cast<std::uint64_t>(extra_state)};
-  *keyval = k;
-  return MPI_SUCCESS;
+  // One keyval table for communicators and windows (the functions are kept
+  // as words and called with the right type by their object's code).
+  return PMPI_Comm_create_keyval(reinterpret_cast<MPI_Comm_copy_attr_function*>(copy_fn),
+                                 reinterpret_cast<MPI_Comm_delete_attr_function*>(delete_fn), keyval, extra_state);
 }
 ROAM_AMPI_PMPI(Win_create_keyval)
 
