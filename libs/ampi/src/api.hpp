@@ -3,6 +3,7 @@
 // byte-level sends and receives the collectives are built on.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <mpi.h>
 
@@ -94,5 +95,14 @@ int world_rank();
 /// every other communicator's (derived from the parent's and its count of
 /// children), always even.
 std::uint64_t child_context(communicator& parent, std::int64_t salt);
+/// The hash contexts are made of (splitmix64), and a hash made a context
+/// (even, never world's or self's): for contexts agreed some other way
+/// (intercommunicators, MPI_Comm_create_group).
+std::uint64_t context_mix(std::uint64_t z);
+std::uint64_t as_context(std::uint64_t z);
+/// The world ranks of a communicator's (local) group, by rank.
+std::vector<int> members_of(const communicator& c);
+/// Adds a communicator record to the calling rank: its handle.
+int add_comm(communicator c);
 
 }  // namespace roam::ampi

@@ -9,26 +9,24 @@
 
 namespace roam::ampi {
 
-std::uint64_t child_context(communicator& parent, std::int64_t salt) {
-  // splitmix64 over (parent, n-th child, salt): every member computes the
-  // same value without a message; a collision with a live context of this
-  // job has probability ~ live^2 / 2^62.
-  auto mix = [](std::uint64_t z) {
-    z += 0x9e3779b97f4a7c15ull;
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  };
-  const std::uint64_t c =
-      mix(parent.context ^ mix(parent.children++ + 0x1234567ull) ^ mix(static_cast<std::uint64_t>(salt) * 3 + 7));
-  return (c | 8u) & ~std::uint64_t{1};  // even, and never world's (2) or self's (4)
+std::uint64_t context_mix(std::uint64_t z) {
+  // splitmix64: every member computes the same value without a message; a
+  // collision with a live context of this job has probability ~ live^2 / 2^62.
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
 }
 
-}  // namespace roam::ampi
+std::uint64_t as_context(std::uint64_t z) {
+  return (z | 8u) & ~std::uint64_t{1};  // even, and never world's (2) or self's (4)
+}
 
-using namespace roam::ampi;
-
-namespace {
+std::uint64_t child_context(communicator& parent, std::int64_t salt) {
+  // A hash of (parent, n-th child, salt).
+  return as_context(context_mix(parent.context ^ context_mix(parent.children++ + 0x1234567ull) ^
+                                context_mix(static_cast<std::uint64_t>(salt) * 3 + 7)));
+}
 
 std::vector<int> members_of(const communicator& c) {
   if (!c.members.empty()) return c.members;
@@ -37,17 +35,23 @@ std::vector<int> members_of(const communicator& c) {
   return all;
 }
 
-const communicator* checked(MPI_Comm comm, const char* function, int* err) {
-  const communicator* c = find_comm(me(), comm);
-  *err = c ? MPI_SUCCESS : fail(MPI_COMM_WORLD, MPI_ERR_COMM, function, "invalid communicator " + std::to_string(comm));
-  return c;
-}
-
 int add_comm(communicator c) {
   rank& r = me();
   const int h = r.next_comm++;
   r.comms[h] = std::move(c);
   return h;
+}
+
+}  // namespace roam::ampi
+
+using namespace roam::ampi;
+
+namespace {
+
+const communicator* checked(MPI_Comm comm, const char* function, int* err) {
+  const communicator* c = find_comm(me(), comm);
+  *err = c ? MPI_SUCCESS : fail(MPI_COMM_WORLD, MPI_ERR_COMM, function, "invalid communicator " + std::to_string(comm));
+  return c;
 }
 
 // The world ranks of group `g` (null: invalid).

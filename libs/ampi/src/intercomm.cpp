@@ -11,39 +11,11 @@
 // Collectives on intercommunicators are not supported (docs/design/ampi.md).
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 
 #include "api.hpp"
 
 using namespace roam::ampi;
 
-namespace {
-
-std::uint64_t splitmix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-// Even (point-to-point; +1 is for collectives) and never world's or self's.
-std::uint64_t as_context(std::uint64_t z) { return (z | 8u) & ~std::uint64_t{1}; }
-
-std::vector<int> world_ranks(const communicator& c) {
-  if (!c.members.empty()) return c.members;
-  std::vector<int> all(static_cast<std::size_t>(c.size));
-  std::iota(all.begin(), all.end(), 0);
-  return all;
-}
-
-int add_comm_record(communicator c) {
-  rank& r = me();
-  const int h = r.next_comm++;
-  r.comms[h] = std::move(c);
-  return h;
-}
-
-}  // namespace
 
 extern "C" int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
                                      int tag, MPI_Comm* newintercomm) {
@@ -56,7 +28,7 @@ extern "C" int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_
   if (local_leader < 0 || local_leader >= lc->size)
     return fail(local_comm, MPI_ERR_RANK, fn, "local leader " + std::to_string(local_leader) + " is not a rank of it");
   const bool leader = lc->my_rank == local_leader;
-  const std::vector<int> mine = world_ranks(*lc);
+  const std::vector<int> mine = members_of(*lc);
   const std::uint64_t proposal = child_context(*lc, -3);
 
   // The leaders swap (proposal, size) then their groups' world ranks over
@@ -88,7 +60,7 @@ extern "C" int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_
   if (int e = PMPI_Comm_dup(local_comm, &hidden)) return e;
   const std::uint64_t a = proposal, b = static_cast<std::uint64_t>(theirs[0]);
   communicator d;
-  d.context = as_context(splitmix(std::min(a, b)) ^ splitmix(std::max(a, b) * 3 + 1));
+  d.context = as_context(context_mix(std::min(a, b)) ^ context_mix(std::max(a, b) * 3 + 1));
   const communicator& base = me().comms.at(local_comm);
   d.members = base.members;
   d.size = base.size;
@@ -96,7 +68,7 @@ extern "C" int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_
   d.inter = true;
   d.remote = std::move(remote);
   d.local = hidden;
-  *newintercomm = add_comm_record(std::move(d));
+  *newintercomm = add_comm(std::move(d));
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Intercomm_create)
@@ -131,7 +103,7 @@ extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newi
   }
   if (int e = PMPI_Bcast(&their_high, 1, MPI_INT, 0, hidden)) return e;
   const communicator& c = me().comms.at(intercomm);
-  const std::vector<int> local = world_ranks(c);
+  const std::vector<int> local = members_of(c);
   const std::vector<int>& remote = c.remote;
   // The low group first; with equal `high`, the group holding the lower
   // world rank among the two groups' first ranks.
@@ -145,7 +117,7 @@ extern "C" int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newi
   d.size = static_cast<int>(members.size());
   d.my_rank = static_cast<int>(std::find(members.begin(), members.end(), world_rank()) - members.begin());
   d.members = std::move(members);
-  *newintracomm = add_comm_record(std::move(d));
+  *newintracomm = add_comm(std::move(d));
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Intercomm_merge)
@@ -193,15 +165,15 @@ extern "C" int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, M
   }
   // Only the group's members call: they agree on the context from the
   // parent's, the group, the tag and their count of such calls.
-  std::uint64_t key = splitmix(static_cast<std::uint64_t>(tag) + 0x51ull);
-  for (int w : members) key = splitmix(key ^ static_cast<std::uint64_t>(w));
+  std::uint64_t key = context_mix(static_cast<std::uint64_t>(tag) + 0x51ull);
+  for (int w : members) key = context_mix(key ^ static_cast<std::uint64_t>(w));
   const std::uint32_t n = c->group_children[key]++;
   communicator d;
-  d.context = as_context(splitmix(c->context ^ splitmix(key ^ splitmix(n + 0x77ull))));
+  d.context = as_context(context_mix(c->context ^ context_mix(key ^ context_mix(n + 0x77ull))));
   d.size = static_cast<int>(members.size());
   d.my_rank = static_cast<int>(at - members.begin());
   d.members = std::move(members);
-  *newcomm = add_comm_record(std::move(d));
+  *newcomm = add_comm(std::move(d));
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Comm_create_group)
