@@ -74,6 +74,9 @@ void send_packed(rank& r, const communicator& c, std::uint64_t context, int dest
                  int synchronous_request);
 /// Posts a receive request (matching queued messages first).
 void post_receive(rank& r, int handle);
+/// This process's identity in lent messages (p2p.cpp): the addresses a
+/// sender lends are valid only where the token is the same.
+std::uint64_t process_token();
 
 /// Attributes with user keys (topology.cpp): a delete function's call, and
 /// the copies MPI_Comm_dup makes.

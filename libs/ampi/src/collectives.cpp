@@ -93,6 +93,27 @@ int reduce_bytes(MPI_Comm comm, int root, bytes& data, int count, MPI_Datatype d
   return err;
 }
 
+// A datatype that stays valid while the thread blocks (the rank's table may
+// be rebuilt elsewhere meanwhile): a predefined one is static, a derived one
+// is copied.
+class type_info_copy {
+ public:
+  explicit type_info_copy(int datatype) : t_(find_type(me(), datatype)) {
+    if (!t_->predefined) {
+      copy_ = *t_;
+      t_ = &copy_;
+    }
+  }
+  type_info_copy(const type_info_copy&) = delete;
+  type_info_copy& operator=(const type_info_copy&) = delete;
+  operator const type_info&() const noexcept { return *t_; }
+  const type_info* operator->() const noexcept { return t_; }
+
+ private:
+  const type_info* t_;
+  type_info copy_;
+};
+
 const void* send_source(const void* sendbuf, const void* recvbuf) { return sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf; }
 
 }  // namespace
@@ -103,6 +124,10 @@ extern "C" int PMPI_Barrier(MPI_Comm comm) {
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Barrier", &err);
   if (!c) return err;
+  if (on_world_path(*c)) {
+    world_barrier();
+    return MPI_SUCCESS;
+  }
   const int n = c->size, my = c->my_rank;
   for (int k = 1; k < n; k <<= 1) {
     coll_send(comm, (my + k) % n, t_barrier, bytes());
@@ -142,6 +167,16 @@ extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Da
   const bool is_root = c->my_rank == root;
   const type_info t = *find_type(me(), datatype);
   bytes data = packed(send_source(sendbuf, recvbuf), count, t);
+  if (int e = predefined_op_applies(op, t, data.data(), count))
+    return fail(comm, e, "MPI_Reduce", "the operation does not apply to this datatype");
+  if (on_world_path(*c) && world_reducible(op, t)) {
+    world_reduce(std::move(data), op, t, c->world_of(root));
+    if (is_root) {
+      data = world_reduce_result();
+      unpack(t, data.data(), static_cast<std::int64_t>(data.size()), recvbuf, count);
+    }
+    return MPI_SUCCESS;
+  }
   if (int e = reduce_bytes(comm, root, data, count, datatype, t, op))
     return fail(comm, e, "MPI_Reduce", "the operation does not apply to this datatype");
   if (is_root) unpack(t, data.data(), static_cast<std::int64_t>(data.size()), recvbuf, count);
@@ -152,14 +187,21 @@ ROAM_AMPI_PMPI(Reduce)
 extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                               MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
-  const coll_scope numbered(comm);  // this collective's tags
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Allreduce", &err);
   if (!c) return err;
   if (int e = check_type(comm, count, datatype, "MPI_Allreduce")) return e;
   if (!op_known(me(), op)) return fail(comm, MPI_ERR_OP, "MPI_Allreduce", "invalid operation " + std::to_string(op));
-  const type_info t = *find_type(me(), datatype);
+  const type_info_copy t(datatype);
   bytes data = packed(send_source(sendbuf, recvbuf), count, t);
+  if (int e = predefined_op_applies(op, t, data.data(), count))
+    return fail(comm, e, "MPI_Allreduce", "the operation does not apply to this datatype");
+  if (on_world_path(*c) && world_reducible(op, t)) {  // every rank takes it: no collective number
+    data = world_allreduce(std::move(data), op, t);
+    unpack(t, data.data(), static_cast<std::int64_t>(data.size()), recvbuf, count);
+    return MPI_SUCCESS;
+  }
+  const coll_scope numbered(comm);  // this collective's tags
   if (int e = reduce_bytes(comm, 0, data, count, datatype, t, op))
     return fail(comm, e, "MPI_Allreduce", "the operation does not apply to this datatype");
   bcast_bytes(comm, 0, data);

@@ -166,6 +166,10 @@ bool predefined_op(int op, int prim, const std::byte* in, std::byte* io, std::in
 
 }  // namespace
 
+bool apply_predefined(int op, int primitive, const std::byte* in, std::byte* inout, std::int64_t n) noexcept {
+  return predefined_op(op, primitive, in, inout, n);
+}
+
 int apply_op(rank& r, int op, int datatype, const type_info& t, const std::byte* in, std::byte* inout,
              std::int64_t count) {
   if (op >= MPI_MAX && op <= MPI_NO_OP) {

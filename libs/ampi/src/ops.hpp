@@ -15,6 +15,9 @@ struct rank;
 /// the type).
 int apply_op(rank& r, int op, int datatype, const type_info& t, const std::byte* in, std::byte* inout,
              std::int64_t count);
+/// A predefined `op` on `n` basic elements of predefined type `primitive`:
+/// inout[i] = in[i] op inout[i]. False when the op does not apply to it.
+bool apply_predefined(int op, int primitive, const std::byte* in, std::byte* inout, std::int64_t n) noexcept;
 /// Whether `op` is a known operation, and commutative.
 bool op_known(const rank& r, int op) noexcept;
 bool op_commutative(const rank& r, int op) noexcept;

@@ -1,8 +1,11 @@
 // Point-to-point: sends (eager: the bytes travel at once; a synchronous
 // send completes when the receiver matched it), receives matched in MPI's
 // order, requests and their completion, probes.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstring>
+#include <random>
 
 #include "api.hpp"
 
@@ -35,15 +38,19 @@ void rank::release_request(int handle) {
   free_requests.push_back(handle);
 }
 
-void rank::deliver(envelope env, buffer<std::byte> data) {
-  std::uint32_t& next = expected_from[env.from_world];
-  if (env.seq != next) {  // it overtook an earlier one from the same sender
-    early.emplace(std::pair{env.from_world, env.seq}, arrived{env, std::move(data)});
+void rank::deliver(envelope env, buffer<std::byte> data) { arrive(arrived{env, std::move(data)}); }
+
+void rank::arrive(arrived&& m) {
+  const int from = m.env.from_world;
+  std::uint32_t& next = expected_from[from];
+  if (m.env.seq != next) {  // it overtook an earlier one from the same sender
+    const std::uint32_t seq = m.env.seq;
+    early.emplace(std::pair{from, seq}, std::move(m));
     return;
   }
-  accept(arrived{env, std::move(data)});
+  accept(std::move(m));
   ++next;
-  drain_early(env.from_world);
+  drain_early(from);
   notify();
 }
 
@@ -105,39 +112,100 @@ bool rank::try_match_posted(arrived& m) {
     posted.erase(it);
     q.posted = false;
     complete_receive(q, m);
-    if (q.freed) release_request(handle);
+    if (q.freed && q.complete) release_request(handle);
     return true;
   }
   return false;
 }
 
-void rank::complete_receive(request_record& q, const arrived& m) {
-  q.complete = true;
-  q.status_source = m.env.source;
-  q.status_tag = m.env.tag;
-  q.status_error = MPI_SUCCESS;
-  q.bytes = static_cast<long long>(m.data.size());
-  if (m.env.sync_request != 0) this_array()[m.env.from_world].send<&rank::acknowledge>(m.env.sync_request);
-  if (q.raw) {
-    q.kept = m.data;
-    return;
-  }
+namespace {
+// Unpacks `size` packed bytes into the receive `q` (its buffer, count and
+// datatype), truncating to what it holds.
+void land(rank& r, request_record& q, const std::byte* bytes, std::int64_t size) {
   const type_info* t = q.datatype < first_derived_type ? predefined_type(q.datatype) : nullptr;
   if (t == nullptr) {
-    auto it = types.find(q.datatype);
-    if (it == types.end()) {
+    auto it = r.types.find(q.datatype);
+    if (it == r.types.end()) {
       q.status_error = MPI_ERR_TYPE;
       return;
     }
     t = &it->second;
   }
   const auto capacity = static_cast<std::int64_t>(q.count) * t->size;
-  const auto n = std::min<std::int64_t>(capacity, static_cast<std::int64_t>(m.data.size()));
-  unpack(*t, m.data.data(), n, reinterpret_cast<void*>(q.buf), q.count);
-  if (static_cast<std::int64_t>(m.data.size()) > capacity) {
+  const auto n = std::min<std::int64_t>(capacity, size);
+  unpack(*t, bytes, n, reinterpret_cast<void*>(q.buf), q.count);
+  if (size > capacity) {
     q.status_error = MPI_ERR_TRUNCATE;
     q.bytes = n;
   }
+}
+}  // namespace
+
+void rank::complete_receive(request_record& q, const arrived& m) {
+  q.status_source = m.env.source;
+  q.status_tag = m.env.tag;
+  q.status_error = MPI_SUCCESS;
+  q.bytes = m.size();
+  if (m.lent != 0 && m.lender != process_token()) {
+    // The sender's address means nothing in this process (this rank moved
+    // here after the message was sent): ask the sender for the bytes.
+    q.awaiting_push = true;
+    const int handle = static_cast<int>(&q - requests.data()) + 1;
+    this_array()[m.env.from_world].send<&rank::pull>(m.env.sync_request, this_index()[0], handle);
+    return;
+  }
+  q.complete = true;
+  if (q.raw) {
+    q.kept = m.lent ? buffer<std::byte>(std::span<const std::byte>(reinterpret_cast<const std::byte*>(m.lent),
+                                                                    static_cast<std::size_t>(m.lent_bytes)))
+                    : m.data;
+  } else if (m.lent) {
+    land(*this, q, reinterpret_cast<const std::byte*>(m.lent), m.lent_bytes);
+  } else {
+    land(*this, q, m.data.data(), static_cast<std::int64_t>(m.data.size()));
+  }
+  // After the copy: the acknowledgement gives a lent buffer back.
+  if (m.env.sync_request != 0) this_array()[m.env.from_world].send<&rank::acknowledge>(m.env.sync_request);
+}
+
+// ---- Lent messages ----------------------------------------------------------------
+// A large blocking send to a rank of this process on another PE does not
+// pack: the sender lends the address of its (contiguous) buffer and stays
+// blocked in the call; the receiver's PE copies from it straight into the
+// receive and acknowledges, which ends the send. One copy instead of two
+// (pack, unpack). If the receiver has left the process by the time it
+// matches (it moved in AMPI_Migrate with the message queued), it pulls the
+// bytes and the sender pushes them as a buffer.
+
+std::uint64_t process_token() {
+  static const std::uint64_t token = [] {
+    std::random_device entropy;
+    return (static_cast<std::uint64_t>(entropy()) << 32 ^ entropy() ^ static_cast<std::uint64_t>(::getpid()) << 16) | 1;
+  }();
+  return token;
+}
+
+void rank::deliver_lent(envelope env, std::uint64_t address, std::uint64_t process, std::int64_t bytes) {
+  arrive(arrived{env, {}, address, process, bytes});
+}
+
+void rank::pull(int send_request, int to_world, int recv_request) {
+  request_record& s = req(send_request);
+  const type_info* t = find_type(*this, s.datatype);
+  auto data = buffer<std::byte>::uninitialized(static_cast<std::size_t>(s.count * t->size));
+  if (s.count != 0) pack(*t, reinterpret_cast<const void*>(s.buf), s.count, data.mutable_data());
+  this_array()[to_world].send<&rank::pushed>(recv_request, std::move(data));
+  acknowledge(send_request);
+}
+
+void rank::pushed(int recv_request, buffer<std::byte> data) {
+  request_record& q = req(recv_request);
+  q.awaiting_push = false;
+  q.complete = true;
+  if (q.raw) q.kept = std::move(data);
+  else land(*this, q, data.data(), static_cast<std::int64_t>(data.size()));
+  if (q.freed) release_request(recv_request);
+  notify();
 }
 
 void rank::acknowledge(int handle) {
@@ -272,9 +340,21 @@ using namespace roam::ampi;
 
 namespace {
 
-// The common part of every send: checks, packing, the request.
+// Sends of this many bytes or more to a rank of this process on another PE
+// are lent rather than packed, when the caller waits for them in the call.
+constexpr std::int64_t lend_threshold = 64 * 1024;
+
+// Whether the rank last seen on `pe` is in this process.
+bool in_this_process(roam::pe_id pe) {
+  const std::uint32_t per_process = roam::num_pes() / roam::num_nodes();
+  return pe.value() / per_process == roam::my_node().value();
+}
+
+// The common part of every send: checks, packing, the request. With
+// `may_lend` (the caller waits for the request before returning) a large
+// message to another PE of this process is lent (see "Lent messages").
 int start_send(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, bool sync,
-               int handle, const char* function) {
+               int handle, const char* function, bool may_lend = false) {
   rank& r = me();
   if (int e = check_buffer_args(r, comm, count, datatype, function)) return e;
   const communicator& c = *find_comm(r, comm);
@@ -293,7 +373,8 @@ int start_send(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     q.synchronous = sync;
   }
   const int to = c.world_of(dest);
-  if (rank* d = r.this_array()[to].local()) {
+  const auto target = r.this_array()[to];
+  if (rank* d = target.local()) {
     // The receiver is on this PE: one copy straight into its posted receive
     // when there is one, else its queue, without the scheduler.
     const envelope e = make_envelope(r, c, c.context, dest, tag, sync ? handle : 0);
@@ -303,7 +384,16 @@ int start_send(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     d->deliver(e, std::move(data));
     return MPI_SUCCESS;
   }
-  auto data = roam::buffer<std::byte>::uninitialized(static_cast<std::size_t>(count * t.size));
+  const std::int64_t bytes = count * t.size;
+  if (may_lend && handle != 0 && bytes >= lend_threshold && t.contiguous() && in_this_process(target.last_known_pe())) {
+    request_record& q = r.req(handle);
+    q.complete = false;  // until the receiver has copied the bytes
+    q.synchronous = true;
+    const envelope e = make_envelope(r, c, c.context, dest, tag, handle);
+    target.send<&rank::deliver_lent>(e, reinterpret_cast<std::uint64_t>(buf), process_token(), bytes);
+    return MPI_SUCCESS;
+  }
+  auto data = roam::buffer<std::byte>::uninitialized(static_cast<std::size_t>(bytes));
   if (count != 0) pack(t, buf, count, data.mutable_data());
   send_packed(r, c, c.context, dest, tag, std::move(data), sync ? handle : 0);
   return MPI_SUCCESS;
@@ -366,10 +456,10 @@ void proc_null_status(MPI_Status* status) {
 }
 
 int isend_mode(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,
-               MPI_Request* request, bool sync, const char* function) {
+               MPI_Request* request, bool sync, const char* function, bool may_lend = false) {
   if (int e = check_buffer_args(me(), comm, count, datatype, function)) return e;
   const int h = new_send_request(comm, dest, tag, sync, buf, count, datatype, false);
-  if (int e = start_send(buf, count, datatype, dest, tag, comm, sync, h, function)) {
+  if (int e = start_send(buf, count, datatype, dest, tag, comm, sync, h, function, may_lend)) {
     me().release_request(h);
     return e;
   }
@@ -377,11 +467,17 @@ int isend_mode(const void* buf, int count, MPI_Datatype datatype, int dest, int 
   return MPI_SUCCESS;
 }
 
+// A blocking send. A buffered one never waits for its receiver; the others
+// may, when their message is lent.
 int send_mode(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, bool sync,
-              const char* function) {
-  if (!sync) return start_send(buf, count, datatype, dest, tag, comm, false, 0, function);
+              const char* function, bool buffered = false) {
+  if (!sync) {
+    const type_info* t = find_type(me(), datatype);
+    if (buffered || t == nullptr || count * t->size < lend_threshold)
+      return start_send(buf, count, datatype, dest, tag, comm, false, 0, function);
+  }
   MPI_Request h = MPI_REQUEST_NULL;
-  if (int e = isend_mode(buf, count, datatype, dest, tag, comm, &h, true, function)) return e;
+  if (int e = isend_mode(buf, count, datatype, dest, tag, comm, &h, sync, function, true)) return e;
   return PMPI_Wait(&h, MPI_STATUS_IGNORE);
 }
 
@@ -433,7 +529,7 @@ extern "C" int PMPI_Send(const void* buf, int count, MPI_Datatype datatype, int 
 ROAM_AMPI_PMPI(Send)
 extern "C" int PMPI_Bsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
-  return send_mode(buf, count, datatype, dest, tag, comm, false, "MPI_Bsend");
+  return send_mode(buf, count, datatype, dest, tag, comm, false, "MPI_Bsend", true);
 }
 ROAM_AMPI_PMPI(Bsend)
 extern "C" int PMPI_Rsend(const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm) {
@@ -823,7 +919,7 @@ void status_of(const arrived& m, MPI_Status* status) {
   status->MPI_SOURCE = m.env.source;
   status->MPI_TAG = m.env.tag;
   status->MPI_ERROR = MPI_SUCCESS;
-  status->roam_bytes = static_cast<long long>(m.data.size());
+  status->roam_bytes = m.size();
   status->roam_cancelled = 0;
 }
 

@@ -22,6 +22,7 @@
 
 #include "datatype.hpp"
 #include "envelope.hpp"
+#include "world_collectives.hpp"
 
 namespace roam::ampi {
 
@@ -77,6 +78,7 @@ struct request_record {
   bool raw = false;          // internal receive that keeps the message's bytes (collectives)
   bool posted = false;       // in the posted-receive queue
   bool freed = false;        // MPI_Request_free'd while pending: dropped once complete
+  bool awaiting_push = false;  // matched a lent message it could not read: its bytes are on their way (pushed)
   std::uint64_t buf = 0;     // the user's buffer (an address in the thread's memory)
   int count = 0;
   int datatype = 0;
@@ -91,16 +93,23 @@ struct request_record {
 
   void pup(pup_er& p) {
     p | what | active | complete | persistent | cancelled | synchronous | raw | posted | buf | count | datatype | peer |
-        tag | comm | context | status_source | status_tag | status_error | bytes | kept | freed;
+        tag | comm | context | status_source | status_tag | status_error | bytes | kept | freed | awaiting_push;
   }
 };
 
 /// A message that arrived before its receive was posted (or that a probe
-/// looked at).
+/// looked at). A lent message carries no bytes: its sender, in the same
+/// process and blocked until the receiver acknowledges, lends the address
+/// of its packed-contiguous buffer, and the receiver copies from it once
+/// (p2p.cpp, "Lent messages").
 struct arrived {
   envelope env;
   buffer<std::byte> data;
-  void pup(pup_er& p) { p | env | data; }
+  std::uint64_t lent = 0;          // the sender's bytes (0: the bytes are `data`)
+  std::uint64_t lender = 0;        // the process the address belongs to (process_token())
+  std::int64_t lent_bytes = 0;
+  std::int64_t size() const noexcept { return lent ? lent_bytes : static_cast<std::int64_t>(data.size()); }
+  void pup(pup_er& p) { p | env | data | lent | lender | lent_bytes; }
 };
 
 /// A user-defined reduction.
@@ -189,9 +198,16 @@ struct rank : element<rank> {
   ~rank();
 
   // ---- entry methods ----
-  void start(chare_proxy<collector> done, int world_size, std::vector<std::string> argv, std::uint64_t stack_bytes);
+  void start(chare_proxy<collector> done, group_proxy<world_hub> hubs, int world_size, std::vector<std::string> argv, std::uint64_t stack_bytes);
   void deliver(envelope env, buffer<std::byte> data);
   void acknowledge(int request_handle);  // a synchronous send was matched
+  // Lent messages (p2p.cpp): the sender's address instead of its bytes; a
+  // receiver in another process pulls the bytes, which the sender pushes.
+  void deliver_lent(envelope env, std::uint64_t address, std::uint64_t process, std::int64_t bytes);
+  void pull(int send_request, int to_world, int recv_request);
+  void pushed(int recv_request, buffer<std::byte> data);
+  // MPI_Reduce's result at the root when every rank takes part (world_collectives.cpp).
+  void world_result(world_part result);
   void rma(rma_header h, type_info target_type, buffer<std::byte> data);  // one-sided (rma.cpp)
   void go(int pe);                       // AMPI_Migrate_to_pe
   void after_migration();
@@ -248,6 +264,17 @@ struct rank : element<rank> {
   std::vector<request_record> requests;
   std::vector<int> free_requests;
 
+  // Collectives of every rank on the runtime's reductions
+  // (world_collectives.cpp): the PEs' hubs, the number of such collectives
+  // so far (each one's slot in the hubs), MPI_Reduce results not taken yet
+  // at a root, and the callbacks, made at first use where the rank is (not
+  // packed).
+  group_proxy<world_hub> hub;
+  std::uint64_t world_collectives = 0;
+  std::deque<buffer<std::byte>> world_results;
+  callback<world_part> world_to_hubs;
+  std::unordered_map<int, callback<world_part>> world_to_root;
+
   std::deque<arrived> unexpected;
   std::deque<int> posted;  // receive requests in post order
   std::map<int, arrived> messages;  // MPI_Mprobe's matched messages (MPI_Message handles)
@@ -263,6 +290,7 @@ struct rank : element<rank> {
   int new_request();
   void release_request(int handle);
   request_record& req(int handle) { return requests[static_cast<std::size_t>(handle - 1)]; }
+  void arrive(arrived&& m);  // in MPI's order per sender: accepted now or kept in `early`
   void accept(arrived&& m);  // in order: match or queue
   void drain_early(int from_world);  // the messages that waited for their predecessors
   /// A send from a rank on this PE, in order and matching a posted receive:

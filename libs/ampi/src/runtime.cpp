@@ -103,9 +103,10 @@ rank& me() { return this_thread_owner<rank>(); }
 array_proxy<rank> ranks() { return me().this_array(); }
 int world_rank() { return me().this_index()[0]; }
 
-void rank::start(chare_proxy<collector> done, int world_size, std::vector<std::string> argv,
+void rank::start(chare_proxy<collector> done, group_proxy<world_hub> hubs, int world_size, std::vector<std::string> argv,
                  std::uint64_t stack_bytes) {
   collector_ = done;
+  hub = hubs;
   argv_ = std::move(argv);
   stack_bytes_ = stack_bytes;
   const int n = world_size;
@@ -204,7 +205,8 @@ void collector::saved(checkpoint_result result) {
 void rank::pup(pup_er& p) {
   p | collector_ | argv_ | stack_bytes_ | initialized | finalized | waiting | moving | parked | checkpoint_ok | migrated_flag | attached_buffer | attached_size |
       comms | next_comm | groups | next_group | types | next_type | type_names | ops | next_op | infos | next_info | keyvals | next_keyval | jobs | next_job | windows | next_window | rma_sent_to | rma_expected_from | rma_early | requests |
-      free_requests | unexpected | posted | sent_to | expected_from | early | messages | next_message;
+      free_requests | unexpected | posted | sent_to | expected_from | early | messages | next_message | hub | world_collectives |
+      world_results;
   // The copy's unwind tables are deregistered while its pages are still
   // here (a move takes them away during the thread's pup), and registered
   // again if the pup was a checkpoint's and the thread stays.
@@ -275,9 +277,10 @@ int main(int argc, char** argv) {
     std::vector<std::string> args(a.begin(), a.end());
     load_program();  // fails early when the program cannot be loaded
     auto done = roam::create_chare_on<collector>(roam::pe_id{0}, vp);
+    auto hubs = roam::create_group<world_hub>();
     auto ranks = roam::create_array<rank>({vp});
     done.send<&collector::set_ranks>(ranks);
-    ranks.send<&rank::start>(done, vp, args, static_cast<std::uint64_t>(g_settings.stack_bytes));
+    ranks.send<&rank::start>(done, hubs, vp, args, static_cast<std::uint64_t>(g_settings.stack_bytes));
   });
   if (privatizing()) {
     // The ranks' copies of the program registered their C++ globals'

@@ -172,6 +172,62 @@ static void check_p2p(struct ctx* c) {
   free(recvv);
   free(reqs);
   free(sts);
+
+  /* Large messages (lent between PEs of a process: the receiver copies from
+   * the blocked sender's buffer). A ring with Sendrecv; then pairs where
+   * the receive comes late (the message waits, probed first), into a
+   * strided type, truncated, and with MPI_Ssend. */
+  {
+    enum { N = 40000 }; /* 320 KB of doubles */
+    double* big = malloc(sizeof(double) * N);
+    double* got = malloc(sizeof(double) * 2 * N);
+    for (int i = 0; i < N; ++i) big[i] = me * 1e6 + i;
+    MPI_Sendrecv(big, N, MPI_DOUBLE, right, 30, got, N, MPI_DOUBLE, left, 30, MPI_COMM_WORLD, &st);
+    int bad = 0;
+    for (int i = 0; i < N; ++i) bad += got[i] != left * 1e6 + i;
+    CHECK(bad == 0, "large sendrecv: %d wrong values", bad);
+    MPI_Get_count(&st, MPI_DOUBLE, &count);
+    CHECK(count == N, "large sendrecv count %d", count);
+    /* rank i and i + half: on different PEs when ranks are spread in blocks */
+    const int half = np / 2, partner = me < half ? me + half : me - half;
+    if (me < 2 * half) {
+      if (me < half) {
+        MPI_Send(big, N, MPI_DOUBLE, partner, 31, MPI_COMM_WORLD);
+        MPI_Send(big, N, MPI_DOUBLE, partner, 32, MPI_COMM_WORLD);
+        MPI_Ssend(big, N, MPI_DOUBLE, partner, 33, MPI_COMM_WORLD);
+        MPI_Send(big, N, MPI_DOUBLE, partner, 34, MPI_COMM_WORLD);
+      } else {
+        MPI_Probe(partner, 31, MPI_COMM_WORLD, &st);
+        MPI_Get_count(&st, MPI_DOUBLE, &count);
+        CHECK(count == N, "probed large count %d", count);
+        MPI_Recv(got, N, MPI_DOUBLE, partner, 31, MPI_COMM_WORLD, &st);
+        bad = 0;
+        for (int i = 0; i < N; ++i) bad += got[i] != partner * 1e6 + i;
+        CHECK(bad == 0, "late large receive: %d wrong values", bad);
+        /* every other double of a 2N array */
+        MPI_Datatype every_other;
+        MPI_Type_vector(N, 1, 2, MPI_DOUBLE, &every_other);
+        MPI_Type_commit(&every_other);
+        for (int i = 0; i < 2 * N; ++i) got[i] = -1;
+        MPI_Recv(got, 1, every_other, partner, 32, MPI_COMM_WORLD, &st);
+        bad = 0;
+        for (int i = 0; i < N; ++i) bad += got[2 * i] != partner * 1e6 + i || got[2 * i + 1] != -1;
+        CHECK(bad == 0, "large strided receive: %d wrong values", bad);
+        MPI_Type_free(&every_other);
+        MPI_Recv(got, N, MPI_DOUBLE, partner, 33, MPI_COMM_WORLD, &st);
+        CHECK(got[N - 1] == partner * 1e6 + N - 1, "large ssend %g", got[N - 1]);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        int e = MPI_Recv(got, N / 2, MPI_DOUBLE, partner, 34, MPI_COMM_WORLD, &st);
+        int cls = -1;
+        MPI_Error_class(e, &cls);
+        CHECK(cls == MPI_ERR_TRUNCATE, "large truncated receive: error class %d", cls);
+        CHECK(got[N / 2 - 1] == partner * 1e6 + N / 2 - 1, "large truncated receive kept %g", got[N / 2 - 1]);
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+      }
+    }
+    free(big);
+    free(got);
+  }
 }
 
 /* ---- collectives ------------------------------------------------------- */
@@ -231,6 +287,42 @@ static void check_coll(struct ctx* c) {
   for (int i = 0; i < 4; ++i) CHECK(prod[i] == ref[i], "user op [%d] %g != %g", i, prod[i], ref[i]);
   MPI_Type_free(&mat);
   MPI_Op_free(&op);
+
+  /* reductions of every rank (combined per PE by the runtime): large, empty,
+   * on a copy of the world, MINLOC to a root, an op that does not apply
+   * (reported), and a non-blocking one in flight meanwhile */
+  {
+    enum { L = 20000 };
+    double* lv = malloc(sizeof(double) * L);
+    double* ls = malloc(sizeof(double) * L);
+    for (int i = 0; i < L; ++i) lv[i] = i + me;
+    MPI_Request ireq;
+    int ia = me, ib = -1;
+    MPI_Iallreduce(&ia, &ib, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &ireq);
+    MPI_Comm world2;
+    MPI_Comm_dup(MPI_COMM_WORLD, &world2);
+    MPI_Allreduce(lv, ls, L, MPI_DOUBLE, MPI_SUM, world2);
+    int bad = 0;
+    for (int i = 0; i < L; ++i) bad += ls[i] != (double)i * np + np * (np - 1) / 2.0;
+    CHECK(bad == 0, "large allreduce: %d wrong sums", bad);
+    MPI_Allreduce(lv, ls, 0, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    struct { int v; int i; } mloc = {(me * 7) % np, me}, low = {-1, -1};
+    const int root = np - 1;
+    MPI_Reduce(&mloc, &low, 1, MPI_2INT, MPI_MINLOC, root, world2);
+    if (me == root) CHECK(low.v == 0 && low.i == 0, "minloc to root: %d at %d", low.v, low.i);
+    MPI_Barrier(world2);
+    MPI_Comm_set_errhandler(world2, MPI_ERRORS_RETURN);
+    double cd = 1, cr = 0;
+    int e = MPI_Allreduce(&cd, &cr, 1, MPI_DOUBLE, MPI_BXOR, world2);
+    int cls = -1;
+    MPI_Error_class(e, &cls);
+    CHECK(cls == MPI_ERR_OP, "bxor on double: error class %d", cls);
+    MPI_Wait(&ireq, MPI_STATUS_IGNORE);
+    CHECK(ib == np - 1, "iallreduce during blocking ones: %d", ib);
+    MPI_Comm_free(&world2);
+    free(lv);
+    free(ls);
+  }
 
   int* all = malloc(sizeof(int) * (size_t)np * 2);
   int* counts = malloc(sizeof(int) * (size_t)np);

@@ -13,6 +13,13 @@
  *                                    and kills itself (SIGKILL) after the
  *                                    checkpoint: under roamrun --ft the
  *                                    survivors roll back to it and finish.
+ *   ampi_migrate lent TO_PE         rank 0 sends rank 1 large messages; rank 1
+ *                                    probes the first, moves to PE TO_PE
+ *                                    with it still queued, then receives it
+ *                                    and two more (a large message between
+ *                                    PEs of a process lends the sender's
+ *                                    buffer: a receiver that left the
+ *                                    process must fetch the bytes)
  * Each rank keeps a linked list on its heap (malloc), pointers to its own
  * stack frames and a half-finished recursion across every move, and checks
  * them and every message exactly. Rank 0 prints
@@ -105,12 +112,48 @@ static long recurse(struct state* s, int d, const long* parent) {
   return local;
 }
 
+static int lent_after_move(struct state* s, int to_pe) {
+  enum { N = 50000 }; /* 400 KB of doubles */
+  double* buf = malloc(sizeof(double) * N);
+  int bad = 0;
+  for (int round = 0; round < 3; ++round) {
+    if (s->me == 0) {
+      for (int i = 0; i < N; ++i) buf[i] = round * 1e6 + i;
+      MPI_Send(buf, N, MPI_DOUBLE, 1, round, MPI_COMM_WORLD);
+    } else if (s->me == 1) {
+      MPI_Status st;
+      int count = -1;
+      if (round == 0) {
+        MPI_Probe(0, 0, MPI_COMM_WORLD, &st);
+        AMPI_Migrate_to_pe(to_pe);
+        s->moves++;
+      }
+      MPI_Recv(buf, N, MPI_DOUBLE, 0, round, MPI_COMM_WORLD, &st);
+      MPI_Get_count(&st, MPI_DOUBLE, &count);
+      check(s, count == N, "the large message's count", count);
+      int wrong = 0;
+      for (int i = 0; i < N; ++i) wrong += buf[i] != round * 1e6 + i;
+      check(s, wrong == 0, "wrong values in a large message", wrong);
+      check(s, AMPI_My_pe() == to_pe, "the PE after the move", AMPI_My_pe());
+    }
+  }
+  free(buf);
+  int moves = 0;
+  MPI_Allreduce(&s->bad, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Reduce(&s->moves, &moves, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (s->me == 0 && bad == 0) printf("ampi_migrate: OK (lent, %d ranks, %d moves)\n", s->np, moves);
+  if (s->me == 0 && bad != 0) printf("ampi_migrate: FAILED (%d failed checks)\n", bad);
+  MPI_Finalize();
+  return bad == 0 ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   struct state st = {0, 0, 12, 0, 0, 0, NULL, NULL, NULL};
   MPI_Comm_rank(MPI_COMM_WORLD, &st.me);
   MPI_Comm_size(MPI_COMM_WORLD, &st.np);
   const char* mode = argc > 1 ? argv[1] : "hop";
+  if (strcmp(mode, "lent") == 0) return lent_after_move(&st, argc > 2 ? atoi(argv[2]) : 0);
   st.balance = strcmp(mode, "balance") == 0;
   if (st.balance) st.steps = 8;
   if (strcmp(mode, "checkpoint") == 0) {

@@ -1,0 +1,133 @@
+// Collectives of every rank (MPI_COMM_WORLD and communicators that are
+// copies of it) on roam's array reductions: the ranks of a PE are combined
+// there first, then one partial per PE travels up the runtime's spanning
+// tree and the result comes down it, so a reduction over 16 ranks on two
+// PEs crosses between PEs twice instead of a binomial tree's log2(16) times.
+//
+// Every rank must make the same reductions in the same order. MPI gives
+// that for blocking collectives (two ranks that order two collectives
+// differently may deadlock, which makes the program erroneous), and only
+// the rank's own thread takes this path: a non-blocking collective runs on
+// a thread of its own in an order of its own, over point-to-point messages.
+// Only predefined operations on a single basic type qualify (a user
+// function belongs to the rank's copy of the program, and the partials are
+// combined outside any rank).
+#include "world_collectives.hpp"
+
+#include <cstring>
+
+#include "api.hpp"
+#include "ops.hpp"
+
+namespace roam::ampi {
+
+void combine_world_parts(world_part& acc, const world_part& v) {
+  if (v.data.empty()) return;
+  if (acc.data.empty()) {
+    acc = v;
+    return;
+  }
+  const std::int64_t n = static_cast<std::int64_t>(acc.data.size()) / primitive_size(acc.primitive);
+  apply_predefined(acc.op, acc.primitive, v.data.data(), acc.data.mutable_data(), n);
+}
+
+namespace {
+
+using world_reducer = decltype(roam::custom_reducer<&combine_world_parts>());
+
+// This PE's hub. Its member is made on every PE by a message that may
+// still be on its way when a rank first gets here.
+world_hub& local_hub(const rank& r) {
+  for (;;) {
+    if (world_hub* h = r.hub.local()) return *h;
+    this_thread_yield();  // the rank does not move meanwhile: `r` stays valid
+  }
+}
+
+// Contributes `part` as world collective number part.number and waits for
+// its result on this PE's hub.
+buffer<std::byte> combine_everywhere(world_part part) {
+  rank& r = me();  // valid until it returns: a rank does not move while in a collective
+  const std::uint64_t k = part.number;
+  world_hub& h = local_hub(r);  // a group member stays where it is
+  ++h.slots[k].readers;
+  // Made once per rank and PE: a callback packs its target's description,
+  // which costs more than the rest of a small reduction.
+  if (r.world_to_hubs.is_ignore()) r.world_to_hubs = callback<world_part>::broadcast<&world_hub::result>(r.hub);
+  r.contribute(std::move(part), world_reducer{}, r.world_to_hubs);
+  for (;;) {
+    auto it = h.slots.find(k);
+    world_hub::slot& s = it->second;
+    if (s.arrived) {
+      buffer<std::byte> out = s.result;
+      if (--s.readers == 0) h.slots.erase(it);
+      return out;
+    }
+    s.waiting.push_back(&r);
+    rank::block();
+  }
+}
+
+}  // namespace
+
+void world_hub::result(world_part v) {
+  auto it = slots.find(v.number);
+  if (it == slots.end()) return;  // no rank of this PE took part
+  it->second.result = std::move(v.data);
+  it->second.arrived = true;
+  // A woken rank runs at once and the last reader erases the slot.
+  const std::vector<rank*> waiting = std::move(it->second.waiting);
+  for (rank* r : waiting) r->notify();
+}
+
+bool on_world_path(const communicator& c) {
+  return !c.inter && c.members.empty() && c.size == static_cast<int>(me().this_array().size()) && running_job() == 0;
+}
+
+bool world_reducible(int op, const type_info& t) {
+  return op >= MPI_MAX && op < MPI_REPLACE && t.primitive != 0;
+}
+
+int predefined_op_applies(int op, const type_info& t, const void* data, int count) {
+  if (op < MPI_MAX || op > MPI_NO_OP) return MPI_SUCCESS;  // a user's: it applies to what it is given
+  if (t.primitive == 0) return MPI_ERR_OP;
+  if (count == 0) return MPI_SUCCESS;
+  std::byte one[64];
+  const std::int64_t width = primitive_size(t.primitive);
+  if (width <= 0 || width > static_cast<std::int64_t>(sizeof one)) return MPI_ERR_OP;
+  std::memcpy(one, data, static_cast<std::size_t>(width));
+  return apply_predefined(op, t.primitive, static_cast<const std::byte*>(data), one, 1) ? MPI_SUCCESS : MPI_ERR_OP;
+}
+
+buffer<std::byte> world_allreduce(buffer<std::byte> data, int op, const type_info& t) {
+  const std::uint64_t k = ++me().world_collectives;
+  return combine_everywhere(world_part{k, op, t.primitive, std::move(data)});
+}
+
+void world_reduce(buffer<std::byte> data, int op, const type_info& t, int root_world) {
+  rank& r = me();
+  auto [cb, made] = r.world_to_root.try_emplace(root_world);
+  if (made) cb->second = callback<world_part>::to<&rank::world_result>(r.this_array()[root_world]);
+  world_part part{0, op, t.primitive, std::move(data)};
+  r.contribute(std::move(part), world_reducer{}, cb->second);
+}
+
+buffer<std::byte> world_reduce_result() {
+  while (me().world_results.empty()) rank::block();
+  rank& r = me();
+  buffer<std::byte> out = std::move(r.world_results.front());
+  r.world_results.pop_front();
+  return out;
+}
+
+void world_barrier() {
+  const std::uint64_t k = ++me().world_collectives;
+  combine_everywhere(world_part{k, 0, 0, {}});
+}
+
+void rank::world_result(world_part v) {
+  world_results.push_back(std::move(v.data));
+  notify();
+}
+
+}  // namespace roam::ampi

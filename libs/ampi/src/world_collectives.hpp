@@ -1,0 +1,68 @@
+#pragma once
+// Collectives of every rank on roam's array reductions
+// (world_collectives.cpp): combined per PE first, then across PEs once.
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include <roam/roam.hpp>
+
+#include "datatype.hpp"
+
+namespace roam::ampi {
+
+struct communicator;
+
+/// A rank's contribution, and the partials combined from them: packed
+/// elements of one basic type and a predefined operation.
+struct world_part {
+  std::uint64_t number = 0;  // the collective's number among the world's (the hub's slot)
+  std::int32_t op = 0;
+  std::int32_t primitive = 0;
+  buffer<std::byte> data;    // empty for a barrier
+  void pup(pup_er& p) { p | number | op | primitive | data; }
+};
+void combine_world_parts(world_part& acc, const world_part& v);
+
+struct rank;
+
+/// One per PE: takes a result once for the ranks of its PE and wakes those
+/// that wait for it (they read it from here), so a result crosses to each
+/// PE once and no message per rank is made.
+struct world_hub : group_member<world_hub> {
+  world_hub() = default;
+  explicit world_hub(migrating) {}
+  struct slot {
+    buffer<std::byte> result;
+    bool arrived = false;
+    int readers = 0;             // ranks of this PE that contributed and have not read it
+    std::vector<rank*> waiting;  // blocked until it arrives (they cannot move meanwhile)
+  };
+  std::unordered_map<std::uint64_t, slot> slots;  // by collective number
+  void result(world_part v);
+  // Holds nothing across a checkpoint: ranks take one at AMPI_Migrate, with
+  // no collective of theirs in flight.
+  void pup(pup_er&) {}
+};
+
+/// Whether a collective on `c` may take this path: every rank of the world
+/// in world order, on the rank's own thread.
+bool on_world_path(const communicator& c);
+/// Whether `op` over elements of `t` is a predefined operation the
+/// partials can combine anywhere (applicability checked before).
+bool world_reducible(int op, const type_info& t);
+/// MPI_ERR_OP when predefined `op` does not apply to `t` (tried on the
+/// first of `count` packed elements at `data`), else MPI_SUCCESS. Every
+/// rank finds the same before any message leaves, so all return the error.
+int predefined_op_applies(int op, const type_info& t, const void* data, int count);
+
+/// Every rank's packed `data` combined; the result for every rank.
+buffer<std::byte> world_allreduce(buffer<std::byte> data, int op, const type_info& t);
+/// The same with the result for `root_world` only, which then takes it
+/// with world_reduce_result(); the others return at once.
+void world_reduce(buffer<std::byte> data, int op, const type_info& t, int root_world);
+buffer<std::byte> world_reduce_result();
+/// Returns once every rank has called it.
+void world_barrier();
+
+}  // namespace roam::ampi
