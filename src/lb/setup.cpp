@@ -32,11 +32,22 @@ std::unique_ptr<lb_state> g_state;
 std::unique_ptr<load_meter> g_meter;
 std::unique_ptr<membership_watch> g_watch;
 
+// Charm++'s name for a strategy ("GreedyLB", "RandCentLB", "HybridLB") is
+// accepted for the strategy that does the same, so that a job's options
+// carry over (Adaptive MPI programs come with them).
+std::string roam_name(std::string name) {
+  if (find_strategy(name)) return name;
+  if (name.size() > 2 && name.ends_with("LB")) name.resize(name.size() - 2);
+  if (name == "RandCent") return "Random";
+  if (name == "Hybrid") return "Hierarchical";
+  return name;
+}
+
 std::vector<std::string> split_names(const std::string& list) {
   std::vector<std::string> out;
   std::stringstream in(list);
   for (std::string name; std::getline(in, name, ',');)
-    if (!name.empty()) out.push_back(name);
+    if (!name.empty()) out.push_back(roam_name(name));
   return out;
 }
 

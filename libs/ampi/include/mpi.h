@@ -44,8 +44,9 @@ typedef struct MPI_Status {
   int MPI_SOURCE;
   int MPI_TAG;
   int MPI_ERROR;
+  int MPI_COMM;         /* Adaptive MPI: the communicator the message came on (receives and probes) */
+  long long MPI_LENGTH; /* Adaptive MPI: the message's size in bytes (MPI_Get_count's) */
   int roam_cancelled;   /* private: MPI_Test_cancelled */
-  long long roam_bytes; /* private: MPI_Get_count */
 } MPI_Status;
 
 /* ---- null handles and special values ---------------------------------- */

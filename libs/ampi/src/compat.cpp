@@ -227,7 +227,7 @@ extern "C" int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatyp
   const type_info* t = find_type(me(), datatype);
   if (t == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Status_set_elements", "invalid datatype");
   if (count < 0) return fail(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Status_set_elements", "negative count");
-  status->roam_bytes = static_cast<long long>(count) * t->size;
+  status->MPI_LENGTH = static_cast<long long>(count) * t->size;
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Status_set_elements)

@@ -126,7 +126,11 @@ std::uint64_t addr(const void* p) { return reinterpret_cast<std::uint64_t>(p); }
 
 namespace roam::ampi {
 int running_job() { return *g_job; }
-void forget_job(int job) { me().jobs.erase(job); }
+void forget_job(int job) {
+  rank& r = me();
+  r.jobs.erase(job);
+  if (!r.freed_types.empty()) r.sweep_freed_types();
+}
 }  // namespace roam::ampi
 
 extern "C" int PMPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {

@@ -36,6 +36,23 @@ int rank::new_request() {
 void rank::release_request(int handle) {
   req(handle) = request_record{};
   free_requests.push_back(handle);
+  if (!freed_types.empty()) sweep_freed_types();
+}
+
+void rank::sweep_freed_types() {
+  for (auto it = freed_types.begin(); it != freed_types.end();) {
+    const int t = *it;
+    const bool used =
+        std::any_of(requests.begin(), requests.end(),
+                    [t](const request_record& q) { return q.what != request_record::kind::none && q.datatype == t; }) ||
+        std::any_of(jobs.begin(), jobs.end(), [t](const auto& j) { return j.second.sendtype == t || j.second.recvtype == t; });
+    if (used) {
+      ++it;
+    } else {
+      types.erase(t);
+      it = freed_types.erase(it);
+    }
+  }
 }
 
 void rank::deliver(envelope env, buffer<std::byte> data) { arrive(arrived{env, std::move(data)}); }
@@ -257,13 +274,14 @@ void fill_status(const request_record& q, MPI_Status* status) noexcept {
   if (q.what == request_record::kind::send || q.what == request_record::kind::collective) {
     status->MPI_SOURCE = MPI_ANY_SOURCE;
     status->MPI_TAG = MPI_ANY_TAG;
-    status->roam_bytes = 0;
+    status->MPI_LENGTH = 0;
     status->MPI_ERROR = q.what == request_record::kind::send ? MPI_SUCCESS : q.status_error;
   } else {
     status->MPI_SOURCE = q.status_source;
     status->MPI_TAG = q.status_tag;
-    status->roam_bytes = q.bytes;
+    status->MPI_LENGTH = q.bytes;
     status->MPI_ERROR = q.status_error;
+    status->MPI_COMM = q.comm;
   }
   status->roam_cancelled = q.cancelled;
 }
@@ -451,7 +469,7 @@ void proc_null_status(MPI_Status* status) {
   status->MPI_SOURCE = MPI_PROC_NULL;
   status->MPI_TAG = MPI_ANY_TAG;
   status->MPI_ERROR = MPI_SUCCESS;
-  status->roam_bytes = 0;
+  status->MPI_LENGTH = 0;
   status->roam_cancelled = 0;
 }
 
@@ -508,7 +526,7 @@ void empty_status(MPI_Status* status) {
   status->MPI_SOURCE = MPI_ANY_SOURCE;
   status->MPI_TAG = MPI_ANY_TAG;
   status->MPI_ERROR = MPI_SUCCESS;
-  status->roam_bytes = 0;
+  status->MPI_LENGTH = 0;
   status->roam_cancelled = 0;
 }
 
@@ -914,12 +932,13 @@ arrived* find_unexpected(rank& r, std::uint64_t context, int source, int tag) {
   return nullptr;
 }
 
-void status_of(const arrived& m, MPI_Status* status) {
+void status_of(const arrived& m, int comm, MPI_Status* status) {
   if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_COMM = comm;
   status->MPI_SOURCE = m.env.source;
   status->MPI_TAG = m.env.tag;
   status->MPI_ERROR = MPI_SUCCESS;
-  status->roam_bytes = m.size();
+  status->MPI_LENGTH = m.size();
   status->roam_cancelled = 0;
 }
 
@@ -941,7 +960,7 @@ int probe(int source, int tag, MPI_Comm comm, int* flag, MPI_Status* status, boo
     const std::uint64_t context = r.comms.at(comm).context;
     if (arrived* m = find_unexpected(r, context, source, tag)) {
       *flag = 1;
-      status_of(*m, status);
+      status_of(*m, comm, status);
       if (message) {  // the message leaves the queue: only MPI_Mrecv can receive it
         const int h = r.next_message++;
         auto it = std::find_if(r.unexpected.begin(), r.unexpected.end(), [&](const arrived& a) { return &a == m; });
@@ -1026,10 +1045,10 @@ extern "C" int PMPI_Get_count(const MPI_Status* status, MPI_Datatype datatype, i
   const type_info* t = find_type(me(), datatype);
   if (t == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Get_count", "invalid datatype");
   if (t->size == 0) {
-    *count = status->roam_bytes == 0 ? 0 : MPI_UNDEFINED;
+    *count = status->MPI_LENGTH == 0 ? 0 : MPI_UNDEFINED;
     return MPI_SUCCESS;
   }
-  *count = status->roam_bytes % t->size == 0 ? static_cast<int>(status->roam_bytes / t->size) : MPI_UNDEFINED;
+  *count = status->MPI_LENGTH % t->size == 0 ? static_cast<int>(status->MPI_LENGTH / t->size) : MPI_UNDEFINED;
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Get_count)
@@ -1042,7 +1061,7 @@ extern "C" int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype
     *count = 0;
     return MPI_SUCCESS;
   }
-  const long long whole = status->roam_bytes / t->size, rest = status->roam_bytes % t->size;
+  const long long whole = status->MPI_LENGTH / t->size, rest = status->MPI_LENGTH % t->size;
   if (rest == 0) *count = static_cast<int>(whole * t->basic_count);
   else if (t->primitive != 0 && rest % primitive_size(t->primitive) == 0)
     *count = static_cast<int>(whole * t->basic_count + rest / primitive_size(t->primitive));

@@ -13,6 +13,7 @@
 #include <deque>
 #include <list>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -244,6 +245,8 @@ struct rank : element<rank> {
   std::map<int, std::vector<int>> groups;  // world ranks; MPI_GROUP_EMPTY is 1
   int next_group = 2;
   std::map<int, type_info> types;
+  std::set<int> freed_types;  // MPI_Type_free'd while a request or collective in progress used them
+  void sweep_freed_types();   // drops those nothing uses any more
   int next_type = first_derived_type;
   std::map<int, std::string> type_names;  // MPI_Type_set_name's
   std::map<int, user_op> ops;

@@ -204,7 +204,7 @@ void collector::saved(checkpoint_result result) {
 
 void rank::pup(pup_er& p) {
   p | collector_ | argv_ | stack_bytes_ | initialized | finalized | waiting | moving | parked | checkpoint_ok | migrated_flag | attached_buffer | attached_size |
-      comms | next_comm | groups | next_group | types | next_type | type_names | ops | next_op | infos | next_info | keyvals | next_keyval | jobs | next_job | windows | next_window | rma_sent_to | rma_expected_from | rma_early | requests |
+      comms | next_comm | groups | next_group | types | freed_types | next_type | type_names | ops | next_op | infos | next_info | keyvals | next_keyval | jobs | next_job | windows | next_window | rma_sent_to | rma_expected_from | rma_early | requests |
       free_requests | unexpected | posted | sent_to | expected_from | early | messages | next_message | hub | world_collectives |
       world_results;
   // The copy's unwind tables are deregistered while its pages are still

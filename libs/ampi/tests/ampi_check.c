@@ -478,6 +478,29 @@ static void check_types(struct ctx* c) {
   MPI_Type_free(&st);
   MPI_Type_free(&ix);
   MPI_Type_free(&sa);
+  /* a type freed while a receive and a non-blocking gather still use it */
+  {
+    MPI_Datatype pairs, every_other;
+    MPI_Type_vector(2, 1, 2, MPI_INT, &every_other);
+    MPI_Type_commit(&every_other);
+    MPI_Type_contiguous(2, MPI_INT, &pairs);
+    MPI_Type_commit(&pairs);
+    int got[4] = {-1, -1, -1, -1}, mine[2] = {me, me * 3};
+    int* gathered = malloc(sizeof(int) * 2 * (size_t)np);
+    MPI_Request rq[2];
+    MPI_Irecv(got, 1, every_other, left, 40, MPI_COMM_WORLD, &rq[0]);
+    MPI_Igather(mine, 1, pairs, gathered, 1, pairs, 0, MPI_COMM_WORLD, &rq[1]);
+    MPI_Type_free(&every_other);
+    MPI_Type_free(&pairs);
+    CHECK(every_other == MPI_DATATYPE_NULL && pairs == MPI_DATATYPE_NULL, "freed handles %d %d", every_other, pairs);
+    MPI_Send(mine, 2, MPI_INT, right, 40, MPI_COMM_WORLD);
+    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    CHECK(got[0] == left && got[1] == -1 && got[2] == left * 3 && got[3] == -1, "receive into a freed type %d %d %d %d",
+          got[0], got[1], got[2], got[3]);
+    if (me == 0)
+      for (int i = 0; i < np; ++i) CHECK(gathered[2 * i] == i && gathered[2 * i + 1] == 3 * i, "igather with a freed type %d", i);
+    free(gathered);
+  }
 }
 
 /* ---- communicators ------------------------------------------------------- */

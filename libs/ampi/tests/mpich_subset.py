@@ -90,8 +90,8 @@ class Source:
 
 
 # Charm++'s own AMPI test programs that use standard MPI plus AMPI's
-# extensions roam provides (megampi needs AMPI's MPI_Status fields
-# MPI_COMM/MPI_LENGTH, privatization Charm++'s charm-api.h: not run):
+# extensions roam provides (privatization needs Charm++'s charm-api.h, and
+# jacobi3d Charm++'s +killFile fault injection: not run):
 # (name, compiler, source under tests/ampi, extra flags, runs as (args, output to expect)).
 CHARM_PROGRAMS = [
     ("migration", "ampicxx", "migration/test.C", [],
@@ -100,6 +100,14 @@ CHARM_PROGRAMS = [
     ("chkpt", "ampicc", "chkpt/hello.c", [],
      [("+p2 +vp8", r"\[0\]step 5,a=\{0\.100000,0\.300000\}"), ("+p3 +vp8 +restart log", r"\[0\]step 5,"),
       ("+p1 +vp8 +restart log", r"\[0\]step 5,")]),
+    ("megampi", "ampicxx", "megampi/test.C", [],
+     [(a + " +balancer RandCentLB", "All tests passed") for a in ("+p1 +vp1", "+p1 +vp2", "+p1 +vp4", "+p2 +vp2")]),
+    ("pmpi", "ampicc", "pmpi/pmpi.c", [], [("+p2", "PMPI test passed")]),
+    ("stacksize", "ampicc", "stacksize/test.c", [],
+     [(a, "stacksize test passed") for a in ("+p2 +vp4", "+p2 +vp2", "+p2 +vp8")]),
+    ("datatype", "ampicxx", "datatype/datatype.C", [], [("+p1 +vp4", "")]),
+    ("intercomm_coll", "ampicxx", "intercomm_coll/intercomm_coll.C", [],
+     [(a, "") for a in ("+p1 +vp4", "+p2 +vp2", "+p2 +vp4", "+p2 +vp8")]),
 ]
 
 
