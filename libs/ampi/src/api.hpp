@@ -74,6 +74,20 @@ void send_packed(rank& r, const communicator& c, std::uint64_t context, int dest
                  int synchronous_request);
 /// Posts a receive request (matching queued messages first).
 void post_receive(rank& r, int handle);
+/// Collectives on an intercommunicator (intercomm_coll.cpp), called by the
+/// MPI functions with the collective's number taken.
+int inter_barrier(int comm);
+int inter_bcast(void* buffer, int count, int datatype, int root, int comm);
+int inter_gatherv(const void* sendbuf, int sendcount, int sendtype, void* recvbuf, const int recvcounts[],
+                  const int displs[], int recvtype, int root, int comm);
+int inter_scatterv(const void* sendbuf, const int sendcounts[], const int displs[], int sendtype, void* recvbuf,
+                   int recvcount, int recvtype, int root, int comm);
+int inter_allgatherv(const void* sendbuf, int sendcount, int sendtype, void* recvbuf, const int recvcounts[],
+                     const int displs[], int recvtype, int comm);
+int inter_alltoallw(const void* sendbuf, const int sendcounts[], const int sdispls[], const int sendtypes[],
+                    void* recvbuf, const int recvcounts[], const int rdispls[], const int recvtypes[], int comm);
+int inter_reduce(const void* sendbuf, void* recvbuf, int count, int datatype, int op, int root, int comm);
+int inter_allreduce(const void* sendbuf, void* recvbuf, int count, int datatype, int op, int comm);
 /// This process's identity in lent messages (p2p.cpp): the addresses a
 /// sender lends are valid only where the token is the same.
 std::uint64_t process_token();

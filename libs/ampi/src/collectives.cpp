@@ -124,6 +124,7 @@ extern "C" int PMPI_Barrier(MPI_Comm comm) {
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Barrier", &err);
   if (!c) return err;
+  if (c->inter) return inter_barrier(comm);
   if (on_world_path(*c)) {
     world_barrier();
     return MPI_SUCCESS;
@@ -143,6 +144,7 @@ extern "C" int PMPI_Bcast(void* buffer, int count, MPI_Datatype datatype, int ro
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Bcast", &err);
   if (!c) return err;
+  if (c->inter) return inter_bcast(buffer, count, datatype, root, comm);
   if (int e = check_root(*c, comm, root, "MPI_Bcast")) return e;
   if (int e = check_type(comm, count, datatype, "MPI_Bcast")) return e;
   const bool is_root = c->my_rank == root;
@@ -161,6 +163,7 @@ extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Da
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Reduce", &err);
   if (!c) return err;
+  if (c->inter) return inter_reduce(sendbuf, recvbuf, count, datatype, op, root, comm);
   if (int e = check_root(*c, comm, root, "MPI_Reduce")) return e;
   if (int e = check_type(comm, count, datatype, "MPI_Reduce")) return e;
   if (!op_known(me(), op)) return fail(comm, MPI_ERR_OP, "MPI_Reduce", "invalid operation " + std::to_string(op));
@@ -202,6 +205,7 @@ extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI
     return MPI_SUCCESS;
   }
   const coll_scope numbered(comm);  // this collective's tags
+  if (c->inter) return inter_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   if (int e = reduce_bytes(comm, 0, data, count, datatype, t, op))
     return fail(comm, e, "MPI_Allreduce", "the operation does not apply to this datatype");
   bcast_bytes(comm, 0, data);
@@ -231,6 +235,7 @@ extern "C" int PMPI_Gatherv(const void* sendbuf, int sendcount, MPI_Datatype sen
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Gatherv", &err);
   if (!c) return err;
+  if (c->inter) return inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
   if (int e = check_root(*c, comm, root, "MPI_Gatherv")) return e;
   const int n = c->size, my = c->my_rank;
   if (my != root) {
@@ -262,7 +267,7 @@ extern "C" int PMPI_Gather(const void* sendbuf, int sendcount, MPI_Datatype send
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Gather", &err);
   if (!c) return err;
-  std::vector<int> counts(static_cast<std::size_t>(c->size), recvcount), displs(counts.size());
+  std::vector<int> counts(static_cast<std::size_t>(c->peer_size()), recvcount), displs(counts.size());
   for (std::size_t i = 0; i < displs.size(); ++i) displs[i] = static_cast<int>(i) * recvcount;
   return PMPI_Gatherv(sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, root, comm);
 }
@@ -275,6 +280,7 @@ extern "C" int PMPI_Scatterv(const void* sendbuf, const int sendcounts[], const 
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Scatterv", &err);
   if (!c) return err;
+  if (c->inter) return inter_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
   if (int e = check_root(*c, comm, root, "MPI_Scatterv")) return e;
   const int n = c->size, my = c->my_rank;
   if (my != root) {
@@ -306,7 +312,7 @@ extern "C" int PMPI_Scatter(const void* sendbuf, int sendcount, MPI_Datatype sen
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Scatter", &err);
   if (!c) return err;
-  std::vector<int> counts(static_cast<std::size_t>(c->size), sendcount), displs(counts.size());
+  std::vector<int> counts(static_cast<std::size_t>(c->peer_size()), sendcount), displs(counts.size());
   for (std::size_t i = 0; i < displs.size(); ++i) displs[i] = static_cast<int>(i) * sendcount;
   return PMPI_Scatterv(sendbuf, counts.data(), displs.data(), sendtype, recvbuf, recvcount, recvtype, root, comm);
 }
@@ -319,6 +325,7 @@ extern "C" int PMPI_Allgatherv(const void* sendbuf, int sendcount, MPI_Datatype 
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Allgatherv", &err);
   if (!c) return err;
+  if (c->inter) return inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   const int n = c->size, my = c->my_rank;
   if (int e = check_type(comm, 0, recvtype, "MPI_Allgatherv")) return e;
   const type_info rt = *find_type(me(), recvtype);
@@ -364,7 +371,7 @@ extern "C" int PMPI_Allgather(const void* sendbuf, int sendcount, MPI_Datatype s
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Allgather", &err);
   if (!c) return err;
-  std::vector<int> counts(static_cast<std::size_t>(c->size), recvcount), displs(counts.size());
+  std::vector<int> counts(static_cast<std::size_t>(c->peer_size()), recvcount), displs(counts.size());
   for (std::size_t i = 0; i < displs.size(); ++i) displs[i] = static_cast<int>(i) * recvcount;
   return PMPI_Allgatherv(sendbuf, sendcount, sendtype, recvbuf, counts.data(), displs.data(), recvtype, comm);
 }
@@ -378,6 +385,7 @@ extern "C" int PMPI_Alltoallw(const void* sendbuf, const int sendcounts[], const
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Alltoallw", &err);
   if (!c) return err;
+  if (c->inter) return inter_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm);
   const int n = c->size, my = c->my_rank;
   auto* out = static_cast<std::byte*>(recvbuf);
   const bool in_place = sendbuf == MPI_IN_PLACE;
@@ -418,7 +426,7 @@ extern "C" int PMPI_Alltoallv(const void* sendbuf, const int sendcounts[], const
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (!in_place)
     if (int e = check_type(comm, 0, sendtype, "MPI_Alltoallv")) return e;
-  const auto n = static_cast<std::size_t>(c->size);
+  const auto n = static_cast<std::size_t>(c->peer_size());
   const std::int64_t sext = in_place ? 0 : find_type(me(), sendtype)->extent();
   const std::int64_t rext = find_type(me(), recvtype)->extent();
   std::vector<int> sd(n), rd(n);
@@ -439,7 +447,7 @@ extern "C" int PMPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype se
   const communicator* c = comm_of(comm, "MPI_Alltoall", &err);
   if (!c) return err;
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  const auto n = static_cast<std::size_t>(c->size);
+  const auto n = static_cast<std::size_t>(c->peer_size());
   std::vector<int> sc(n, in_place ? recvcount : sendcount), rc(n, recvcount), sd(n), rd(n);
   for (std::size_t i = 0; i < n; ++i) sd[i] = rd[i] = static_cast<int>(i) * recvcount;
   if (!in_place)
@@ -455,6 +463,7 @@ extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Reduce_scatter", &err);
   if (!c) return err;
+  if (c->inter) return fail(comm, MPI_ERR_COMM, "MPI_Reduce_scatter", "not provided on an intercommunicator");
   if (int e = check_type(comm, 0, datatype, "MPI_Reduce_scatter")) return e;
   if (!op_known(me(), op)) return fail(comm, MPI_ERR_OP, "MPI_Reduce_scatter", "invalid operation");
   const int n = c->size, my = c->my_rank;
@@ -487,6 +496,7 @@ extern "C" int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Reduce_scatter_block", &err);
   if (!c) return err;
+  if (c->inter) return fail(comm, MPI_ERR_COMM, "MPI_Reduce_scatter_block", "not provided on an intercommunicator");
   std::vector<int> counts(static_cast<std::size_t>(c->size), recvcount);
   return PMPI_Reduce_scatter(sendbuf, recvbuf, counts.data(), datatype, op, comm);
 }
@@ -499,6 +509,7 @@ int scan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, M
   int err = 0;
   const communicator* c = comm_of(comm, function, &err);
   if (!c) return err;
+  if (c->inter) return fail(comm, MPI_ERR_COMM, function, "scans are not defined on an intercommunicator");
   if (int e = check_type(comm, count, datatype, function)) return e;
   if (!op_known(me(), op)) return fail(comm, MPI_ERR_OP, function, "invalid operation");
   const int n = c->size, my = c->my_rank;

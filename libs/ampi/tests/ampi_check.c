@@ -1012,6 +1012,47 @@ static void check_inter(struct ctx* c) {
       CHECK(back == (me == 0 ? 2 : 1), "dup'd intercomm leader got %d", back);
     }
     MPI_Comm_free(&dup);
+    /* collectives from one group to the other: world rank w is rank w/2 of
+     * its side; the evens' rank 0 is the root of the rooted ones */
+    {
+      const int even = me % 2 == 0;
+      const int remote_world0 = even ? 1 : 0; /* world rank of remote rank i: 2i + remote_world0 */
+      MPI_Barrier(inter);
+      int v = even && lr == 0 ? 4242 : -1;
+      MPI_Bcast(&v, 1, MPI_INT, even ? (lr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, inter);
+      CHECK(even ? v == (lr == 0 ? 4242 : -1) : v == 4242, "inter bcast %d", v);
+      int sum = -1, want = 0;
+      for (int i = 0; i < rs; ++i) want += 2 * i + remote_world0;
+      MPI_Allreduce(&me, &sum, 1, MPI_INT, MPI_SUM, inter);
+      CHECK(sum == want, "inter allreduce %d (want %d)", sum, want);
+      MPI_Request ir;
+      int mx = -1;
+      MPI_Iallreduce(&me, &mx, 1, MPI_INT, MPI_MAX, inter, &ir);
+      MPI_Wait(&ir, MPI_STATUS_IGNORE);
+      CHECK(mx == 2 * (rs - 1) + remote_world0, "inter iallreduce max %d", mx);
+      int* got = malloc(sizeof(int) * (size_t)rs);
+      int* out = malloc(sizeof(int) * (size_t)rs);
+      MPI_Allgather(&me, 1, MPI_INT, got, 1, MPI_INT, inter);
+      for (int i = 0; i < rs; ++i) CHECK(got[i] == 2 * i + remote_world0, "inter allgather [%d] %d", i, got[i]);
+      for (int i = 0; i < rs; ++i) out[i] = me * 1000 + i;
+      MPI_Alltoall(out, 1, MPI_INT, got, 1, MPI_INT, inter);
+      for (int i = 0; i < rs; ++i)
+        CHECK(got[i] == (2 * i + remote_world0) * 1000 + lr, "inter alltoall [%d] %d", i, got[i]);
+      /* reduce to the odds' rank 0, gather to the evens' rank 0 */
+      int red = -1;
+      MPI_Reduce(&me, &red, 1, MPI_INT, MPI_SUM, even ? 0 : (lr == 0 ? MPI_ROOT : MPI_PROC_NULL), inter);
+      if (!even && lr == 0) CHECK(red == want, "inter reduce %d (want %d)", red, want);
+      for (int i = 0; i < rs; ++i) got[i] = -1;
+      MPI_Gather(&me, 1, MPI_INT, got, 1, MPI_INT, even ? (lr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, inter);
+      if (even && lr == 0)
+        for (int i = 0; i < rs; ++i) CHECK(got[i] == 2 * i + 1, "inter gather [%d] %d", i, got[i]);
+      MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+      int cls = -1, e = MPI_Scan(&me, &red, 1, MPI_INT, MPI_SUM, inter);
+      MPI_Error_class(e, &cls);
+      CHECK(cls == MPI_ERR_COMM, "scan on an intercommunicator: class %d", cls);
+      free(got);
+      free(out);
+    }
     /* merge: the odd group asks to go first (high = 0) */
     MPI_Intercomm_merge(inter, me % 2 == 0, &merged);
     int mr = -1, ms = -1;

@@ -107,7 +107,7 @@ CHARM_PROGRAMS = [
      [(a, "stacksize test passed") for a in ("+p2 +vp4", "+p2 +vp2", "+p2 +vp8")]),
     ("datatype", "ampicxx", "datatype/datatype.C", [], [("+p1 +vp4", "")]),
     ("intercomm_coll", "ampicxx", "intercomm_coll/intercomm_coll.C", [],
-     [(a, "") for a in ("+p1 +vp4", "+p2 +vp2", "+p2 +vp4", "+p2 +vp8")]),
+     [(a, "All tests passed") for a in ("+p1 +vp4", "+p2 +vp2", "+p2 +vp4", "+p2 +vp8")]),
 ]
 
 
