@@ -178,6 +178,7 @@ struct pe_meter {
   std::uint64_t idle_ticks = 0;
   std::uint64_t idle_since = 0;
   std::uint64_t charged_away = 0;  ///< ticks of the running entry charge_load gave to other objects
+  std::unordered_map<const void*, std::uint64_t> set_ticks;  ///< set_load's: replaces the measured ticks
   std::uint64_t period_start = 0;
   // The communication graph (when a strategy needs it): the objects running here, innermost last,
   // and per sending object what it sent to whom.
@@ -387,5 +388,7 @@ run_times thread_run_times() noexcept;
 void restart_period(pe_lb& p);
 /// roam::charge_load on PE `pe`: `t` of the running entry is `object`'s load.
 void charge(std::uint32_t pe, const void* object, std::chrono::nanoseconds t) noexcept;
+/// set_load: the load `object` reports at the next step, replacing what is measured.
+void set(std::uint32_t pe, const void* object, std::chrono::nanoseconds t) noexcept;
 
 }  // namespace roam::lb::detail

@@ -90,6 +90,13 @@ void charge(std::uint32_t pe, const void* object, std::chrono::nanoseconds t) no
   m.charged_away += ticks;
 }
 
+void set(std::uint32_t pe, const void* object, std::chrono::nanoseconds t) noexcept {
+  lb_state* s = state();
+  pe_lb* p = s && s->measuring ? s->of(pe) : nullptr;
+  if (!p || t.count() < 0) return;
+  p->meter.set_ticks[object] = static_cast<std::uint64_t>(static_cast<double>(t.count()) * s->ticks_per_second / 1e9);
+}
+
 void load_meter::idle_begin(std::uint32_t pe, std::uint64_t ticks) noexcept {
   if (pe_lb* p = s_.of(pe)) p->meter.idle_since = ticks;
 }
@@ -110,6 +117,7 @@ void forget(lb_state& s, const object_event& e) {
   pe_meter& m = p->meter;
   if (m.last_obj == e.obj) m.last_obj = nullptr, m.last_ticks = nullptr;
   m.ticks.erase(e.obj);  // its address may be reused by another object
+  m.set_ticks.erase(e.obj);
   m.sent.erase(e.obj);
 }
 }  // namespace
@@ -134,6 +142,7 @@ void load_meter::died(const object_event& e) noexcept { forget(s_, e); }
 void restart_period(pe_lb& p) {
   pe_meter& m = p.meter;
   m.ticks.clear();
+  m.set_ticks.clear();
   m.sent.clear();
   m.last_obj = nullptr;
   m.last_ticks = nullptr;

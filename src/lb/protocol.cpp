@@ -88,7 +88,8 @@ void send_report(pe_lb& p, step_kind kind, std::uint32_t number, bool grouped) {
     // Waiting at a sync point: it stays (its PE counts it among the synchronised).
     x.migratable = o.migratable && !(kind == step_kind::any && (p.sync.synced.contains(o.obj) ||
                                                                p.sync.synced_elsewhere.contains({o.id})));
-    if (auto it = m.ticks.find(o.obj); it != m.ticks.end()) x.load = static_cast<double>(it->second) * tick;
+    if (auto it = m.set_ticks.find(o.obj); it != m.set_ticks.end()) x.load = static_cast<double>(it->second) * tick;
+    else if (auto jt = m.ticks.find(o.obj); jt != m.ticks.end()) x.load = static_cast<double>(jt->second) * tick;
     counted += x.load;
     r.objects.push_back(x);
   });

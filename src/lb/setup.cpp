@@ -190,6 +190,11 @@ void charge_load(const void* object, std::chrono::nanoseconds t) noexcept {
   if (pe && object) lb::detail::charge(pe->id(), object, t);
 }
 
+void set_load(const void* object, std::chrono::nanoseconds t) noexcept {
+  roam::detail::pe_state* pe = roam::detail::tls_pe;
+  if (pe && object) lb::detail::set(pe->id(), object, t);
+}
+
 std::uint32_t load_balancing_steps() noexcept {
   roam::detail::pe_state* pe = roam::detail::tls_pe;
   lb::detail::lb_state* s = lb::detail::state();

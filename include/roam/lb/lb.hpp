@@ -41,5 +41,11 @@ std::uint32_t load_balancing_steps() noexcept;
 /// its own pointer), not of the object the entry runs on. Without load
 /// balancing (or outside an entry) it does nothing.
 void charge_load(const void* object, std::chrono::nanoseconds t) noexcept;
+/// Sets the load the next balancing step sees for `object` (an array element
+/// or chare on the calling PE, as its own pointer): `t`, whatever is measured
+/// for it until that step (Adaptive MPI's AMPI_Load_set_value: a program
+/// that knows its ranks' costs better than the clock). Without load
+/// balancing it does nothing.
+void set_load(const void* object, std::chrono::nanoseconds t) noexcept;
 
 }  // namespace roam

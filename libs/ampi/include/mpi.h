@@ -1183,6 +1183,31 @@ int AMPI_My_node(void);
 int AMPI_Num_nodes(void);
 /* Whether the calling rank migrated since the last call. */
 int AMPI_Migrated(int* flag);
+/* The load the next balancing step sees for the calling rank: `value`
+ * seconds, whatever is measured until then. */
+int AMPI_Load_set_value(double value);
+/* A function run with `data` when the rank moves or is checkpointed, through
+ * the C pup API below (on the way in after the rank's heap and stack have
+ * arrived: it may write through `data` into them); AMPI_Get_pup_data gives
+ * `data` back (*(void**)out = data). Heap and stack move anyway: it is for
+ * state kept elsewhere, and for programs written with one. */
+typedef void* pup_er;
+typedef void (*MPI_PupFn)(pup_er p, void* data);
+int AMPI_Register_pup(MPI_PupFn fn, void* data, int* idx);
+int AMPI_Get_pup_data(int idx, void* data);
+int pup_isPacking(const pup_er p);
+int pup_isUnpacking(const pup_er p);
+int pup_isSizing(const pup_er p);
+int pup_isDeleting(const pup_er p);
+int pup_isUserlevel(const pup_er p);
+void pup_bytes(pup_er p, void* ptr, size_t nbytes);
+#define ROAM_AMPI_PUP_TYPES(X)                                                                                \
+  X(char, char) X(schar, signed char) X(uchar, unsigned char) X(short, short) X(ushort, unsigned short)      \
+  X(int, int) X(uint, unsigned int) X(long, long) X(ulong, unsigned long) X(longlong, long long)            \
+  X(ulonglong, unsigned long long) X(float, float) X(double, double) X(longdouble, long double)
+#define ROAM_AMPI_PUP_DECLARE(name, T) void pup_##name(pup_er p, T* v); void pup_##name##s(pup_er p, T* a, size_t n);
+ROAM_AMPI_PUP_TYPES(ROAM_AMPI_PUP_DECLARE)
+#undef ROAM_AMPI_PUP_DECLARE
 #define AMPI_INFO_LB_SYNC ((MPI_Info)2)
 #define AMPI_INFO_LB_ASYNC ((MPI_Info)3)
 #define AMPI_INFO_CHKPT_IN_MEMORY ((MPI_Info)4)

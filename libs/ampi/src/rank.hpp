@@ -244,6 +244,12 @@ struct rank : element<rank> {
   int next_comm = 3;
   std::map<int, std::vector<int>> groups;  // world ranks; MPI_GROUP_EMPTY is 1
   int next_group = 2;
+  // AMPI_Register_pup's (function, data) pairs, and their packed output
+  // between the two sides of a move (user_pup.cpp).
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> user_pups;
+  std::vector<std::byte> user_pup_blob;
+  void pack_user_state();
+  void unpack_user_state();
   std::map<int, type_info> types;
   std::set<int> freed_types;  // MPI_Type_free'd while a request or collective in progress used them
   void sweep_freed_types();   // drops those nothing uses any more

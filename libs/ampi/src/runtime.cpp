@@ -203,8 +203,9 @@ void collector::saved(checkpoint_result result) {
 }
 
 void rank::pup(pup_er& p) {
+  if (!p.is_unpacking()) pack_user_state();  // before the thread's memory leaves: the functions read it
   p | collector_ | argv_ | stack_bytes_ | initialized | finalized | waiting | moving | parked | checkpoint_ok | migrated_flag | attached_buffer | attached_size |
-      comms | next_comm | groups | next_group | types | freed_types | next_type | type_names | ops | next_op | infos | next_info | keyvals | next_keyval | jobs | next_job | windows | next_window | rma_sent_to | rma_expected_from | rma_early | requests |
+      user_pups | comms | next_comm | groups | next_group | types | freed_types | next_type | type_names | ops | next_op | infos | next_info | keyvals | next_keyval | jobs | next_job | windows | next_window | rma_sent_to | rma_expected_from | rma_early | requests |
       free_requests | unexpected | posted | sent_to | expected_from | early | messages | next_message | hub | world_collectives |
       world_results;
   // The copy's unwind tables are deregistered while its pages are still
@@ -231,6 +232,8 @@ void rank::pup(pup_er& p) {
     image_arrived(image);
     image_here = true;
   }
+  p | user_pup_blob;
+  if (p.is_unpacking() && !thread.finished()) unpack_user_state();  // into the arrived heap and stack
 }
 
 rank::~rank() {

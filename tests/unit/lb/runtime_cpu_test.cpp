@@ -145,6 +145,50 @@ TEST(lb_charge, charged_time_moves_to_the_other_object) {
   EXPECT_LT(charged, 0.004);
 }
 
+// roam::set_load: element 0 spins 3 ms and says its load is 5 s; element 1
+// says 0.25 s without computing: the step sees exactly those.
+struct declaring : roam::element<declaring> {
+  declaring() = default;
+  explicit declaring(roam::migrating) {}
+  void pup(roam::pup_er& p) { p | done; }
+  roam::callback<> done;
+
+  void start(roam::callback<> cb) {
+    done = cb;
+    if (this_index()[0] == 0) {
+      const auto begin = std::chrono::steady_clock::now();
+      while (std::chrono::steady_clock::now() < begin + std::chrono::milliseconds(3)) {
+      }
+      roam::set_load(this, std::chrono::seconds(5));
+    } else {
+      roam::set_load(this, std::chrono::milliseconds(250));
+    }
+    at_sync();
+  }
+  void resume_from_sync() { contribute(done); }
+};
+
+TEST(lb_set_load, the_step_sees_the_declared_loads) {
+  const std::string path = testing::TempDir() + "roam_lb_set_" + std::to_string(::getpid()) + ".lbd";
+  const int rc = roam_test::run_on(
+      1,
+      [](const roam::args&) -> roam::task<> {
+        auto w = roam::create_array<declaring>(roam::array_options<1>({2}));
+        auto [f, p] = roam::make_future<>();
+        w.send<&declaring::start>(roam::callback<>::to_future(p));
+        co_await f;
+        roam::exit(0);
+      },
+      {"+balancer", "Greedy", "+LBDump", path});
+  EXPECT_EQ(rc, 0);
+  const auto steps = roam::lb::read_dump_steps(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(steps.size(), 1u);
+  ASSERT_EQ(steps[0].p.objects.size(), 2u);
+  EXPECT_NEAR(steps[0].p.objects[0].load, 5.0, 1e-6) << "the declared 5 s, not the 3 ms measured";
+  EXPECT_NEAR(steps[0].p.objects[1].load, 0.25, 1e-6);
+}
+
 }  // namespace
 
 // ---- the PE's speed -------------------------------------------------------------

@@ -1,0 +1,92 @@
+// Adaptive MPI's hooks for a program's own state: AMPI_Register_pup (a C
+// pup function the rank runs when it moves or is checkpointed, through the
+// C pup API, pup_int()...) and AMPI_Load_set_value (the rank's load for the
+// next balancing step).
+//
+// A rank's heap and stack move with it anyway (isomalloc), so a program
+// needs its pup function only for state outside them; programs written for
+// Charm++'s AMPI have them and must work unchanged. The functions run into
+// a blob of their own: on the way out before the thread's memory leaves
+// (they read the program's data), on the way in after it has arrived (they
+// write into it, e.g. `*chunk_ptr = new chunk` on the rank's stack). What
+// they allocate while unpacking comes from the process heap, as it would in
+// Charm++'s AMPI; it is read and freed normally from the rank.
+#include <chrono>
+
+#include "api.hpp"
+
+using namespace roam::ampi;
+
+namespace {
+roam::pup_er& of(pup_er p) { return *static_cast<roam::pup_er*>(p); }
+
+template <class T>
+void items(pup_er p, T* a, size_t n) {
+  of(p).bytes(a, n * sizeof(T));
+}
+}  // namespace
+
+namespace roam::ampi {
+
+void rank::pack_user_state() {
+  user_pup_blob.clear();
+  if (user_pups.empty()) return;
+  auto run = [this](roam::pup_er& er) {
+    for (const auto& [fn, data] : user_pups) reinterpret_cast<MPI_PupFn>(fn)(&er, reinterpret_cast<void*>(data));
+  };
+  roam::pup_er sizer = roam::pup_er::sizer();
+  run(sizer);
+  user_pup_blob.resize(sizer.offset());
+  roam::pup_er packer = roam::pup_er::packer(user_pup_blob.data(), user_pup_blob.size());
+  run(packer);
+}
+
+void rank::unpack_user_state() {
+  if (user_pups.empty()) return;
+  roam::pup_er unpacker = roam::pup_er::unpacker(user_pup_blob.data(), user_pup_blob.size());
+  for (const auto& [fn, data] : user_pups) reinterpret_cast<MPI_PupFn>(fn)(&unpacker, reinterpret_cast<void*>(data));
+  user_pup_blob.clear();
+}
+
+}  // namespace roam::ampi
+
+extern "C" int AMPI_Register_pup(MPI_PupFn fn, void* data, int* idx) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  if (fn == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_ARG, "AMPI_Register_pup", "a null pup function");
+  rank& r = me();
+  r.user_pups.emplace_back(reinterpret_cast<std::uint64_t>(fn), reinterpret_cast<std::uint64_t>(data));
+  if (idx) *idx = static_cast<int>(r.user_pups.size()) - 1;
+  return MPI_SUCCESS;
+}
+
+extern "C" int AMPI_Get_pup_data(int idx, void* data) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  rank& r = me();
+  if (idx < 0 || static_cast<std::size_t>(idx) >= r.user_pups.size())
+    return fail(MPI_COMM_WORLD, MPI_ERR_ARG, "AMPI_Get_pup_data", "no pup function registered as " + std::to_string(idx));
+  *static_cast<void**>(data) = reinterpret_cast<void*>(r.user_pups[static_cast<std::size_t>(idx)].second);
+  return MPI_SUCCESS;
+}
+
+extern "C" int AMPI_Load_set_value(double value) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  if (!(value >= 0)) return fail(MPI_COMM_WORLD, MPI_ERR_ARG, "AMPI_Load_set_value", "a negative or NaN load");
+  roam::set_load(static_cast<const void*>(&me()),
+                 std::chrono::nanoseconds(static_cast<std::int64_t>(value * 1e9)));
+  return MPI_SUCCESS;
+}
+
+// ---- the C pup API ------------------------------------------------------------------
+
+extern "C" int pup_isPacking(const pup_er p) { return of(p).is_packing(); }
+extern "C" int pup_isUnpacking(const pup_er p) { return of(p).is_unpacking(); }
+extern "C" int pup_isSizing(const pup_er p) { return of(p).is_sizing(); }
+extern "C" int pup_isDeleting(const pup_er) { return 0; }  // a moved rank's memory goes with it: nothing to delete
+extern "C" int pup_isUserlevel(const pup_er) { return 1; }
+extern "C" void pup_bytes(pup_er p, void* ptr, size_t n) { of(p).bytes(ptr, n); }
+
+#define ROAM_AMPI_PUP_TYPE(name, T)                                                    \
+  extern "C" void pup_##name(pup_er p, T* v) { items(p, v, 1); }                       \
+  extern "C" void pup_##name##s(pup_er p, T* a, size_t n) { items(p, a, n); }
+ROAM_AMPI_PUP_TYPES(ROAM_AMPI_PUP_TYPE)
+#undef ROAM_AMPI_PUP_TYPE
