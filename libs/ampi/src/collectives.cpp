@@ -175,8 +175,8 @@ extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Da
   if (on_world_path(*c) && world_reducible(op, t)) {
     world_reduce(std::move(data), op, t, c->world_of(root));
     if (is_root) {
-      data = world_reduce_result();
-      unpack(t, data.data(), static_cast<std::int64_t>(data.size()), recvbuf, count);
+      const world_part result = world_reduce_result();
+      unpack(t, result.data(), result.size, recvbuf, count);
     }
     return MPI_SUCCESS;
   }
@@ -196,14 +196,14 @@ extern "C" int PMPI_Allreduce(const void* sendbuf, void* recvbuf, int count, MPI
   if (int e = check_type(comm, count, datatype, "MPI_Allreduce")) return e;
   if (!op_known(me(), op)) return fail(comm, MPI_ERR_OP, "MPI_Allreduce", "invalid operation " + std::to_string(op));
   const type_info_copy t(datatype);
+  if (on_world_path(*c) && world_reducible(op, t)) {  // every rank takes it: no collective number
+    if (int e = world_allreduce(send_source(sendbuf, recvbuf), recvbuf, count, op, t))
+      return fail(comm, e, "MPI_Allreduce", "the operation does not apply to this datatype");
+    return MPI_SUCCESS;
+  }
   bytes data = packed(send_source(sendbuf, recvbuf), count, t);
   if (int e = predefined_op_applies(op, t, data.data(), count))
     return fail(comm, e, "MPI_Allreduce", "the operation does not apply to this datatype");
-  if (on_world_path(*c) && world_reducible(op, t)) {  // every rank takes it: no collective number
-    data = world_allreduce(std::move(data), op, t);
-    unpack(t, data.data(), static_cast<std::int64_t>(data.size()), recvbuf, count);
-    return MPI_SUCCESS;
-  }
   const coll_scope numbered(comm);  // this collective's tags
   if (c->inter) return inter_allreduce(sendbuf, recvbuf, count, datatype, op, comm);
   if (int e = reduce_bytes(comm, 0, data, count, datatype, t, op))

@@ -280,7 +280,7 @@ struct rank : element<rank> {
   // packed).
   group_proxy<world_hub> hub;
   std::uint64_t world_collectives = 0;
-  std::deque<buffer<std::byte>> world_results;
+  std::deque<world_part> world_results;
   callback<world_part> world_to_hubs;
   std::unordered_map<int, callback<world_part>> world_to_root;
 

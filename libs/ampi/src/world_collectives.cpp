@@ -22,13 +22,49 @@
 namespace roam::ampi {
 
 void combine_world_parts(world_part& acc, const world_part& v) {
-  if (v.data.empty()) return;
-  if (acc.data.empty()) {
+  if (v.size == 0) return;
+  if (acc.size == 0) {
     acc = v;
     return;
   }
-  const std::int64_t n = static_cast<std::int64_t>(acc.data.size()) / primitive_size(acc.primitive);
-  apply_predefined(acc.op, acc.primitive, v.data.data(), acc.data.mutable_data(), n);
+  const std::int64_t n = static_cast<std::int64_t>(acc.size) / primitive_size(acc.primitive);
+  apply_predefined(acc.op, acc.primitive, v.data(), acc.mutable_data(), n);
+}
+
+world_hub::slot* world_hub::find(std::uint64_t number) noexcept {
+  for (slot& s : slots)
+    if (s.in_use && s.result.number == number) return &s;
+  return nullptr;
+}
+
+world_hub::slot& world_hub::open(std::uint64_t number) {
+  if (slot* s = find(number)) return *s;
+  slot* s = nullptr;
+  for (slot& free : slots)
+    if (!free.in_use) s = &free;
+  if (!s) s = &slots.emplace_back();
+  s->in_use = true;
+  s->arrived = false;
+  s->readers = 0;
+  s->result.number = number;
+  s->result.size = 0;
+  s->result.large.reset();
+  s->waiting.clear();
+  return *s;
+}
+
+void world_hub::result(world_part v) {
+  slot* s = find(v.number);
+  if (!s) return;  // no rank of this PE took part
+  s->result = std::move(v);
+  s->arrived = true;
+  // A woken rank runs at once and the last reader frees the slot: the list
+  // is swapped out first (and its storage kept for the next collective).
+  std::vector<rank*> waiting;
+  waiting.swap(s->waiting);
+  for (rank* r : waiting) r->notify();
+  waiting.clear();
+  if (slot* again = find(v.number); again && again->waiting.empty()) again->waiting.swap(waiting);
 }
 
 namespace {
@@ -44,24 +80,23 @@ world_hub& local_hub(const rank& r) {
   }
 }
 
-// Contributes `part` as world collective number part.number and waits for
-// its result on this PE's hub.
-buffer<std::byte> combine_everywhere(world_part part) {
+// Contributes `part` as world collective number part.number, waits for its
+// result on this PE's hub and unpacks it into `out` (count elements of t).
+void combine_everywhere(world_part part, void* out, int count, const type_info& t) {
   rank& r = me();  // valid until it returns: a rank does not move while in a collective
   const std::uint64_t k = part.number;
   world_hub& h = local_hub(r);  // a group member stays where it is
-  ++h.slots[k].readers;
+  ++h.open(k).readers;
   // Made once per rank and PE: a callback packs its target's description,
   // which costs more than the rest of a small reduction.
   if (r.world_to_hubs.is_ignore()) r.world_to_hubs = callback<world_part>::broadcast<&world_hub::result>(r.hub);
   r.contribute(std::move(part), world_reducer{}, r.world_to_hubs);
   for (;;) {
-    auto it = h.slots.find(k);
-    world_hub::slot& s = it->second;
+    world_hub::slot& s = *h.find(k);
     if (s.arrived) {
-      buffer<std::byte> out = s.result;
-      if (--s.readers == 0) h.slots.erase(it);
-      return out;
+      if (count > 0) unpack(t, s.result.data(), s.result.size, out, count);
+      if (--s.readers == 0) s.in_use = false;
+      return;
     }
     s.waiting.push_back(&r);
     rank::block();
@@ -69,16 +104,6 @@ buffer<std::byte> combine_everywhere(world_part part) {
 }
 
 }  // namespace
-
-void world_hub::result(world_part v) {
-  auto it = slots.find(v.number);
-  if (it == slots.end()) return;  // no rank of this PE took part
-  it->second.result = std::move(v.data);
-  it->second.arrived = true;
-  // A woken rank runs at once and the last reader erases the slot.
-  const std::vector<rank*> waiting = std::move(it->second.waiting);
-  for (rank* r : waiting) r->notify();
-}
 
 bool on_world_path(const communicator& c) {
   return !c.inter && c.members.empty() && c.size == static_cast<int>(me().this_array().size()) && running_job() == 0;
@@ -99,34 +124,46 @@ int predefined_op_applies(int op, const type_info& t, const void* data, int coun
   return apply_predefined(op, t.primitive, static_cast<const std::byte*>(data), one, 1) ? MPI_SUCCESS : MPI_ERR_OP;
 }
 
-buffer<std::byte> world_allreduce(buffer<std::byte> data, int op, const type_info& t) {
-  const std::uint64_t k = ++me().world_collectives;
-  return combine_everywhere(world_part{k, op, t.primitive, std::move(data)});
+int world_allreduce(const void* sendbuf, void* recvbuf, int count, int op, const type_info& t) {
+  world_part part;
+  part.op = op;
+  part.primitive = t.primitive;
+  part.reserve(static_cast<std::uint32_t>(count * t.size));
+  if (count > 0) pack(t, sendbuf, count, part.mutable_data());
+  if (int e = predefined_op_applies(op, t, part.data(), count)) return e;
+  part.number = ++me().world_collectives;
+  combine_everywhere(std::move(part), recvbuf, count, t);
+  return MPI_SUCCESS;
 }
 
 void world_reduce(buffer<std::byte> data, int op, const type_info& t, int root_world) {
   rank& r = me();
   auto [cb, made] = r.world_to_root.try_emplace(root_world);
   if (made) cb->second = callback<world_part>::to<&rank::world_result>(r.this_array()[root_world]);
-  world_part part{0, op, t.primitive, std::move(data)};
+  world_part part;
+  part.op = op;
+  part.primitive = t.primitive;
+  part.reserve(static_cast<std::uint32_t>(data.size()));
+  if (!data.empty()) std::memcpy(part.mutable_data(), data.data(), data.size());
   r.contribute(std::move(part), world_reducer{}, cb->second);
 }
 
-buffer<std::byte> world_reduce_result() {
+world_part world_reduce_result() {
   while (me().world_results.empty()) rank::block();
   rank& r = me();
-  buffer<std::byte> out = std::move(r.world_results.front());
+  world_part out = std::move(r.world_results.front());
   r.world_results.pop_front();
   return out;
 }
 
 void world_barrier() {
-  const std::uint64_t k = ++me().world_collectives;
-  combine_everywhere(world_part{k, 0, 0, {}});
+  world_part part;
+  part.number = ++me().world_collectives;
+  combine_everywhere(std::move(part), nullptr, 0, type_info{});
 }
 
 void rank::world_result(world_part v) {
-  world_results.push_back(std::move(v.data));
+  world_results.push_back(std::move(v));
   notify();
 }
 
