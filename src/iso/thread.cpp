@@ -175,6 +175,7 @@ void migratable_thread::start_erased(void* owner, std::string_view owner_type, s
     iso::give_back_slot(pe.id(), slot);
     throw;
   }
+  detail::ult_set_owner(r->thread, owner);  // its slices are its owner's load
   rec_ = r;
   started_ = true;
   iso::describe_slot_owner(slot, iso::describe(*r, pe.id()));
@@ -228,6 +229,8 @@ void migratable_thread::pup(pup_er& p) {
   p | in_place;
   if (in_place != 0) pup_in_place(p, in_place);
   else pup_memory(p);
+  // Its slices are its owner's load, at the owner's address here.
+  if (p.is_unpacking() && rec_) detail::ult_set_owner(rec_->thread, reinterpret_cast<char*>(this) - rec_->owner_offset);
 }
 
 void migratable_thread::pup_in_place(pup_er& p, std::uint64_t mark) {

@@ -57,8 +57,11 @@ void load_meter::entry_end(const entry_event& e) noexcept {
     cpu = thread_cpu_ns() - m.cpu_begin.back();
     m.cpu_begin.pop_back();
   }
-  // A nested entry's time is inside its outer entry's already.
-  if (e.nested || !e.obj) return;
+  // A nested entry's time is inside its outer entry's already, except a
+  // migratable thread's slice resumed inside another object's entry: that
+  // time is the thread's owner's, taken from the outer entry (as charge_load).
+  const bool owned_slice = e.nested && e.obj && e.how == run_kind::thread && e.entry == 0;
+  if ((e.nested && !owned_slice) || !e.obj) return;
   // Wall time in event-clock ticks, or under +LBCpuTime the thread's CPU time (ns converted to ticks,
   // so that the rest of the meter needs no second unit).
   const std::uint64_t wall = e.ticks > e.begin_ticks ? e.ticks - e.begin_ticks : 0;
@@ -66,6 +69,12 @@ void load_meter::entry_end(const entry_event& e) noexcept {
   if (s_.cpu_time) {
     t = static_cast<std::uint64_t>(static_cast<double>(cpu) * s_.ticks_per_second / 1e9);
 
+  }
+  if (owned_slice) {
+    if (m.last_obj == e.obj) m.last_obj = nullptr, m.last_ticks = nullptr;
+    m.ticks[e.obj] += t;
+    m.charged_away += t;
+    return;
   }
   // Time the entry charged to other objects (charge_load) is theirs, not its object's.
   if (m.charged_away != 0) {

@@ -113,6 +113,15 @@ void switch_into(ult_host& h, ult* t) noexcept {
 #endif
   if (t->traced && observed()) [[unlikely]]
     observe_slice(*t->traced, true);
+  // A migratable thread's slice is its owner's run (ult_set_owner).
+  entry_event owned;
+  const bool owned_slice = !t->traced && t->owner && observed();
+  if (owned_slice) [[unlikely]] {
+    owned.obj = t->owner;
+    owned.pe = t->host->pe;
+    owned.how = run_kind::thread;
+    observe_slice(owned, true);
+  }
   // The thread's allocations go where it left them going (its slot heap, or
   // paused inside a runtime call that blocked); the scheduler's never.
   tls_heap_route = t->heap_route;
@@ -124,6 +133,8 @@ void switch_into(ult_host& h, ult* t) noexcept {
 #endif
   if (t->traced && observed()) [[unlikely]]
     observe_slice(*t->traced, false);
+  else if (owned_slice) [[unlikely]]
+    observe_slice(owned, false);
   h.current = nullptr;
   if (t->state == ult_state::done) finish(h, t);
 }
@@ -166,6 +177,8 @@ void ult_main(void* transfer) noexcept {
 void ult_observe_current(entry_event* e) noexcept {
   if (tls_host && tls_host->current) tls_host->current->traced = e;
 }
+
+void ult_set_owner(ult* t, const void* owner) noexcept { t->owner = owner; }
 
 namespace {
 

@@ -40,6 +40,7 @@ struct ult {
   bool unwinding = false;  // the runtime stops: blocking calls throw thread_unwind
   eh_globals eh;
   roam::entry_event* traced = nullptr;  // a threaded entry's event: each slice is observed (ult_observe_current)
+  const void* owner = nullptr;          // a migratable thread's holder (ult_set_owner): its slices are its load
   ult* prev = nullptr;  // the host's list of unfinished threads
   ult* next = nullptr;
   // Migratable threads (ult_create_on): the stack is the caller's (an

@@ -168,6 +168,58 @@ struct declaring : roam::element<declaring> {
   void resume_from_sync() { contribute(done); }
 };
 
+// A migratable thread's computing is its owner's load, whoever resumes it:
+// element 1's entry resumes element 0's thread, which spins 3 ms; the step
+// sees the 3 ms as element 0's, not element 1's.
+struct holder : roam::element<holder> {
+  static constexpr bool pup_on_migration = true;
+  holder() = default;
+  explicit holder(roam::migrating) {}
+  void pup(roam::pup_er& p) { p | done | thread; }
+  roam::callback<> done;
+  roam::migratable_thread thread;
+
+  void start(roam::callback<> cb) {
+    done = cb;
+    if (this_index()[0] == 0) {
+      thread.start(this, [] {
+        roam::suspend_this_thread();  // until element 1 wakes it
+        const auto begin = std::chrono::steady_clock::now();
+        while (std::chrono::steady_clock::now() < begin + std::chrono::milliseconds(3)) {
+        }
+        roam::this_thread_owner<holder>().at_sync();
+      });
+      this_array()[1].send<&holder::wake_other>();
+    }
+  }
+  void wake_other() {
+    this_array()[0].local()->thread.resume();  // element 0's thread runs inside this entry
+    at_sync();
+  }
+  void resume_from_sync() { contribute(done); }
+};
+
+TEST(lb_thread_owner, a_thread_resumed_by_another_object_is_its_owners_load) {
+  const std::string path = testing::TempDir() + "roam_lb_owner_" + std::to_string(::getpid()) + ".lbd";
+  const int rc = roam_test::run_on(
+      1,
+      [](const roam::args&) -> roam::task<> {
+        auto w = roam::create_array<holder>(roam::array_options<1>({2}));
+        auto [f, p] = roam::make_future<>();
+        w.send<&holder::start>(roam::callback<>::to_future(p));
+        co_await f;
+        roam::exit(0);
+      },
+      {"+balancer", "Greedy", "+LBDump", path});
+  EXPECT_EQ(rc, 0);
+  const auto steps = roam::lb::read_dump_steps(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(steps.size(), 1u);
+  ASSERT_EQ(steps[0].p.objects.size(), 2u);
+  EXPECT_GE(steps[0].p.objects[0].load, 0.0029) << "the thread's 3 ms are its owner's";
+  EXPECT_LT(steps[0].p.objects[1].load, 0.002) << "not the resuming entry's";
+}
+
 TEST(lb_set_load, the_step_sees_the_declared_loads) {
   const std::string path = testing::TempDir() + "roam_lb_set_" + std::to_string(::getpid()) + ".lbd";
   const int rc = roam_test::run_on(

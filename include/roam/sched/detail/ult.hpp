@@ -137,6 +137,12 @@ void memory_unpoison(void* p, std::size_t bytes) noexcept;
 /// as `*e` (entry_begin when it is switched in, entry_end when it blocks);
 /// null stops it. The caller reports the slice it is in itself.
 void ult_observe_current(entry_event* e) noexcept;
+/// The object a migratable thread belongs to (its address on this PE; set
+/// again after each move): a slice of the thread without an entry of its
+/// own is observed as a run of `owner` (run_kind::thread), so that load
+/// balancing counts the thread's computing as its owner's load even when
+/// another object's entry or a wake message resumed it.
+void ult_set_owner(ult* t, const void* owner) noexcept;
 
 /// What the calling PE's threads use, for tests and benchmarks.
 struct ult_stats {
