@@ -209,7 +209,6 @@ struct rank : element<rank> {
   void pushed(int recv_request, buffer<std::byte> data);
   // MPI_Reduce's result at the root when every rank takes part (world_collectives.cpp).
   void world_result(world_part result);
-  void world_wake();  // this PE's hub has the result of the collective this rank waits in
   void rma(rma_header h, type_info target_type, buffer<std::byte> data);  // one-sided (rma.cpp)
   void go(int pe);                       // AMPI_Migrate_to_pe
   void after_migration();

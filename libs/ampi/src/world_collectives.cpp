@@ -58,11 +58,15 @@ void world_hub::result(world_part v) {
   if (!s) return;  // no rank of this PE took part
   s->result = std::move(v);
   s->arrived = true;
-  // Each rank is woken by a message of its own rather than resumed here:
-  // resumed inside this entry, its computing until it blocks again would be
-  // measured as the hub's load, and the balancer would see none of it.
-  for (rank* r : s->waiting) r->this_proxy().send<&rank::world_wake>();
-  s->waiting.clear();
+  // A woken rank runs at once (its computing is measured as its own load,
+  // taken from this entry's) and may free the slot or open another, which
+  // can move the vector: the list is swapped out first, `s` not used after.
+  std::vector<rank*> waiting;
+  waiting.swap(s->waiting);
+  const std::uint64_t number = v.number;
+  for (rank* r : waiting) r->notify();
+  waiting.clear();
+  if (slot* again = find(number); again && again->waiting.empty()) again->waiting.swap(waiting);
 }
 
 namespace {
@@ -159,8 +163,6 @@ void world_barrier() {
   part.number = ++me().world_collectives;
   combine_everywhere(std::move(part), nullptr, 0, type_info{});
 }
-
-void rank::world_wake() { notify(); }
 
 void rank::world_result(world_part v) {
   world_results.push_back(std::move(v));
