@@ -211,6 +211,7 @@ struct rank : element<rank> {
   void world_result(world_part result);
   void rma(rma_header h, type_info target_type, buffer<std::byte> data);  // one-sided (rma.cpp)
   void go(int pe);                       // AMPI_Migrate_to_pe
+  void before_migration() { pack_user_state(true); }  // a move, not a checkpoint (user_pup.cpp)
   void after_migration();
   void wake_after_move();
   void resume_from_sync();
@@ -248,7 +249,8 @@ struct rank : element<rank> {
   // between the two sides of a move (user_pup.cpp).
   std::vector<std::pair<std::uint64_t, std::uint64_t>> user_pups;
   std::vector<std::byte> user_pup_blob;
-  void pack_user_state();
+  bool user_pup_blob_ready = false;  // made for the pup in progress
+  void pack_user_state(bool leaving);
   void unpack_user_state();
   std::map<int, type_info> types;
   std::set<int> freed_types;  // MPI_Type_free'd while a request or collective in progress used them

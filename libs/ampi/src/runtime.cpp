@@ -203,7 +203,9 @@ void collector::saved(checkpoint_result result) {
 }
 
 void rank::pup(pup_er& p) {
-  if (!p.is_unpacking()) pack_user_state();  // before the thread's memory leaves: the functions read it
+  // Before the thread's memory is packed: the functions read it (a move
+  // made the blob already, in before_migration).
+  if (!p.is_unpacking()) pack_user_state(false);
   p | collector_ | argv_ | stack_bytes_ | initialized | finalized | waiting | moving | parked | checkpoint_ok | migrated_flag | attached_buffer | attached_size |
       user_pups | comms | next_comm | groups | next_group | types | freed_types | next_type | type_names | ops | next_op | infos | next_info | keyvals | next_keyval | jobs | next_job | windows | next_window | rma_sent_to | rma_expected_from | rma_early | requests |
       free_requests | unexpected | posted | sent_to | expected_from | early | messages | next_message | hub | world_collectives |
@@ -233,6 +235,7 @@ void rank::pup(pup_er& p) {
     image_here = true;
   }
   p | user_pup_blob;
+  if (p.is_packing()) user_pup_blob_ready = false;  // the next move or checkpoint makes its own
   if (p.is_unpacking() && !thread.finished()) unpack_user_state();  // into the arrived heap and stack
 }
 

@@ -20,6 +20,9 @@ using namespace roam::ampi;
 namespace {
 roam::pup_er& of(pup_er p) { return *static_cast<roam::pup_er*>(p); }
 
+// The pass in which a leaving rank's functions release their data.
+thread_local bool t_deleting = false;
+
 template <class T>
 void items(pup_er p, T* a, size_t n) {
   of(p).bytes(a, n * sizeof(T));
@@ -28,9 +31,16 @@ void items(pup_er p, T* a, size_t n) {
 
 namespace roam::ampi {
 
-void rank::pack_user_state() {
-  user_pup_blob.clear();
-  if (user_pups.empty()) return;
+void rank::pack_user_state(bool leaving) {
+  if (user_pups.empty()) {
+    user_pup_blob.clear();
+    return;
+  }
+  // Once per move or checkpoint, before the element's pup passes (a move:
+  // from before_migration), which must all see the same blob and the same
+  // heap: a leaving rank's functions release their data here
+  // (pup_isDeleting), before the thread's heap is sized and packed.
+  if (user_pup_blob_ready) return;
   auto run = [this](roam::pup_er& er) {
     for (const auto& [fn, data] : user_pups) reinterpret_cast<MPI_PupFn>(fn)(&er, reinterpret_cast<void*>(data));
   };
@@ -39,6 +49,13 @@ void rank::pack_user_state() {
   user_pup_blob.resize(sizer.offset());
   roam::pup_er packer = roam::pup_er::packer(user_pup_blob.data(), user_pup_blob.size());
   run(packer);
+  user_pup_blob_ready = true;
+  if (leaving) {  // over a pass that reads and writes nothing
+    roam::pup_er nothing = roam::pup_er::sizer();
+    t_deleting = true;
+    run(nothing);
+    t_deleting = false;
+  }
 }
 
 void rank::unpack_user_state() {
@@ -81,7 +98,7 @@ extern "C" int AMPI_Load_set_value(double value) {
 extern "C" int pup_isPacking(const pup_er p) { return of(p).is_packing(); }
 extern "C" int pup_isUnpacking(const pup_er p) { return of(p).is_unpacking(); }
 extern "C" int pup_isSizing(const pup_er p) { return of(p).is_sizing(); }
-extern "C" int pup_isDeleting(const pup_er) { return 0; }  // a moved rank's memory goes with it: nothing to delete
+extern "C" int pup_isDeleting(const pup_er) { return t_deleting; }
 extern "C" int pup_isUserlevel(const pup_er) { return 1; }
 extern "C" void pup_bytes(pup_er p, void* ptr, size_t n) { of(p).bytes(ptr, n); }
 
