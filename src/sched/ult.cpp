@@ -17,8 +17,11 @@
 //   a finished thread's fake stack is dropped), TSan which fiber runs.
 #include <roam/sched/detail/ult.hpp>
 
+#include <cstddef>
 #include <cstdio>
+#include <new>
 #include <string>
+#include <type_traits>
 
 #include <roam/sched/detail/heap_route.hpp>
 #include <roam/sched/detail/post.hpp>
@@ -113,14 +116,17 @@ void switch_into(ult_host& h, ult* t) noexcept {
 #endif
   if (t->traced && observed()) [[unlikely]]
     observe_slice(*t->traced, true);
-  // A migratable thread's slice is its owner's run (ult_set_owner).
-  entry_event owned;
-  const bool owned_slice = !t->traced && t->owner && observed();
-  if (owned_slice) [[unlikely]] {
-    owned.obj = t->owner;
-    owned.pe = t->host->pe;
-    owned.how = run_kind::thread;
-    observe_slice(owned, true);
+  static_assert(std::is_trivially_destructible_v<entry_event>);
+  // A migratable thread's slice is its owner's run (ult_set_owner). The
+  // event is made only when observed: zeroing one costs 8 % of a switch.
+  alignas(entry_event) std::byte owned_storage[sizeof(entry_event)];
+  entry_event* owned = nullptr;
+  if (!t->traced && t->owner && observed()) [[unlikely]] {
+    owned = ::new (owned_storage) entry_event{};
+    owned->obj = t->owner;
+    owned->pe = t->host->pe;
+    owned->how = run_kind::thread;
+    observe_slice(*owned, true);
   }
   // The thread's allocations go where it left them going (its slot heap, or
   // paused inside a runtime call that blocked); the scheduler's never.
@@ -133,8 +139,8 @@ void switch_into(ult_host& h, ult* t) noexcept {
 #endif
   if (t->traced && observed()) [[unlikely]]
     observe_slice(*t->traced, false);
-  else if (owned_slice) [[unlikely]]
-    observe_slice(owned, false);
+  else if (owned) [[unlikely]]
+    observe_slice(*owned, false);
   h.current = nullptr;
   if (t->state == ult_state::done) finish(h, t);
 }
