@@ -92,6 +92,28 @@ TEST(lb_cpu, cpu_time_counts_only_computing) {
   EXPECT_LT(sleeping, 0.001) << "3 ms asleep is not CPU time";
 }
 
+// Runs a two-element array of T on one PE under Greedy with a load dump
+// (every element gets start(callback), contributes once resumed from its
+// sync point) and returns the dump's steps.
+template <class T>
+std::vector<roam::lb::dump_step> one_step_of(const char* tag) {
+  const std::string path = testing::TempDir() + "roam_lb_" + tag + "_" + std::to_string(::getpid()) + ".lbd";
+  const int rc = roam_test::run_on(
+      1,
+      [](const roam::args&) -> roam::task<> {
+        auto w = roam::create_array<T>(roam::array_options<1>({2}));
+        auto [f, p] = roam::make_future<>();
+        w.template send<&T::start>(roam::callback<>::to_future(p));
+        co_await f;
+        roam::exit(0);
+      },
+      {"+balancer", "Greedy", "+LBDump", path});
+  EXPECT_EQ(rc, 0);
+  auto steps = roam::lb::read_dump_steps(path);
+  std::remove(path.c_str());
+  return steps;
+}
+
 // roam::charge_load: element 0 computes for 3 ms in its entry and says 2 ms
 // of it were element 1's work (as libs/pdes's manager does for its LP
 // chares): the dump shows about 1 ms and 2 ms.
@@ -117,20 +139,7 @@ struct delegating : roam::element<delegating> {
 };
 
 TEST(lb_charge, charged_time_moves_to_the_other_object) {
-  const std::string path = testing::TempDir() + "roam_lb_charge_" + std::to_string(::getpid()) + ".lbd";
-  const int rc = roam_test::run_on(
-      1,
-      [](const roam::args&) -> roam::task<> {
-        auto w = roam::create_array<delegating>(roam::array_options<1>({2}));
-        auto [f, p] = roam::make_future<>();
-        w.send<&delegating::start>(roam::callback<>::to_future(p));
-        co_await f;
-        roam::exit(0);
-      },
-      {"+balancer", "Greedy", "+LBDump", path});
-  EXPECT_EQ(rc, 0);
-  const auto steps = roam::lb::read_dump_steps(path);
-  std::remove(path.c_str());
+  const auto steps = one_step_of<delegating>("charge");
   ASSERT_EQ(steps.size(), 1u);
   ASSERT_EQ(steps[0].p.objects.size(), 2u);
   // Bounds from the entry's own timing, so that a preempted run (the suite
@@ -200,20 +209,7 @@ struct holder : roam::element<holder> {
 };
 
 TEST(lb_thread_owner, a_thread_resumed_by_another_object_is_its_owners_load) {
-  const std::string path = testing::TempDir() + "roam_lb_owner_" + std::to_string(::getpid()) + ".lbd";
-  const int rc = roam_test::run_on(
-      1,
-      [](const roam::args&) -> roam::task<> {
-        auto w = roam::create_array<holder>(roam::array_options<1>({2}));
-        auto [f, p] = roam::make_future<>();
-        w.send<&holder::start>(roam::callback<>::to_future(p));
-        co_await f;
-        roam::exit(0);
-      },
-      {"+balancer", "Greedy", "+LBDump", path});
-  EXPECT_EQ(rc, 0);
-  const auto steps = roam::lb::read_dump_steps(path);
-  std::remove(path.c_str());
+  const auto steps = one_step_of<holder>("owner");
   ASSERT_EQ(steps.size(), 1u);
   ASSERT_EQ(steps[0].p.objects.size(), 2u);
   EXPECT_GE(steps[0].p.objects[0].load, 0.0029) << "the thread's 3 ms are its owner's";
@@ -221,20 +217,7 @@ TEST(lb_thread_owner, a_thread_resumed_by_another_object_is_its_owners_load) {
 }
 
 TEST(lb_set_load, the_step_sees_the_declared_loads) {
-  const std::string path = testing::TempDir() + "roam_lb_set_" + std::to_string(::getpid()) + ".lbd";
-  const int rc = roam_test::run_on(
-      1,
-      [](const roam::args&) -> roam::task<> {
-        auto w = roam::create_array<declaring>(roam::array_options<1>({2}));
-        auto [f, p] = roam::make_future<>();
-        w.send<&declaring::start>(roam::callback<>::to_future(p));
-        co_await f;
-        roam::exit(0);
-      },
-      {"+balancer", "Greedy", "+LBDump", path});
-  EXPECT_EQ(rc, 0);
-  const auto steps = roam::lb::read_dump_steps(path);
-  std::remove(path.c_str());
+  const auto steps = one_step_of<declaring>("set");
   ASSERT_EQ(steps.size(), 1u);
   ASSERT_EQ(steps[0].p.objects.size(), 2u);
   EXPECT_NEAR(steps[0].p.objects[0].load, 5.0, 1e-6) << "the declared 5 s, not the 3 ms measured";
