@@ -12,6 +12,15 @@
 namespace roam::lb::detail {
 
 namespace {
+// `ticks` of the running entry are `object`'s (charge_load, a thread's
+// slice resumed inside another object's entry): added to it, taken off the
+// running entry's object when that entry ends.
+void charge_ticks(pe_meter& m, const void* object, std::uint64_t ticks) noexcept {
+  if (m.last_obj == object) m.last_obj = nullptr, m.last_ticks = nullptr;
+  m.ticks[object] += ticks;
+  m.charged_away += ticks;
+}
+
 // This thread's CPU time, ns (a system call: only under +LBCpuTime).
 std::uint64_t thread_cpu_ns() noexcept {
   timespec t{};
@@ -71,9 +80,7 @@ void load_meter::entry_end(const entry_event& e) noexcept {
 
   }
   if (owned_slice) {
-    if (m.last_obj == e.obj) m.last_obj = nullptr, m.last_ticks = nullptr;
-    m.ticks[e.obj] += t;
-    m.charged_away += t;
+    charge_ticks(m, e.obj, t);
     return;
   }
   // Time the entry charged to other objects (charge_load) is theirs, not its object's.
@@ -92,11 +99,7 @@ void charge(std::uint32_t pe, const void* object, std::chrono::nanoseconds t) no
   lb_state* s = state();
   pe_lb* p = s && s->measuring ? s->of(pe) : nullptr;
   if (!p || t.count() <= 0) return;
-  const auto ticks = static_cast<std::uint64_t>(static_cast<double>(t.count()) * s->ticks_per_second / 1e9);
-  pe_meter& m = p->meter;
-  if (m.last_obj == object) m.last_obj = nullptr, m.last_ticks = nullptr;
-  m.ticks[object] += ticks;
-  m.charged_away += ticks;
+  charge_ticks(p->meter, object, static_cast<std::uint64_t>(static_cast<double>(t.count()) * s->ticks_per_second / 1e9));
 }
 
 void set(std::uint32_t pe, const void* object, std::chrono::nanoseconds t) noexcept {

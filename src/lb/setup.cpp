@@ -35,12 +35,12 @@ std::unique_ptr<membership_watch> g_watch;
 // Charm++'s name for a strategy ("GreedyLB", "RandCentLB", "HybridLB") is
 // accepted for the strategy that does the same, so that a job's options
 // carry over (Adaptive MPI programs come with them).
-std::string roam_name(std::string name) {
-  if (find_strategy(name)) return name;
-  if (name.size() > 2 && name.ends_with("LB")) name.resize(name.size() - 2);
-  if (name == "RandCent") return "Random";
-  if (name == "Hybrid") return "Hierarchical";
-  return name;
+// A name that is neither stays as given, for the error that names it.
+std::string roam_name(const std::string& name) {
+  if (find_strategy(name) || name.size() <= 2 || !name.ends_with("LB")) return name;
+  const std::string base = name.substr(0, name.size() - 2);
+  const std::string ours = base == "RandCent" ? "Random" : base == "Hybrid" ? "Hierarchical" : base;
+  return find_strategy(ours) ? ours : name;
 }
 
 std::vector<std::string> split_names(const std::string& list) {

@@ -19,12 +19,6 @@ enum coll_tag : int { t_barrier = 1, t_bcast, t_reduce, t_gather, t_scatter, t_a
 
 using bytes = roam::buffer<std::byte>;
 
-bytes packed(const void* buf, int count, const type_info& t) {
-  auto b = bytes::uninitialized(static_cast<std::size_t>(count * t.size));
-  if (count > 0) pack(t, buf, count, b.mutable_data());
-  return b;
-}
-
 // Checks the communicator, returns it or reports.
 const communicator* comm_of(MPI_Comm comm, const char* function, int* err) {
   rank& r = me();
@@ -168,18 +162,15 @@ extern "C" int PMPI_Reduce(const void* sendbuf, void* recvbuf, int count, MPI_Da
   if (int e = check_type(comm, count, datatype, "MPI_Reduce")) return e;
   if (!op_known(me(), op)) return fail(comm, MPI_ERR_OP, "MPI_Reduce", "invalid operation " + std::to_string(op));
   const bool is_root = c->my_rank == root;
-  const type_info t = *find_type(me(), datatype);
+  const type_info_copy t(datatype);
+  if (on_world_path(*c) && world_reducible(op, t)) {
+    if (int e = world_reduce(send_source(sendbuf, recvbuf), recvbuf, count, op, t, c->world_of(root)))
+      return fail(comm, e, "MPI_Reduce", "the operation does not apply to this datatype");
+    return MPI_SUCCESS;
+  }
   bytes data = packed(send_source(sendbuf, recvbuf), count, t);
   if (int e = predefined_op_applies(op, t, data.data(), count))
     return fail(comm, e, "MPI_Reduce", "the operation does not apply to this datatype");
-  if (on_world_path(*c) && world_reducible(op, t)) {
-    world_reduce(std::move(data), op, t, c->world_of(root));
-    if (is_root) {
-      const world_part result = world_reduce_result();
-      unpack(t, result.data(), result.size, recvbuf, count);
-    }
-    return MPI_SUCCESS;
-  }
   if (int e = reduce_bytes(comm, root, data, count, datatype, t, op))
     return fail(comm, e, "MPI_Reduce", "the operation does not apply to this datatype");
   if (is_root) unpack(t, data.data(), static_cast<std::int64_t>(data.size()), recvbuf, count);

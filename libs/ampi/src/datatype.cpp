@@ -212,6 +212,12 @@ void pack(const type_info& t, const void* buf, std::int64_t count, std::byte* ou
     }
 }
 
+buffer<std::byte> packed(const void* buf, std::int64_t count, const type_info& t) {
+  auto b = buffer<std::byte>::uninitialized(static_cast<std::size_t>(count * t.size));
+  if (count > 0) pack(t, buf, count, b.mutable_data());
+  return b;
+}
+
 void unpack(const type_info& t, const std::byte* in, std::int64_t bytes, void* buf, std::int64_t count) noexcept {
   auto* base = static_cast<std::byte*>(buf);
   bytes = std::min(bytes, count * t.size);

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include <roam/msg/buffer.hpp>
 #include <roam/msg/pup.hpp>
 
 namespace roam::ampi {
@@ -51,6 +52,8 @@ type_info make_struct(const std::vector<const type_info*>& types, const std::vec
 
 /// Packs `count` elements at `buf` into `out` (count * size bytes).
 void pack(const type_info& t, const void* buf, std::int64_t count, std::byte* out) noexcept;
+/// `count` elements at `buf` packed into a new buffer (count * size bytes).
+buffer<std::byte> packed(const void* buf, std::int64_t count, const type_info& t);
 /// Unpacks `bytes` bytes (at most count * size) into `count` elements at buf.
 void unpack(const type_info& t, const std::byte* in, std::int64_t bytes, void* buf, std::int64_t count) noexcept;
 

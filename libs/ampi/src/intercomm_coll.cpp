@@ -20,12 +20,6 @@ enum inter_tag : int { it_barrier = 20, it_bcast, it_gather, it_scatter, it_allg
 
 using bytes = buffer<std::byte>;
 
-bytes packed(const void* buf, int count, const type_info& t) {
-  auto b = bytes::uninitialized(static_cast<std::size_t>(count * t.size));
-  if (count > 0) pack(t, buf, count, b.mutable_data());
-  return b;
-}
-
 // The communicator's local group (a hidden intracommunicator) and sizes.
 struct sides {
   int local = 0, my = 0, remote_size = 0;

@@ -209,9 +209,7 @@ void rank::deliver_lent(envelope env, std::uint64_t address, std::uint64_t proce
 void rank::pull(int send_request, int to_world, int recv_request) {
   request_record& s = req(send_request);
   const type_info* t = find_type(*this, s.datatype);
-  auto data = buffer<std::byte>::uninitialized(static_cast<std::size_t>(s.count * t->size));
-  if (s.count != 0) pack(*t, reinterpret_cast<const void*>(s.buf), s.count, data.mutable_data());
-  this_array()[to_world].send<&rank::pushed>(recv_request, std::move(data));
+  this_array()[to_world].send<&rank::pushed>(recv_request, packed(reinterpret_cast<const void*>(s.buf), s.count, *t));
   acknowledge(send_request);
 }
 
@@ -397,9 +395,7 @@ int start_send(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     // when there is one, else its queue, without the scheduler.
     const envelope e = make_envelope(r, c, c.context, dest, tag, sync ? handle : 0);
     if (d->deliver_direct(e, t, buf, count)) return MPI_SUCCESS;
-    auto data = roam::buffer<std::byte>::uninitialized(static_cast<std::size_t>(count * t.size));
-    if (count != 0) pack(t, buf, count, data.mutable_data());
-    d->deliver(e, std::move(data));
+    d->deliver(e, packed(buf, count, t));
     return MPI_SUCCESS;
   }
   const std::int64_t bytes = count * t.size;
@@ -411,9 +407,7 @@ int start_send(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     target.send<&rank::deliver_lent>(e, reinterpret_cast<std::uint64_t>(buf), process_token(), bytes);
     return MPI_SUCCESS;
   }
-  auto data = roam::buffer<std::byte>::uninitialized(static_cast<std::size_t>(bytes));
-  if (count != 0) pack(t, buf, count, data.mutable_data());
-  send_packed(r, c, c.context, dest, tag, std::move(data), sync ? handle : 0);
+  send_packed(r, c, c.context, dest, tag, packed(buf, count, t), sync ? handle : 0);
   return MPI_SUCCESS;
 }
 

@@ -126,36 +126,40 @@ int predefined_op_applies(int op, const type_info& t, const void* data, int coun
   return apply_predefined(op, t.primitive, static_cast<const std::byte*>(data), one, 1) ? MPI_SUCCESS : MPI_ERR_OP;
 }
 
-int world_allreduce(const void* sendbuf, void* recvbuf, int count, int op, const type_info& t) {
+namespace {
+// A rank's contribution: `count` elements of `t` packed into it.
+world_part contribution(const void* sendbuf, int count, int op, const type_info& t) {
   world_part part;
   part.op = op;
   part.primitive = t.primitive;
   part.reserve(static_cast<std::uint32_t>(count * t.size));
   if (count > 0) pack(t, sendbuf, count, part.mutable_data());
+  return part;
+}
+}  // namespace
+
+int world_allreduce(const void* sendbuf, void* recvbuf, int count, int op, const type_info& t) {
+  world_part part = contribution(sendbuf, count, op, t);
   if (int e = predefined_op_applies(op, t, part.data(), count)) return e;
   part.number = ++me().world_collectives;
   combine_everywhere(std::move(part), recvbuf, count, t);
   return MPI_SUCCESS;
 }
 
-void world_reduce(buffer<std::byte> data, int op, const type_info& t, int root_world) {
+int world_reduce(const void* sendbuf, void* recvbuf, int count, int op, const type_info& t, int root_world) {
+  world_part part = contribution(sendbuf, count, op, t);
+  if (int e = predefined_op_applies(op, t, part.data(), count)) return e;
   rank& r = me();
   auto [cb, made] = r.world_to_root.try_emplace(root_world);
   if (made) cb->second = callback<world_part>::to<&rank::world_result>(r.this_array()[root_world]);
-  world_part part;
-  part.op = op;
-  part.primitive = t.primitive;
-  part.reserve(static_cast<std::uint32_t>(data.size()));
-  if (!data.empty()) std::memcpy(part.mutable_data(), data.data(), data.size());
   r.contribute(std::move(part), world_reducer{}, cb->second);
-}
-
-world_part world_reduce_result() {
+  if (r.this_index()[0] != root_world) return MPI_SUCCESS;
   while (me().world_results.empty()) rank::block();
-  rank& r = me();
-  world_part out = std::move(r.world_results.front());
-  r.world_results.pop_front();
-  return out;
+  rank& root = me();
+  const world_part result = std::move(root.world_results.front());
+  root.world_results.pop_front();
+  if (count > 0) unpack(t, result.data(), result.size, recvbuf, count);
+  return MPI_SUCCESS;
 }
 
 void world_barrier() {

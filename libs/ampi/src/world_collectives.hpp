@@ -81,10 +81,9 @@ int predefined_op_applies(int op, const type_info& t, const void* data, int coun
 /// over every rank. Returns MPI_ERR_OP, before anything is sent, when the
 /// operation does not apply to the type.
 int world_allreduce(const void* sendbuf, void* recvbuf, int count, int op, const type_info& t);
-/// Every rank's packed `data` combined, the result for `root_world` only,
-/// which then takes it with world_reduce_result(); the others return at once.
-void world_reduce(buffer<std::byte> data, int op, const type_info& t, int root_world);
-world_part world_reduce_result();
+/// The same with the result in `recvbuf` at `root_world` only (the others
+/// return once they have contributed).
+int world_reduce(const void* sendbuf, void* recvbuf, int count, int op, const type_info& t, int root_world);
 /// Returns once every rank has called it.
 void world_barrier();
 

@@ -31,6 +31,12 @@ roam_program_test(error.lb.at_sync_once_is_fine_p2 RC 0 REGEX "lb_misuse: OK"
 roam_program_test(error.lb.unknown_strategy RC 1
                   REGEX "\\+balancer: no strategy named 'NoSuch' \\(known: Greedy, GreedyRefine, Hierarchical,.* Rotate"
                   NOT_REGEX "main ran" COMMAND $<TARGET_FILE:err_lb_misuse> +p2 ok +balancer NoSuch)
+# Charm++'s names carry over (GreedyLB is Greedy); one that names nothing is
+# reported as given.
+roam_program_test(lb.charm_strategy_name RC 0 REGEX "lb_misuse: OK"
+                  COMMAND $<TARGET_FILE:err_lb_misuse> +p2 ok +balancer GreedyLB)
+roam_program_test(error.lb.unknown_charm_style_strategy RC 1 REGEX "\\+balancer: no strategy named 'NoSuchLB' \\(known: "
+                  NOT_REGEX "main ran" COMMAND $<TARGET_FILE:err_lb_misuse> +p2 ok +balancer NoSuchLB)
 roam_program_test(error.lb.unknown_strategy_in_a_list RC 1 REGEX "\\+balancer: no strategy named 'Nope' \\(known: "
                   NOT_REGEX "main ran" COMMAND $<TARGET_FILE:err_lb_misuse> +p2 ok +balancer Rotate,Nope)
 roam_program_test(error.lb.lbperiod_without_strategy RC 1 REGEX "\\+LBPeriod needs a strategy to run: give \\+balancer"

@@ -92,6 +92,12 @@ TEST(lb_cpu, cpu_time_counts_only_computing) {
   EXPECT_LT(sleeping, 0.001) << "3 ms asleep is not CPU time";
 }
 
+void spin_for(std::chrono::milliseconds t) {
+  const auto begin = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() < begin + t) {
+  }
+}
+
 // Runs a two-element array of T on one PE under Greedy with a load dump
 // (every element gets start(callback), contributes once resumed from its
 // sync point) and returns the dump's steps.
@@ -165,9 +171,7 @@ struct declaring : roam::element<declaring> {
   void start(roam::callback<> cb) {
     done = cb;
     if (this_index()[0] == 0) {
-      const auto begin = std::chrono::steady_clock::now();
-      while (std::chrono::steady_clock::now() < begin + std::chrono::milliseconds(3)) {
-      }
+      spin_for(std::chrono::milliseconds(3));
       roam::set_load(this, std::chrono::seconds(5));
     } else {
       roam::set_load(this, std::chrono::milliseconds(250));
@@ -193,9 +197,7 @@ struct holder : roam::element<holder> {
     if (this_index()[0] == 0) {
       thread.start(this, [] {
         roam::suspend_this_thread();  // until element 1 wakes it
-        const auto begin = std::chrono::steady_clock::now();
-        while (std::chrono::steady_clock::now() < begin + std::chrono::milliseconds(3)) {
-        }
+        spin_for(std::chrono::milliseconds(3));
         roam::this_thread_owner<holder>().at_sync();
       });
       this_array()[1].send<&holder::wake_other>();
