@@ -38,6 +38,11 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   const char* mode = argc > 1 ? argv[1] : "pup";
+  if (strcmp(mode, "pup") != 0 && strcmp(mode, "load") != 0) {
+    if (me == 0) fprintf(stderr, "usage: ampi_userstate [pup|load] [+p N +vp N ...] (not '%s')\n", mode);
+    MPI_Finalize();
+    return 2;
+  }
   if (strcmp(mode, "pup") == 0) {
     struct chunk* cp = (struct chunk*)malloc(sizeof(struct chunk));
     cp->owner = me;
