@@ -543,6 +543,13 @@ std::uint32_t num_nodes() {
   auto* rt = detail::g_runtime.load();
   return rt ? rt->num_nodes : 0;
 }
+bool shares_host(node_id n) {
+  if (n == my_node()) return true;
+  const auto& hosts = detail::node_hosts();
+  const std::uint32_t me = my_node().value();
+  if (n.value() >= hosts.size() || me >= hosts.size()) return false;
+  return hosts[n.value()] == hosts[me];
+}
 
 void after(std::chrono::nanoseconds delay, detail::unique_function<void()> fn) {
   detail::this_pe("roam::after").add_timer(detail::timer_now() + delay, std::move(fn));

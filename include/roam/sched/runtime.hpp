@@ -69,6 +69,10 @@ std::uint32_t num_pes();
 /// This process's node and the number of nodes (processes) of the program.
 node_id my_node();
 std::uint32_t num_nodes();
+/// Whether node `n` runs on this process's host (as roamrun's --hosts or the
+/// host name says): processes of one host can share memory. True for
+/// my_node(); false for a node out of range.
+bool shares_host(node_id n);
 
 /// Runs `fn` on the calling PE once `delay` has passed (not before; later if busy).
 void after(std::chrono::nanoseconds delay, detail::unique_function<void()> fn);

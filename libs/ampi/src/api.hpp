@@ -91,6 +91,21 @@ int inter_allreduce(const void* sendbuf, void* recvbuf, int count, int datatype,
 /// This process's identity in lent messages (p2p.cpp): the addresses a
 /// sender lends are valid only where the token is the same.
 std::uint64_t process_token();
+/// Cross-process reads on one host (loans.cpp): this process's
+/// memory domain (boot and PID namespace; 0 when unknown), and a read of
+/// `bytes` at `address` in process `pid` of `domain` into `into`; false when
+/// it cannot be done (another domain, refused, the process gone).
+std::uint64_t memory_domain();
+bool cross_process_reads_refused();
+/// Whether a large send may lend to another process of this host: false
+/// once one of them said it cannot read this process (p2p.cpp).
+bool may_lend_across_processes();
+bool read_process_memory(std::int64_t pid, std::uint64_t domain, std::uint64_t address, void* into, std::int64_t bytes);
+/// How a lent message reached its receive, counted per process and printed
+/// at the end under +ampi_loans (loans.cpp).
+enum class loan_served { in_process, read_across, pulled };
+void count_loan(loan_served how);
+void report_loans();
 
 /// Attributes with user keys (topology.cpp): a delete function's call, and
 /// the copies MPI_Comm_dup makes.

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <random>
 
@@ -55,7 +56,7 @@ void rank::sweep_freed_types() {
   }
 }
 
-void rank::deliver(envelope env, buffer<std::byte> data) { arrive(arrived{env, std::move(data)}); }
+void rank::deliver(envelope env, buffer<std::byte> data) { arrive(arrived{env, std::move(data), {}}); }
 
 void rank::arrive(arrived&& m) {
   const int from = m.env.from_world;
@@ -158,41 +159,86 @@ void land(rank& r, request_record& q, const std::byte* bytes, std::int64_t size)
 }
 }  // namespace
 
+namespace {
+// Copies a loan made by another process of this host straight into the
+// receive `q` (into its buffer when the type is contiguous, else through a
+// temporary); false when the lender's memory cannot be read.
+bool read_loan(rank& r, request_record& q, const loan& l) {
+  if (q.raw) {
+    auto bytes = buffer<std::byte>::uninitialized(static_cast<std::size_t>(l.bytes));
+    if (!read_process_memory(l.pid, l.domain, l.address, bytes.mutable_data(), l.bytes)) return false;
+    q.kept = std::move(bytes);
+    return true;
+  }
+  const type_info* t = find_type(r, q.datatype);
+  if (t == nullptr) {
+    q.status_error = MPI_ERR_TYPE;
+    return true;
+  }
+  const auto capacity = static_cast<std::int64_t>(q.count) * t->size;
+  const auto n = std::min<std::int64_t>(capacity, l.bytes);
+  if (t->contiguous()) {
+    if (!read_process_memory(l.pid, l.domain, l.address, reinterpret_cast<void*>(q.buf), n)) return false;
+  } else {
+    std::vector<std::byte> staged(static_cast<std::size_t>(n));
+    if (!read_process_memory(l.pid, l.domain, l.address, staged.data(), n)) return false;
+    unpack(*t, staged.data(), n, reinterpret_cast<void*>(q.buf), q.count);
+  }
+  if (l.bytes > capacity) {
+    q.status_error = MPI_ERR_TRUNCATE;
+    q.bytes = n;
+  }
+  return true;
+}
+}  // namespace
+
 void rank::complete_receive(request_record& q, const arrived& m) {
   q.status_source = m.env.source;
   q.status_tag = m.env.tag;
   q.status_error = MPI_SUCCESS;
   q.bytes = m.size();
-  if (m.lent != 0 && m.lender != process_token()) {
-    // The sender's address means nothing in this process (this rank moved
-    // here after the message was sent): ask the sender for the bytes.
-    q.awaiting_push = true;
-    const int handle = static_cast<int>(&q - requests.data()) + 1;
-    this_array()[m.env.from_world].send<&rank::pull>(m.env.sync_request, this_index()[0], handle);
-    return;
-  }
-  q.complete = true;
-  if (q.raw) {
-    q.kept = m.lent ? buffer<std::byte>(std::span<const std::byte>(reinterpret_cast<const std::byte*>(m.lent),
-                                                                    static_cast<std::size_t>(m.lent_bytes)))
-                    : m.data;
-  } else if (m.lent) {
-    land(*this, q, reinterpret_cast<const std::byte*>(m.lent), m.lent_bytes);
+  const loan& l = m.lent;
+  if (l.address != 0 && l.process != process_token()) {
+    // Lent by another process: read it when this host allows (one copy);
+    // else, or when this rank moved to another host since, ask the sender
+    // for the bytes.
+    if (read_loan(*this, q, l)) {
+      count_loan(loan_served::read_across);
+    } else {
+      count_loan(loan_served::pulled);
+      q.awaiting_push = true;
+      const int handle = static_cast<int>(&q - requests.data()) + 1;
+      this_array()[m.env.from_world].send<&rank::pull>(m.env.sync_request, this_index()[0], handle,
+                                                         cross_process_reads_refused());
+      return;
+    }
+  } else if (q.raw) {
+    if (l.address) count_loan(loan_served::in_process);
+    q.kept = l.address ? buffer<std::byte>(std::span<const std::byte>(reinterpret_cast<const std::byte*>(l.address),
+                                                                       static_cast<std::size_t>(l.bytes)))
+                       : m.data;
+  } else if (l.address) {
+    count_loan(loan_served::in_process);
+    land(*this, q, reinterpret_cast<const std::byte*>(l.address), l.bytes);
   } else {
     land(*this, q, m.data.data(), static_cast<std::int64_t>(m.data.size()));
   }
+  q.complete = true;
   // After the copy: the acknowledgement gives a lent buffer back.
   if (m.env.sync_request != 0) this_array()[m.env.from_world].send<&rank::acknowledge>(m.env.sync_request);
 }
 
 // ---- Lent messages ----------------------------------------------------------------
-// A large blocking send to a rank of this process on another PE does not
-// pack: the sender lends the address of its (contiguous) buffer and stays
-// blocked in the call; the receiver's PE copies from it straight into the
-// receive and acknowledges, which ends the send. One copy instead of two
-// (pack, unpack). If the receiver has left the process by the time it
-// matches (it moved in AMPI_Migrate with the message queued), it pulls the
-// bytes and the sender pushes them as a buffer.
+// A large blocking send to a rank of this process on another PE, or of
+// another process on this host, does not pack: the sender lends the address
+// of its (contiguous) buffer and stays blocked in the call; the receiver's
+// PE copies from it straight into the receive (in another process with one
+// process_vm_readv) and acknowledges, which ends the send. One copy instead
+// of two (pack, unpack) in a process, instead of four (pack, the socket's
+// two, unpack) between processes. If the receiver cannot read the address
+// (it moved to another host in AMPI_Migrate with the message queued, or
+// this host refuses cross-process reads), it pulls the bytes and the sender
+// pushes them as a buffer.
 
 std::uint64_t process_token() {
   static const std::uint64_t token = [] {
@@ -202,11 +248,18 @@ std::uint64_t process_token() {
   return token;
 }
 
-void rank::deliver_lent(envelope env, std::uint64_t address, std::uint64_t process, std::int64_t bytes) {
-  arrive(arrived{env, {}, address, process, bytes});
-}
+namespace {
+// Set once a receiver said it cannot read this process: loans then stay in
+// the process.
+std::atomic<bool> peers_cannot_read{false};
+}  // namespace
 
-void rank::pull(int send_request, int to_world, int recv_request) {
+bool may_lend_across_processes() { return !peers_cannot_read.load(std::memory_order_relaxed) && memory_domain() != 0; }
+
+void rank::deliver_lent(envelope env, loan lent) { arrive(arrived{env, {}, lent}); }
+
+void rank::pull(int send_request, int to_world, int recv_request, bool reads_refused) {
+  if (reads_refused) peers_cannot_read.store(true, std::memory_order_relaxed);
   request_record& s = req(send_request);
   const type_info* t = find_type(*this, s.datatype);
   this_array()[to_world].send<&rank::pushed>(recv_request, packed(reinterpret_cast<const void*>(s.buf), s.count, *t));
@@ -360,10 +413,12 @@ namespace {
 // are lent rather than packed, when the caller waits for them in the call.
 constexpr std::int64_t lend_threshold = 64 * 1024;
 
-// Whether the rank last seen on `pe` is in this process.
-bool in_this_process(roam::pe_id pe) {
+// Whether a rank last seen on `pe` can read this process's memory: in this
+// process, or in another of this host when peers may read each other.
+bool may_lend_to(roam::pe_id pe) {
   const std::uint32_t per_process = roam::num_pes() / roam::num_nodes();
-  return pe.value() / per_process == roam::my_node().value();
+  const roam::node_id node{pe.value() / per_process};
+  return node == roam::my_node() || (roam::shares_host(node) && may_lend_across_processes());
 }
 
 // The common part of every send: checks, packing, the request. With
@@ -399,12 +454,13 @@ int start_send(const void* buf, int count, MPI_Datatype datatype, int dest, int 
     return MPI_SUCCESS;
   }
   const std::int64_t bytes = count * t.size;
-  if (may_lend && handle != 0 && bytes >= lend_threshold && t.contiguous() && in_this_process(target.last_known_pe())) {
+  if (may_lend && handle != 0 && bytes >= lend_threshold && t.contiguous() && may_lend_to(target.last_known_pe())) {
     request_record& q = r.req(handle);
     q.complete = false;  // until the receiver has copied the bytes
     q.synchronous = true;
     const envelope e = make_envelope(r, c, c.context, dest, tag, handle);
-    target.send<&rank::deliver_lent>(e, reinterpret_cast<std::uint64_t>(buf), process_token(), bytes);
+    const loan l{reinterpret_cast<std::uint64_t>(buf), process_token(), memory_domain(), ::getpid(), bytes};
+    target.send<&rank::deliver_lent>(e, l);
     return MPI_SUCCESS;
   }
   send_packed(r, c, c.context, dest, tag, packed(buf, count, t), sync ? handle : 0);

@@ -100,17 +100,24 @@ struct request_record {
 
 /// A message that arrived before its receive was posted (or that a probe
 /// looked at). A lent message carries no bytes: its sender, in the same
-/// process and blocked until the receiver acknowledges, lends the address
-/// of its packed-contiguous buffer, and the receiver copies from it once
-/// (p2p.cpp, "Lent messages").
+/// process or on the same host and blocked until the receiver acknowledges,
+/// lends the address of its contiguous buffer, and the receiver copies from
+/// it once (p2p.cpp, "Lent messages").
+struct loan {
+  std::uint64_t address = 0;  // the sender's bytes (0: no loan)
+  std::uint64_t process = 0;  // the process the address belongs to (process_token())
+  std::uint64_t domain = 0;   // its memory_domain(): where its PID means it
+  std::int64_t pid = 0;
+  std::int64_t bytes = 0;
+  void pup(pup_er& p) { p | address | process | domain | pid | bytes; }
+};
+
 struct arrived {
   envelope env;
   buffer<std::byte> data;
-  std::uint64_t lent = 0;          // the sender's bytes (0: the bytes are `data`)
-  std::uint64_t lender = 0;        // the process the address belongs to (process_token())
-  std::int64_t lent_bytes = 0;
-  std::int64_t size() const noexcept { return lent ? lent_bytes : static_cast<std::int64_t>(data.size()); }
-  void pup(pup_er& p) { p | env | data | lent | lender | lent_bytes; }
+  loan lent;  // lent.address == 0: the bytes are `data`
+  std::int64_t size() const noexcept { return lent.address ? lent.bytes : static_cast<std::int64_t>(data.size()); }
+  void pup(pup_er& p) { p | env | data | lent; }
 };
 
 /// A user-defined reduction.
@@ -203,9 +210,9 @@ struct rank : element<rank> {
   void deliver(envelope env, buffer<std::byte> data);
   void acknowledge(int request_handle);  // a synchronous send was matched
   // Lent messages (p2p.cpp): the sender's address instead of its bytes; a
-  // receiver in another process pulls the bytes, which the sender pushes.
-  void deliver_lent(envelope env, std::uint64_t address, std::uint64_t process, std::int64_t bytes);
-  void pull(int send_request, int to_world, int recv_request);
+  // receiver that cannot read it pulls the bytes, which the sender pushes.
+  void deliver_lent(envelope env, loan lent);
+  void pull(int send_request, int to_world, int recv_request, bool reads_refused);
   void pushed(int recv_request, buffer<std::byte> data);
   // MPI_Reduce's result at the root when every rank takes part (world_collectives.cpp).
   void world_result(world_part result);

@@ -288,6 +288,7 @@ int main(int argc, char** argv) {
     done.send<&collector::set_ranks>(ranks);
     ranks.send<&rank::start>(done, hubs, vp, args, static_cast<std::uint64_t>(g_settings.stack_bytes));
   });
+  report_loans();
   if (privatizing()) {
     // The ranks' copies of the program registered their C++ globals'
     // destructors with the process (atexit); the copies went away with the
