@@ -89,6 +89,12 @@ typedef struct MPI_Status {
 #define MPI_MAX_INFO_KEY 255
 #define MPI_MAX_INFO_VAL 1024
 #define MPI_BSEND_OVERHEAD 96
+#define MPI_MAX_PORT_NAME 256
+
+/* MPI_Type_match_size's type classes */
+#define MPI_TYPECLASS_INTEGER 1
+#define MPI_TYPECLASS_REAL 2
+#define MPI_TYPECLASS_COMPLEX 3
 
 /* comparisons */
 #define MPI_IDENT 0
@@ -121,6 +127,12 @@ typedef struct MPI_Status {
 #define MPI_GRAPH 1
 #define MPI_CART 2
 #define MPI_DIST_GRAPH 3
+/* MPI_Dist_graph_create*'s weights: none (an unweighted graph), or none
+ * because this rank has no such edges (a weighted graph). Distinct from
+ * MPI_BOTTOM, MPI_IN_PLACE and every array; not small numbers, which GCC
+ * takes for null-based pointers (-Wstringop-overread on array arguments). */
+#define MPI_UNWEIGHTED ((int*)-2)
+#define MPI_WEIGHTS_EMPTY ((int*)-3)
 
 /* type constructors' orders and distributions */
 #define MPI_ORDER_C 56
@@ -276,7 +288,7 @@ typedef struct MPI_Status {
 #define MPI_CHARACTER ((MPI_Datatype)50)
 #define MPI_COMPLEX ((MPI_Datatype)51)
 #define MPI_DOUBLE_COMPLEX ((MPI_Datatype)52)
-#define MPI_UB ((MPI_Datatype)53) /* MPI-1 markers, removed in MPI-3: rejected */
+#define MPI_UB ((MPI_Datatype)53) /* MPI-1's bound markers (removed in MPI-3; accepted in struct types) */
 #define MPI_LB ((MPI_Datatype)54)
 
 /* ---- predefined operations --------------------------------------------- */
@@ -320,6 +332,12 @@ typedef MPI_Comm_errhandler_function MPI_Handler_function;
 #define MPI_NULL_COPY_FN MPI_COMM_NULL_COPY_FN
 #define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
 #define MPI_DUP_FN MPI_COMM_DUP_FN
+typedef void(MPI_Win_errhandler_function)(MPI_Win*, int*, ...);
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+/* generalized requests (MPI_Grequest_start) */
+typedef int(MPI_Grequest_query_function)(void* extra_state, MPI_Status* status);
+typedef int(MPI_Grequest_free_function)(void* extra_state);
+typedef int(MPI_Grequest_cancel_function)(void* extra_state, int complete);
 
 /* ---- the functions (each also as PMPI_<name>) -------------------------- */
 #define ROAM_AMPI_FUNCTIONS(X)                                                                                        \
@@ -451,6 +469,11 @@ typedef MPI_Comm_errhandler_function MPI_Handler_function;
   X(int, Type_size, (MPI_Datatype datatype, int* size))                                                               \
   X(int, Type_size_x, (MPI_Datatype datatype, MPI_Count * size))                                                     \
   X(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint * lb, MPI_Aint * extent))                                 \
+  X(int, Type_get_envelope,                                                                                           \
+    (MPI_Datatype datatype, int* num_integers, int* num_addresses, int* num_datatypes, int* combiner))             \
+  X(int, Type_get_contents,                                                                                           \
+    (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int integers[],                \
+     MPI_Aint addresses[], MPI_Datatype datatypes[]))                                                               \
   X(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint * true_lb, MPI_Aint * true_extent))                  \
   X(int, Get_address, (const void* location, MPI_Aint* address))                                                     \
   X(int, Pack,                                                                                                        \
@@ -674,6 +697,98 @@ typedef MPI_Comm_errhandler_function MPI_Handler_function;
   X(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int* nneighbors))                                          \
   X(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))                             \
   X(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int* newrank))                 \
+  /* distributed graph topologies, neighbourhood collectives */                                                      \
+  X(int, Dist_graph_create_adjacent,                                                                                 \
+    (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree,                 \
+     const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph))      \
+  X(int, Dist_graph_create,                                                                                          \
+    (MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[],                   \
+     const int weights[], MPI_Info info, int reorder, MPI_Comm* comm_dist_graph))                                    \
+  X(int, Dist_graph_neighbors_count, (MPI_Comm comm, int* indegree, int* outdegree, int* weighted))                  \
+  X(int, Dist_graph_neighbors,                                                                                       \
+    (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[],       \
+     int destweights[]))                                                                                             \
+  X(int, Neighbor_allgather,                                                                                         \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, \
+     MPI_Comm comm))                                                                                                 \
+  X(int, Neighbor_allgatherv,                                                                                        \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],               \
+     const int displs[], MPI_Datatype recvtype, MPI_Comm comm))                                                      \
+  X(int, Neighbor_alltoall,                                                                                          \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, \
+     MPI_Comm comm))                                                                                                 \
+  X(int, Neighbor_alltoallv,                                                                                         \
+    (const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,         \
+     const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))                             \
+  X(int, Neighbor_alltoallw,                                                                                         \
+    (const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],          \
+     void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],                \
+     MPI_Comm comm))                                                                                                 \
+  X(int, Ineighbor_allgather,                                                                                        \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, \
+     MPI_Comm comm, MPI_Request* request))                                                                           \
+  X(int, Ineighbor_allgatherv,                                                                                       \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],               \
+     const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))                                \
+  X(int, Ineighbor_alltoall,                                                                                         \
+    (const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, \
+     MPI_Comm comm, MPI_Request* request))                                                                           \
+  X(int, Ineighbor_alltoallv,                                                                                        \
+    (const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,         \
+     const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request))       \
+  X(int, Ineighbor_alltoallw,                                                                                        \
+    (const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],          \
+     void* recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],                \
+     MPI_Comm comm, MPI_Request* request))                                                                           \
+  /* generalized requests, error handlers and codes, hints, type attributes, spawn (unsupported) */                   \
+  X(int, Grequest_start,                                                                                              \
+    (MPI_Grequest_query_function * query_fn, MPI_Grequest_free_function * free_fn,                                    \
+     MPI_Grequest_cancel_function * cancel_fn, void* extra_state, MPI_Request* request))                              \
+  X(int, Grequest_complete, (MPI_Request request))                                                                    \
+  X(int, Comm_create_errhandler, (MPI_Comm_errhandler_function * function, MPI_Errhandler * errhandler))              \
+  X(int, Win_create_errhandler, (MPI_Win_errhandler_function * function, MPI_Errhandler * errhandler))                \
+  X(int, Win_call_errhandler, (MPI_Win win, int errorcode))                                                           \
+  X(int, Errhandler_create, (MPI_Handler_function * function, MPI_Errhandler * errhandler))                           \
+  X(int, Add_error_class, (int* errorclass))                                                                          \
+  X(int, Add_error_code, (int errorclass, int* errorcode))                                                            \
+  X(int, Add_error_string, (int errorcode, const char* string))                                                       \
+  X(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))                                                               \
+  X(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))                                                            \
+  X(int, Pcontrol, (const int level, ...))                                                                            \
+  X(int, Rsend_init,                                                                                                  \
+    (const void* buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm,                             \
+     MPI_Request* request))                                                                                           \
+  X(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm * newcomm))                                      \
+  X(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))                                                               \
+  X(int, Comm_get_info, (MPI_Comm comm, MPI_Info * info_used))                                                        \
+  X(int, Comm_idup, (MPI_Comm comm, MPI_Comm * newcomm, MPI_Request * request))                                       \
+  X(int, Type_create_keyval,                                                                                          \
+    (MPI_Type_copy_attr_function * copy_fn, MPI_Type_delete_attr_function * delete_fn,                                \
+     int* keyval, void* extra_state))                                                                                 \
+  X(int, Type_free_keyval, (int* keyval))                                                                             \
+  X(int, Type_set_attr, (MPI_Datatype datatype, int keyval, void* attribute_val))                                     \
+  X(int, Type_get_attr, (MPI_Datatype datatype, int keyval, void* attribute_val, int* flag))                          \
+  X(int, Type_delete_attr, (MPI_Datatype datatype, int keyval))                                                       \
+  X(int, Type_match_size, (int typeclass, int size, MPI_Datatype* datatype))                                          \
+  X(int, Type_create_f90_integer, (int r, MPI_Datatype* newtype))                                                     \
+  X(int, Type_create_f90_real, (int p, int r, MPI_Datatype* newtype))                                                 \
+  X(int, Type_create_f90_complex, (int p, int r, MPI_Datatype* newtype))                                              \
+  X(int, Comm_get_parent, (MPI_Comm * parent))                                                                        \
+  X(int, Comm_spawn,                                                                                                  \
+    (const char* command, char* argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm,                         \
+     MPI_Comm* intercomm, int array_of_errcodes[]))                                                                   \
+  X(int, Comm_spawn_multiple,                                                                                         \
+    (int count, char* array_of_commands[], char** array_of_argv[], const int array_of_maxprocs[],                     \
+     const MPI_Info array_of_info[], int root, MPI_Comm comm, MPI_Comm* intercomm, int array_of_errcodes[]))          \
+  X(int, Open_port, (MPI_Info info, char* port_name))                                                                 \
+  X(int, Close_port, (const char* port_name))                                                                         \
+  X(int, Comm_accept, (const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm))             \
+  X(int, Comm_connect, (const char* port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm* newcomm))            \
+  X(int, Publish_name, (const char* service_name, MPI_Info info, const char* port_name))                              \
+  X(int, Unpublish_name, (const char* service_name, MPI_Info info, const char* port_name))                            \
+  X(int, Lookup_name, (const char* service_name, MPI_Info info, char* port_name))                                     \
+  X(int, Comm_join, (int fd, MPI_Comm * intercomm))                                                                   \
+  X(int, Comm_disconnect, (MPI_Comm * comm))                                                                          \
   X(int, Type_create_darray,                                                                                          \
     (int size, int rank, int ndims, const int gsizes[], const int distribs[], const int dargs[], const int psizes[], \
      int order, MPI_Datatype oldtype, MPI_Datatype* newtype))
@@ -874,6 +989,10 @@ typedef MPI_Comm_errhandler_function MPI_Handler_function;
 #define PMPI_Type_size_x PAMPI_Type_size_x
 #define MPI_Type_get_extent AMPI_Type_get_extent
 #define PMPI_Type_get_extent PAMPI_Type_get_extent
+#define MPI_Type_get_envelope AMPI_Type_get_envelope
+#define PMPI_Type_get_envelope PAMPI_Type_get_envelope
+#define MPI_Type_get_contents AMPI_Type_get_contents
+#define PMPI_Type_get_contents PAMPI_Type_get_contents
 #define MPI_Type_get_true_extent AMPI_Type_get_true_extent
 #define PMPI_Type_get_true_extent PAMPI_Type_get_true_extent
 #define MPI_Get_address AMPI_Get_address
@@ -1138,6 +1257,110 @@ typedef MPI_Comm_errhandler_function MPI_Handler_function;
 #define PMPI_Graph_neighbors PAMPI_Graph_neighbors
 #define MPI_Graph_map AMPI_Graph_map
 #define PMPI_Graph_map PAMPI_Graph_map
+#define MPI_Dist_graph_create_adjacent AMPI_Dist_graph_create_adjacent
+#define PMPI_Dist_graph_create_adjacent PAMPI_Dist_graph_create_adjacent
+#define MPI_Dist_graph_create AMPI_Dist_graph_create
+#define PMPI_Dist_graph_create PAMPI_Dist_graph_create
+#define MPI_Dist_graph_neighbors_count AMPI_Dist_graph_neighbors_count
+#define PMPI_Dist_graph_neighbors_count PAMPI_Dist_graph_neighbors_count
+#define MPI_Dist_graph_neighbors AMPI_Dist_graph_neighbors
+#define PMPI_Dist_graph_neighbors PAMPI_Dist_graph_neighbors
+#define MPI_Neighbor_allgather AMPI_Neighbor_allgather
+#define PMPI_Neighbor_allgather PAMPI_Neighbor_allgather
+#define MPI_Neighbor_allgatherv AMPI_Neighbor_allgatherv
+#define PMPI_Neighbor_allgatherv PAMPI_Neighbor_allgatherv
+#define MPI_Neighbor_alltoall AMPI_Neighbor_alltoall
+#define PMPI_Neighbor_alltoall PAMPI_Neighbor_alltoall
+#define MPI_Neighbor_alltoallv AMPI_Neighbor_alltoallv
+#define PMPI_Neighbor_alltoallv PAMPI_Neighbor_alltoallv
+#define MPI_Neighbor_alltoallw AMPI_Neighbor_alltoallw
+#define PMPI_Neighbor_alltoallw PAMPI_Neighbor_alltoallw
+#define MPI_Ineighbor_allgather AMPI_Ineighbor_allgather
+#define PMPI_Ineighbor_allgather PAMPI_Ineighbor_allgather
+#define MPI_Ineighbor_allgatherv AMPI_Ineighbor_allgatherv
+#define PMPI_Ineighbor_allgatherv PAMPI_Ineighbor_allgatherv
+#define MPI_Ineighbor_alltoall AMPI_Ineighbor_alltoall
+#define PMPI_Ineighbor_alltoall PAMPI_Ineighbor_alltoall
+#define MPI_Ineighbor_alltoallv AMPI_Ineighbor_alltoallv
+#define PMPI_Ineighbor_alltoallv PAMPI_Ineighbor_alltoallv
+#define MPI_Ineighbor_alltoallw AMPI_Ineighbor_alltoallw
+#define PMPI_Ineighbor_alltoallw PAMPI_Ineighbor_alltoallw
+#define MPI_Grequest_start AMPI_Grequest_start
+#define PMPI_Grequest_start PAMPI_Grequest_start
+#define MPI_Grequest_complete AMPI_Grequest_complete
+#define PMPI_Grequest_complete PAMPI_Grequest_complete
+#define MPI_Comm_create_errhandler AMPI_Comm_create_errhandler
+#define PMPI_Comm_create_errhandler PAMPI_Comm_create_errhandler
+#define MPI_Win_create_errhandler AMPI_Win_create_errhandler
+#define PMPI_Win_create_errhandler PAMPI_Win_create_errhandler
+#define MPI_Win_call_errhandler AMPI_Win_call_errhandler
+#define PMPI_Win_call_errhandler PAMPI_Win_call_errhandler
+#define MPI_Errhandler_create AMPI_Errhandler_create
+#define PMPI_Errhandler_create PAMPI_Errhandler_create
+#define MPI_Add_error_class AMPI_Add_error_class
+#define PMPI_Add_error_class PAMPI_Add_error_class
+#define MPI_Add_error_code AMPI_Add_error_code
+#define PMPI_Add_error_code PAMPI_Add_error_code
+#define MPI_Add_error_string AMPI_Add_error_string
+#define PMPI_Add_error_string PAMPI_Add_error_string
+#define MPI_Aint_add AMPI_Aint_add
+#define PMPI_Aint_add PAMPI_Aint_add
+#define MPI_Aint_diff AMPI_Aint_diff
+#define PMPI_Aint_diff PAMPI_Aint_diff
+#define MPI_Pcontrol AMPI_Pcontrol
+#define PMPI_Pcontrol PAMPI_Pcontrol
+#define MPI_Rsend_init AMPI_Rsend_init
+#define PMPI_Rsend_init PAMPI_Rsend_init
+#define MPI_Comm_dup_with_info AMPI_Comm_dup_with_info
+#define PMPI_Comm_dup_with_info PAMPI_Comm_dup_with_info
+#define MPI_Comm_set_info AMPI_Comm_set_info
+#define PMPI_Comm_set_info PAMPI_Comm_set_info
+#define MPI_Comm_get_info AMPI_Comm_get_info
+#define PMPI_Comm_get_info PAMPI_Comm_get_info
+#define MPI_Comm_idup AMPI_Comm_idup
+#define PMPI_Comm_idup PAMPI_Comm_idup
+#define MPI_Type_create_keyval AMPI_Type_create_keyval
+#define PMPI_Type_create_keyval PAMPI_Type_create_keyval
+#define MPI_Type_free_keyval AMPI_Type_free_keyval
+#define PMPI_Type_free_keyval PAMPI_Type_free_keyval
+#define MPI_Type_set_attr AMPI_Type_set_attr
+#define PMPI_Type_set_attr PAMPI_Type_set_attr
+#define MPI_Type_get_attr AMPI_Type_get_attr
+#define PMPI_Type_get_attr PAMPI_Type_get_attr
+#define MPI_Type_delete_attr AMPI_Type_delete_attr
+#define PMPI_Type_delete_attr PAMPI_Type_delete_attr
+#define MPI_Type_match_size AMPI_Type_match_size
+#define PMPI_Type_match_size PAMPI_Type_match_size
+#define MPI_Type_create_f90_integer AMPI_Type_create_f90_integer
+#define PMPI_Type_create_f90_integer PAMPI_Type_create_f90_integer
+#define MPI_Type_create_f90_real AMPI_Type_create_f90_real
+#define PMPI_Type_create_f90_real PAMPI_Type_create_f90_real
+#define MPI_Type_create_f90_complex AMPI_Type_create_f90_complex
+#define PMPI_Type_create_f90_complex PAMPI_Type_create_f90_complex
+#define MPI_Comm_get_parent AMPI_Comm_get_parent
+#define PMPI_Comm_get_parent PAMPI_Comm_get_parent
+#define MPI_Comm_spawn AMPI_Comm_spawn
+#define PMPI_Comm_spawn PAMPI_Comm_spawn
+#define MPI_Comm_spawn_multiple AMPI_Comm_spawn_multiple
+#define PMPI_Comm_spawn_multiple PAMPI_Comm_spawn_multiple
+#define MPI_Open_port AMPI_Open_port
+#define PMPI_Open_port PAMPI_Open_port
+#define MPI_Close_port AMPI_Close_port
+#define PMPI_Close_port PAMPI_Close_port
+#define MPI_Comm_accept AMPI_Comm_accept
+#define PMPI_Comm_accept PAMPI_Comm_accept
+#define MPI_Comm_connect AMPI_Comm_connect
+#define PMPI_Comm_connect PAMPI_Comm_connect
+#define MPI_Publish_name AMPI_Publish_name
+#define PMPI_Publish_name PAMPI_Publish_name
+#define MPI_Unpublish_name AMPI_Unpublish_name
+#define PMPI_Unpublish_name PAMPI_Unpublish_name
+#define MPI_Lookup_name AMPI_Lookup_name
+#define PMPI_Lookup_name PAMPI_Lookup_name
+#define MPI_Comm_join AMPI_Comm_join
+#define PMPI_Comm_join PAMPI_Comm_join
+#define MPI_Comm_disconnect AMPI_Comm_disconnect
+#define PMPI_Comm_disconnect PAMPI_Comm_disconnect
 #define MPI_Type_create_darray AMPI_Type_create_darray
 #define PMPI_Type_create_darray PAMPI_Type_create_darray
 

@@ -119,6 +119,11 @@ int delete_window_attribute(int win, int keyval, std::uint64_t value);
 int running_job();
 /// Drops a finished non-blocking collective (its request was completed).
 void forget_job(int job);
+/// Starts a non-blocking collective whose blocking algorithm is `body`
+/// (run on a thread of its own with the collective number taken now; the
+/// request completes with its result): for collectives outside
+/// nonblocking.cpp (neighbors.cpp).
+int start_collective(coll_job job, int (*body)(const coll_job&), MPI_Request* request, const char* function);
 
 /// This rank's world rank.
 int world_rank();
@@ -136,5 +141,30 @@ std::uint64_t as_context(std::uint64_t z);
 std::vector<int> members_of(const communicator& c);
 /// Adds a communicator record to the calling rank: its handle.
 int add_comm(communicator c);
+
+/// Generalized requests (grequest.cpp): what the request functions of
+/// p2p.cpp do with a request of kind `generalized` (its query, free and
+/// cancel callbacks run there).
+int finish_generalized(MPI_Request* handle, MPI_Status* status);  // a wait or test found it complete
+int generalized_status(MPI_Request request, int* flag, MPI_Status* status);  // MPI_Request_get_status
+int free_generalized(MPI_Request* request);                                    // MPI_Request_free
+int cancel_generalized(MPI_Request request);                                   // MPI_Cancel
+
+/// User error handlers (errhandlers.cpp): whether `handler` is one of the
+/// rank's, and its call for an error `code` raised on `comm` (a window's
+/// handler gets the window whose communicator `comm` is); returns `code`.
+bool user_errhandler(int handler);
+int call_errhandler(int comm, int handler, int code);
+/// The class of an added error code, its string, and the last added code
+/// or class (MPI_LASTUSEDCODE): false / MPI_ERR_LASTCODE when none.
+bool added_error_class(int code, int* error_class);
+bool added_error_string(int code, std::string* text);
+int last_used_error_code();
+
+/// Datatype attributes (type_attrs.cpp): the copies MPI_Type_dup makes
+/// (on failure the new type is freed and set to MPI_DATATYPE_NULL), and the
+/// delete callbacks MPI_Type_free runs.
+int copy_type_attributes(int oldtype, int* newtype);
+int delete_type_attributes(int type);
 
 }  // namespace roam::ampi

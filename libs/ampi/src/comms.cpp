@@ -288,7 +288,7 @@ extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val
       value = &universe;
       break;
     case MPI_APPNUM: value = &appnum; break;
-    case MPI_LASTUSEDCODE: value = &lastcode; break;
+    case MPI_LASTUSEDCODE: lastcode = last_used_error_code(), value = &lastcode; break;
     case AMPI_MY_WTH: pe = AMPI_My_pe(), value = &pe; break;
     case AMPI_NUM_WTHS: pes = AMPI_Num_pes(), value = &pes; break;
     case AMPI_MY_PROCESS: node = AMPI_My_node(), value = &node; break;
@@ -447,7 +447,7 @@ extern "C" int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   int err = 0;
   if (!checked(comm, "MPI_Comm_set_errhandler", &err)) return err;
-  if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN)
+  if (errhandler != MPI_ERRORS_ARE_FATAL && errhandler != MPI_ERRORS_RETURN && !user_errhandler(errhandler))
     return fail(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "unknown error handler " + std::to_string(errhandler));
   me().comms.at(comm).errhandler = errhandler;
   return MPI_SUCCESS;
@@ -464,21 +464,20 @@ extern "C" int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandle
 }
 ROAM_AMPI_PMPI(Comm_get_errhandler)
 
-extern "C" int PMPI_Errhandler_free(MPI_Errhandler* errhandler) {
-  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
-  *errhandler = MPI_ERRHANDLER_NULL;
-  return MPI_SUCCESS;
-}
-ROAM_AMPI_PMPI(Errhandler_free)
+// MPI_Errhandler_free and the user handlers: errhandlers.cpp.
 
 extern "C" int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
-  return fail(comm, errorcode, "MPI_Comm_call_errhandler", "called by the program");
+  int err = 0;
+  if (!checked(comm, "MPI_Comm_call_errhandler", &err)) return err;
+  fail(comm, errorcode, "MPI_Comm_call_errhandler", "called by the program");
+  return MPI_SUCCESS;  // MPI: once the handler returned (MPI_ERRORS_RETURN's too)
 }
 ROAM_AMPI_PMPI(Comm_call_errhandler)
 
 extern "C" int PMPI_Error_class(int errorcode, int* errorclass) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  if (errorcode > MPI_ERR_LASTCODE && added_error_class(errorcode, errorclass)) return MPI_SUCCESS;  // errhandlers.cpp
   if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE) return MPI_ERR_ARG;
   *errorclass = errorcode;
   return MPI_SUCCESS;
@@ -502,6 +501,10 @@ extern "C" int PMPI_Error_string(int errorcode, char* string, int* resultlen) {
       "datarep already defined", "conversion error", "I/O error", "RMA target out of range",
       "RMA attach error", "RMA shared memory error", "RMA flavor error"};
   const int n = static_cast<int>(sizeof names / sizeof names[0]);
+  if (std::string added; errorcode > MPI_ERR_LASTCODE && added_error_string(errorcode, &added)) {  // errhandlers.cpp
+    *resultlen = std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", added.c_str());
+    return MPI_SUCCESS;
+  }
   const char* text = errorcode >= 0 && errorcode < n ? names[errorcode] : "unknown error code";
   *resultlen = std::snprintf(string, MPI_MAX_ERROR_STRING, "%s", text);
   return errorcode >= 0 && errorcode <= MPI_ERR_LASTCODE ? MPI_SUCCESS : MPI_ERR_ARG;

@@ -227,7 +227,7 @@ extern "C" int PMPI_Status_set_elements(MPI_Status* status, MPI_Datatype datatyp
   const type_info* t = find_type(me(), datatype);
   if (t == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Status_set_elements", "invalid datatype");
   if (count < 0) return fail(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Status_set_elements", "negative count");
-  status->MPI_LENGTH = static_cast<long long>(count) * t->size;
+  status->MPI_LENGTH = element_bytes(*t, count);
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Status_set_elements)
@@ -431,6 +431,14 @@ extern "C" int PMPI_Type_create_darray(int size, int rank_in, int ndims, const i
   if (int e = PMPI_Type_create_hindexed(static_cast<int>(lengths.size()), lengths.data(), displs.data(), oldtype, &runs))
     return e;
   const int e = PMPI_Type_create_resized(runs, 0, static_cast<MPI_Aint>(total * old->extent()), newtype);
+  if (e == MPI_SUCCESS) {
+    type_info& made = me().types.at(*newtype);
+    made.combiner = MPI_COMBINER_DARRAY;
+    std::vector<int> ints{size, rank_in, ndims};
+    for (const int* part : {gsizes, distribs, dargs, psizes}) ints.insert(ints.end(), part, part + ndims);
+    ints.push_back(order);
+    made.contents = {std::move(ints), {}, {oldtype}};
+  }
   PMPI_Type_free(&runs);
   return e;
 }

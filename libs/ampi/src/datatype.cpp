@@ -15,6 +15,7 @@ namespace {
 type_info basic(std::int64_t size, std::int64_t align, int handle) {
   type_info t;
   t.blocks = {{0, size}};
+  t.elements = {{size, 1}};
   t.ub = t.true_ub = t.size = size;
   t.basic_count = 1;
   t.primitive = handle;
@@ -39,7 +40,9 @@ type_info pair_of(int handle) {
   t.ub = static_cast<std::int64_t>(sizeof(layout));
   t.true_ub = at + static_cast<std::int64_t>(sizeof(int));
   t.size = static_cast<std::int64_t>(sizeof(T) + sizeof(int));
-  t.basic_count = 1;  // one pair, as MPI_Get_elements counts it for reductions' sake
+  t.elements = {{static_cast<std::int64_t>(sizeof(T)), 1}, {static_cast<std::int64_t>(sizeof(int)), 1}};
+  if (sizeof(T) == sizeof(int)) t.elements = {{static_cast<std::int64_t>(sizeof(int)), 2}};
+  t.basic_count = 2;  // MPI_Get_elements counts the value and the index
   t.primitive = handle;
   t.alignment = static_cast<int>(alignof(layout));
   t.committed = t.predefined = true;
@@ -49,6 +52,9 @@ type_info pair_of(int handle) {
 template <class A, class B>
 type_info two_of(int handle) {
   type_info t = basic(static_cast<std::int64_t>(sizeof(A) + sizeof(B)), alignof(A), handle);
+  static_assert(sizeof(A) == sizeof(B));
+  t.elements = {{static_cast<std::int64_t>(sizeof(A)), 2}};
+  t.basic_count = 2;
   return t;
 }
 
@@ -121,10 +127,78 @@ void append_block(std::vector<std::pair<std::int64_t, std::int64_t>>& blocks, st
   else blocks.emplace_back(at, bytes);
 }
 
+using runs = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+// Appends `times` copies of the basic-element runs `old` to `out`.
+void append_elements(runs& out, const runs& old, std::int64_t times) {
+  auto add = [&out](std::int64_t bytes, std::int64_t n) {
+    if (n == 0) return;
+    if (!out.empty() && out.back().first == bytes) out.back().second += n;
+    else out.emplace_back(bytes, n);
+  };
+  if (times <= 0) return;
+  if (old.size() == 1) return add(old[0].first, old[0].second * times);
+  for (std::int64_t i = 0; i < times; ++i)
+    for (const auto& [bytes, n] : old) add(bytes, n);
+}
+
+// The least or greatest of some bounds, if there was any.
+struct bound {
+  bool any = false;
+  std::int64_t value = 0;
+  void lower(std::int64_t v) { value = any ? std::min(value, v) : v, any = true; }
+  void raise(std::int64_t v) { value = any ? std::max(value, v) : v, any = true; }
+};
+
+type_info marker(bool lower) {
+  type_info t;
+  t.explicit_lb = lower;
+  t.explicit_ub = !lower;
+  t.combiner = MPI_COMBINER_NAMED;
+  t.committed = t.predefined = true;
+  return t;
+}
+
 }  // namespace
 
+const type_info& lb_marker() noexcept {
+  static const type_info t = marker(true);
+  return t;
+}
+const type_info& ub_marker() noexcept {
+  static const type_info t = marker(false);
+  return t;
+}
+
+std::int64_t count_elements(const type_info& t, std::int64_t bytes) noexcept {
+  if (t.size == 0) return bytes == 0 ? 0 : -1;
+  std::int64_t n = bytes / t.size * t.basic_count, rest = bytes % t.size;
+  for (const auto& [each, runs_of] : t.elements) {
+    if (rest == 0) break;
+    const std::int64_t k = std::min(runs_of, rest / each);
+    n += k;
+    rest -= k * each;
+    if (k < runs_of) break;
+  }
+  return rest == 0 ? n : -1;
+}
+
+std::int64_t element_bytes(const type_info& t, std::int64_t n) noexcept {
+  if (t.basic_count == 0) return 0;
+  std::int64_t bytes = n / t.basic_count * t.size, rest = n % t.basic_count;
+  for (const auto& [each, runs_of] : t.elements) {
+    const std::int64_t k = std::min(runs_of, rest);
+    bytes += k * each;
+    rest -= k;
+    if (rest == 0) break;
+  }
+  return bytes;
+}
+
 const type_info* predefined_type(int handle) noexcept {
-  if (handle <= 0 || handle > last_predefined_type || handle == MPI_UB || handle == MPI_LB) return nullptr;
+  if (handle == MPI_LB) return &lb_marker();
+  if (handle == MPI_UB) return &ub_marker();
+  if (handle <= 0 || handle > last_predefined_type) return nullptr;
   const type_info& t = table()[static_cast<std::size_t>(handle)];
   return t.size == 0 ? nullptr : &t;
 }
@@ -140,7 +214,9 @@ type_info replicate(const type_info& old, const std::vector<std::pair<std::int64
   t.combiner = combiner;
   t.primitive = old.primitive;
   t.alignment = old.alignment;
-  bool first = true;
+  t.explicit_lb = old.explicit_lb;
+  t.explicit_ub = old.explicit_ub;
+  bound lb, ub, true_lb, true_ub;
   std::int64_t n = 0;
   const std::int64_t ext = old.extent();
   for (const auto& [disp, count] : places) {
@@ -148,22 +224,19 @@ type_info replicate(const type_info& old, const std::vector<std::pair<std::int64
       const std::int64_t base = disp + i * ext;
       for (const auto& [d, len] : old.blocks) append_block(t.blocks, base + d, len);
     }
-    if (count == 0) continue;
-    const std::int64_t lo = disp + std::min<std::int64_t>(0, (count - 1) * ext) + old.lb;
-    const std::int64_t hi = disp + std::max<std::int64_t>(0, (count - 1) * ext) + old.ub;
-    const std::int64_t tlo = disp + std::min<std::int64_t>(0, (count - 1) * ext) + old.true_lb;
-    const std::int64_t thi = disp + std::max<std::int64_t>(0, (count - 1) * ext) + old.true_ub;
-    if (first) {
-      t.lb = lo, t.ub = hi, t.true_lb = tlo, t.true_ub = thi;
-      first = false;
-    } else {
-      t.lb = std::min(t.lb, lo), t.ub = std::max(t.ub, hi);
-      t.true_lb = std::min(t.true_lb, tlo), t.true_ub = std::max(t.true_ub, thi);
-    }
+    if (count == 0) continue;  // an empty block has no place in the type map
+    // The copies' bounds: the first and the last copy hold the extremes
+    // (the extent may be negative).
+    const std::int64_t low = disp + std::min<std::int64_t>(0, (count - 1) * ext);
+    const std::int64_t high = disp + std::max<std::int64_t>(0, (count - 1) * ext);
+    lb.lower(low + old.lb), ub.raise(high + old.ub);
+    true_lb.lower(low + old.true_lb), true_ub.raise(high + old.true_ub);
     n += count;
   }
+  t.lb = lb.value, t.ub = ub.value, t.true_lb = true_lb.value, t.true_ub = true_ub.value;
   t.size = n * old.size;
   t.basic_count = n * old.basic_count;
+  append_elements(t.elements, old.elements, n);
   return t;
 }
 
@@ -171,29 +244,40 @@ type_info make_struct(const std::vector<const type_info*>& types, const std::vec
                       const std::vector<std::int64_t>& lengths) {
   type_info t;
   t.combiner = MPI_COMBINER_STRUCT;
-  bool first = true;
+  // MPI-1's rule: bounds from MPI_LB/MPI_UB markers (and resized types)
+  // win over the data's; without any, the data's, padded as a C compiler
+  // pads the struct.
+  bound marked_lb, marked_ub, data_lb, data_ub, true_lb, true_ub;
+  bool first_data = true;
   for (std::size_t k = 0; k < types.size(); ++k) {
-    type_info part = replicate(*types[k], {{displacements[k], lengths[k]}}, MPI_COMBINER_STRUCT);
     if (lengths[k] == 0) continue;
+    const type_info part = replicate(*types[k], {{displacements[k], lengths[k]}}, MPI_COMBINER_STRUCT);
+    const bool data = part.size > 0;
+    if (part.explicit_lb) marked_lb.lower(part.lb);
+    else if (data) data_lb.lower(part.lb);
+    if (part.explicit_ub) marked_ub.raise(part.ub);
+    else if (data) data_ub.raise(part.ub);
+    if (!data) continue;
     for (const auto& [d, len] : part.blocks) append_block(t.blocks, d, len);
-    if (first) {
-      t.lb = part.lb, t.ub = part.ub, t.true_lb = part.true_lb, t.true_ub = part.true_ub;
-      t.primitive = part.primitive;
-      first = false;
-    } else {
-      t.lb = std::min(t.lb, part.lb), t.ub = std::max(t.ub, part.ub);
-      t.true_lb = std::min(t.true_lb, part.true_lb), t.true_ub = std::max(t.true_ub, part.true_ub);
-      if (t.primitive != part.primitive) t.primitive = 0;
-    }
+    append_elements(t.elements, part.elements, 1);
+    true_lb.lower(part.true_lb), true_ub.raise(part.true_ub);
+    if (first_data) t.primitive = part.primitive;
+    else if (t.primitive != part.primitive) t.primitive = 0;
+    first_data = false;
     t.size += part.size;
     t.basic_count += part.basic_count;
     t.alignment = std::max(t.alignment, types[k]->alignment);
   }
-  // As a C compiler pads the struct, the extent is rounded up to the
-  // strictest member alignment.
-  const std::int64_t a = t.alignment;
-  const std::int64_t ext = t.ub - t.lb;
-  if (ext % a != 0) t.ub += a - ext % a;
+  t.explicit_lb = marked_lb.any;
+  t.explicit_ub = marked_ub.any;
+  t.lb = marked_lb.any ? marked_lb.value : data_lb.value;
+  t.ub = marked_ub.any ? marked_ub.value : data_ub.value;
+  t.true_lb = true_lb.value, t.true_ub = true_ub.value;
+  if (!t.explicit_lb && !t.explicit_ub) {
+    const std::int64_t a = t.alignment;
+    const std::int64_t ext = t.ub - t.lb;
+    if (ext % a != 0) t.ub += a - ext % a;
+  }
   return t;
 }
 

@@ -15,8 +15,19 @@ namespace roam::ampi {
 inline constexpr int first_derived_type = 1000;
 inline constexpr int last_predefined_type = 54;
 
+// What MPI_Type_get_contents gives back: the constructor's arguments.
+struct type_contents {
+  std::vector<int> ints;
+  std::vector<std::int64_t> aints;
+  std::vector<int> types;  // handles; derived ones are kept alive while this type lives
+  void pup(pup_er& p) { p | ints | aints | types; }
+};
+
 struct type_info {
   std::vector<std::pair<std::int64_t, std::int64_t>> blocks;  // (displacement, bytes), adjacent ones merged
+  // The basic elements of one element in type-map order, run-length coded
+  // (bytes of one, how many): what MPI_Get_elements counts.
+  std::vector<std::pair<std::int64_t, std::int64_t>> elements;
   std::int64_t lb = 0, ub = 0;            // MPI's bounds (extent = ub - lb)
   std::int64_t true_lb = 0, true_ub = 0;  // where the bytes really are
   std::int64_t size = 0;                  // bytes of data in one element
@@ -24,16 +35,21 @@ struct type_info {
   int primitive = 0;                      // the predefined type of every basic element (0: mixed)
   int combiner = 1;                       // MPI_COMBINER_*
   int alignment = 1;                      // for MPI_Type_create_struct's padding
+  // Bounds set by an MPI_LB / MPI_UB marker or MPI_Type_create_resized:
+  // they win over the data's in the types built from this one (MPI-1's
+  // "sticky" markers).
+  bool explicit_lb = false, explicit_ub = false;
   bool committed = false;
   bool predefined = false;
+  type_contents contents;
 
   std::int64_t extent() const noexcept { return ub - lb; }
   bool contiguous() const noexcept {
     return blocks.size() == 1 && blocks[0].first == 0 && blocks[0].second == extent();
   }
   void pup(pup_er& p) {
-    p | blocks | lb | ub | true_lb | true_ub | size | basic_count | primitive | combiner | alignment | committed |
-        predefined;
+    p | blocks | elements | lb | ub | true_lb | true_ub | size | basic_count | primitive | combiner | alignment |
+        explicit_lb | explicit_ub | committed | predefined | contents;
   }
 };
 
@@ -49,6 +65,14 @@ type_info replicate(const type_info& old, const std::vector<std::pair<std::int64
 /// MPI_Type_create_struct's result.
 type_info make_struct(const std::vector<const type_info*>& types, const std::vector<std::int64_t>& displacements,
                       const std::vector<std::int64_t>& lengths);
+/// The MPI_LB / MPI_UB markers as types (size 0, one explicit bound at 0).
+const type_info& lb_marker() noexcept;
+const type_info& ub_marker() noexcept;
+/// MPI_Get_elements of `bytes` received as elements of `t`: whole basic
+/// elements, or -1 when the bytes end inside one.
+std::int64_t count_elements(const type_info& t, std::int64_t bytes) noexcept;
+/// The bytes of the first `n` basic elements of a run of `t` (MPI_Status_set_elements).
+std::int64_t element_bytes(const type_info& t, std::int64_t n) noexcept;
 
 /// Packs `count` elements at `buf` into `out` (count * size bytes).
 void pack(const type_info& t, const void* buf, std::int64_t count, std::byte* out) noexcept;

@@ -72,8 +72,10 @@ int run(const coll_job& j) {
   }
 }
 
-// The job's thread: the collective, then its request completes.
-void job_thread(int id) {
+// The job's thread: the collective (`body`), then its request completes.
+// `body` is code of the library: at the same address in every process, so
+// the thread may move.
+void job_thread(int id, int (*body)(const coll_job&)) {
   *g_job = id;
   coll_job job;
   {
@@ -81,7 +83,7 @@ void job_thread(int id) {
     job = me().jobs.at(id);
   }
   adopt_coll_base(job.base);
-  const int result = run(job);
+  const int result = body(job);
   const roam::process_heap_scope runtime_heap;
   rank& r = me();
   coll_job& j = r.jobs.at(id);
@@ -96,28 +98,8 @@ void job_thread(int id) {
   r.notify();
 }
 
-// Starts a job: its request, its number, its thread.
 int start(coll_job job, MPI_Request* request, const char* function) {
-  rank& r = me();
-  if (find_comm(r, job.comm) == nullptr)
-    return fail(MPI_COMM_WORLD, MPI_ERR_COMM, function, "invalid communicator " + std::to_string(job.comm));
-  // Threads of finished jobs go now.
-  r.coll_threads.remove_if([](const coll_thread& h) { return h.thread.finished(); });
-  const int id = r.next_job++;
-  const int h = r.new_request();
-  request_record& q = r.req(h);
-  q.what = request_record::kind::collective;
-  q.active = true;
-  q.comm = job.comm;
-  q.peer = id;
-  job.request = h;
-  job.base = next_coll_base(job.comm);
-  r.jobs[id] = job;
-  coll_thread& t = r.coll_threads.emplace_back();
-  t.job = id;
-  t.thread.start(&r, [id] { job_thread(id); }, roam::thread_options{.stack_bytes = 256u << 10});
-  *request = h;
-  return MPI_SUCCESS;
+  return start_collective(std::move(job), run, request, function);
 }
 
 std::uint64_t addr(const void* p) { return reinterpret_cast<std::uint64_t>(p); }
@@ -317,3 +299,30 @@ extern "C" int PMPI_Ialltoallw(const void* sendbuf, const int sendcounts[], cons
                   recvtypes, 0, comm, request, "MPI_Ialltoallw");
 }
 ROAM_AMPI_PMPI(Ialltoallw)
+
+// ---- starting a non-blocking collective ------------------------------------------
+// Its request, its number, its thread running the blocking algorithm `body`
+// (the neighbourhood collectives of neighbors.cpp start theirs here too).
+namespace roam::ampi {
+int start_collective(coll_job job, int (*body)(const coll_job&), MPI_Request* request, const char* function) {
+  rank& r = me();
+  if (find_comm(r, job.comm) == nullptr)
+    return fail(MPI_COMM_WORLD, MPI_ERR_COMM, function, "invalid communicator " + std::to_string(job.comm));
+  r.coll_threads.remove_if([](const coll_thread& h) { return h.thread.finished(); });  // finished jobs' threads go now
+  const int id = r.next_job++;
+  const int h = r.new_request();
+  request_record& q = r.req(h);
+  q.what = request_record::kind::collective;
+  q.active = true;
+  q.comm = job.comm;
+  q.peer = id;
+  job.request = h;
+  job.base = next_coll_base(job.comm);
+  r.jobs[id] = job;
+  coll_thread& t = r.coll_threads.emplace_back();
+  t.job = id;
+  t.thread.start(&r, [id, body] { job_thread(id, body); }, roam::thread_options{.stack_bytes = 256u << 10});
+  *request = h;
+  return MPI_SUCCESS;
+}
+}  // namespace roam::ampi

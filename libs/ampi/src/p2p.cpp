@@ -41,17 +41,30 @@ void rank::release_request(int handle) {
 }
 
 void rank::sweep_freed_types() {
-  for (auto it = freed_types.begin(); it != freed_types.end();) {
-    const int t = *it;
-    const bool used =
-        std::any_of(requests.begin(), requests.end(),
-                    [t](const request_record& q) { return q.what != request_record::kind::none && q.datatype == t; }) ||
-        std::any_of(jobs.begin(), jobs.end(), [t](const auto& j) { return j.second.sendtype == t || j.second.recvtype == t; });
-    if (used) {
-      ++it;
-    } else {
-      types.erase(t);
-      it = freed_types.erase(it);
+  // A freed type also stays while a type built from it lives
+  // (MPI_Type_get_contents gives it back): erasing one may free others.
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (auto it = freed_types.begin(); it != freed_types.end();) {
+      const int t = *it;
+      const bool used =
+          std::any_of(requests.begin(), requests.end(),
+                      [t](const request_record& q) { return q.what != request_record::kind::none && q.datatype == t; }) ||
+          std::any_of(jobs.begin(), jobs.end(),
+                      [t](const auto& j) { return j.second.sendtype == t || j.second.recvtype == t; }) ||
+          std::any_of(types.begin(), types.end(), [t](const auto& other) {
+            const auto& parts = other.second.contents.types;
+            return other.first != t && std::find(parts.begin(), parts.end(), t) != parts.end();
+          });
+      if (used) {
+        ++it;
+      } else {
+        types.erase(t);
+        type_names.erase(t);
+        reusable_types.push_back(t);
+        it = freed_types.erase(it);
+        erased = true;
+      }
     }
   }
 }
@@ -554,6 +567,7 @@ int send_mode(const void* buf, int count, MPI_Datatype datatype, int dest, int t
 int finish(MPI_Request* handle, MPI_Status* status) {
   rank& r = me();
   request_record& q = r.req(*handle);
+  if (q.what == request_record::kind::generalized) return finish_generalized(handle, status);  // grequest.cpp
   fill_status(q, status);
   const int err = q.status_error;
   if (q.persistent) {
@@ -892,6 +906,7 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   rank& r = me();
   if (!valid_request(r, *request)) return fail(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free", "invalid request");
+  if (r.req(*request).what == request_record::kind::generalized) return free_generalized(request);  // grequest.cpp
   request_record& q = r.req(*request);
   if ((q.what == request_record::kind::recv || q.what == request_record::kind::collective) && q.active && !q.complete) {
     // A receive still pending keeps its slot: the message will land in the
@@ -917,6 +932,7 @@ extern "C" int PMPI_Request_get_status(MPI_Request request, int* flag, MPI_Statu
     return MPI_SUCCESS;
   }
   if (!valid_request(r, request)) return fail(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_get_status", "invalid request");
+  if (r.req(request).what == request_record::kind::generalized) return generalized_status(request, flag, status);  // grequest.cpp
   if (!r.req(request).complete) let_messages_in();
   const request_record& q = me().req(request);
   *flag = q.complete;
@@ -929,6 +945,7 @@ extern "C" int PMPI_Cancel(MPI_Request* request) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   rank& r = me();
   if (!valid_request(r, *request)) return fail(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel", "invalid request");
+  if (r.req(*request).what == request_record::kind::generalized) return cancel_generalized(*request);  // grequest.cpp
   request_record& q = r.req(*request);
   if (q.what == request_record::kind::recv && q.posted && !q.complete) {
     r.posted.erase(std::find(r.posted.begin(), r.posted.end(), *request));
@@ -1107,15 +1124,8 @@ extern "C" int PMPI_Get_elements(const MPI_Status* status, MPI_Datatype datatype
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   const type_info* t = find_type(me(), datatype);
   if (t == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Get_elements", "invalid datatype");
-  if (t->size == 0) {
-    *count = 0;
-    return MPI_SUCCESS;
-  }
-  const long long whole = status->MPI_LENGTH / t->size, rest = status->MPI_LENGTH % t->size;
-  if (rest == 0) *count = static_cast<int>(whole * t->basic_count);
-  else if (t->primitive != 0 && rest % primitive_size(t->primitive) == 0)
-    *count = static_cast<int>(whole * t->basic_count + rest / primitive_size(t->primitive));
-  else *count = MPI_UNDEFINED;
+  const std::int64_t n = count_elements(*t, status->MPI_LENGTH);
+  *count = n < 0 ? MPI_UNDEFINED : static_cast<int>(n);
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Get_elements)

@@ -23,6 +23,7 @@
 
 #include "datatype.hpp"
 #include "envelope.hpp"
+#include "extras.hpp"
 #include "world_collectives.hpp"
 
 namespace roam::ampi {
@@ -40,9 +41,14 @@ struct communicator {
   std::uint32_t children = 0;      // communicators made from it (the next context)
   std::uint32_t collectives = 0;   // collectives started on it (each one's tags)
   std::string name;
-  int topology = 0;                        // MPI_CART, MPI_GRAPH or 0 (none)
+  int topology = 0;                        // MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH or 0 (none)
   std::vector<int> dims, periods;          // a Cartesian topology's (zero dimensions allowed)
   std::vector<int> graph_index, graph_edges;  // a graph topology's (MPI_Graph_create's arrays)
+  // A distributed graph's (MPI_DIST_GRAPH): this rank's in- and
+  // out-neighbours in the order neighbourhood collectives use them, and
+  // their weights when the graph has them (dist_weighted).
+  std::vector<int> dist_sources, dist_destinations, dist_source_weights, dist_dest_weights;
+  bool dist_weighted = false;
   std::map<int, std::uint64_t> attributes;  // keyval -> the program's value (a pointer-sized word)
   // An intercommunicator (intercomm.cpp): point-to-point ranks name the
   // remote group; `local` is a hidden communicator of the local group (the
@@ -63,13 +69,15 @@ struct communicator {
   int peer_size() const { return inter ? static_cast<int>(remote.size()) : size; }
   void pup(pup_er& p) {
     p | context | members | my_rank | size | errhandler | children | collectives | name | dims | periods | attributes |
-        inter | remote | local | group_children | topology | graph_index | graph_edges;
+        inter | remote | local | group_children | topology | graph_index | graph_edges | dist_sources |
+        dist_destinations | dist_source_weights | dist_dest_weights | dist_weighted;
   }
 };
 
 /// A request (MPI_Request is its slot number + 1).
 struct request_record {
-  enum class kind : std::uint8_t { none, send, recv, probe_only, collective };
+  // generalized: MPI_Grequest_start's (its callbacks in rank::extras, grequest.cpp)
+  enum class kind : std::uint8_t { none, send, recv, probe_only, collective, generalized };
   kind what = kind::none;
   bool active = false;      // started (persistent requests are inactive between starts)
   bool complete = false;
@@ -263,6 +271,16 @@ struct rank : element<rank> {
   std::set<int> freed_types;  // MPI_Type_free'd while a request or collective in progress used them
   void sweep_freed_types();   // drops those nothing uses any more
   int next_type = first_derived_type;
+  // Handles of types gone, given out again (last gone, first reused) as
+  // MPICH and Open MPI do: some programs build a struct from a stale handle
+  // that such reuse happens to make valid again.
+  std::vector<int> reusable_types;
+  int new_type_handle() {
+    if (reusable_types.empty()) return next_type++;
+    const int h = reusable_types.back();
+    reusable_types.pop_back();
+    return h;
+  }
   std::map<int, std::string> type_names;  // MPI_Type_set_name's
   std::map<int, user_op> ops;
   int next_op = 100;
@@ -270,6 +288,7 @@ struct rank : element<rank> {
   int next_info = 10;
   std::map<int, keyval_record> keyvals;
   int next_keyval = 100;
+  rank_extras extras;  // grequests, user error handlers and codes, datatype attributes, hints (extras.hpp)
   std::map<int, window> windows;
   int next_window = 1;
   std::unordered_map<int, std::uint32_t> rma_sent_to, rma_expected_from;  // one-sided messages' order

@@ -207,7 +207,7 @@ void rank::pup(pup_er& p) {
   // made the blob already, in before_migration).
   if (!p.is_unpacking()) pack_user_state(false);
   p | collector_ | argv_ | stack_bytes_ | initialized | finalized | waiting | moving | parked | checkpoint_ok | migrated_flag | attached_buffer | attached_size |
-      user_pups | comms | next_comm | groups | next_group | types | freed_types | next_type | type_names | ops | next_op | infos | next_info | keyvals | next_keyval | jobs | next_job | windows | next_window | rma_sent_to | rma_expected_from | rma_early | requests |
+      user_pups | comms | next_comm | groups | next_group | types | freed_types | next_type | reusable_types | type_names | ops | next_op | infos | next_info | keyvals | next_keyval | extras | jobs | next_job | windows | next_window | rma_sent_to | rma_expected_from | rma_early | requests |
       free_requests | unexpected | posted | sent_to | expected_from | early | messages | next_message | hub | world_collectives |
       world_results;
   // The copy's unwind tables are deregistered while its pages are still
@@ -248,6 +248,7 @@ int fail(int comm, int code, const char* function, const std::string& what) {
   const communicator* c = find_comm(r, comm);
   const int handler = c ? c->errhandler : r.comms[MPI_COMM_WORLD].errhandler;
   if (handler == MPI_ERRORS_RETURN) return code;
+  if (handler != MPI_ERRORS_ARE_FATAL) return call_errhandler(c ? comm : MPI_COMM_WORLD, handler, code);  // errhandlers.cpp
   std::fprintf(stderr, "ampi: rank %d (PE %u) in %s: %s (error class %d)\n", r.this_index()[0], my_pe().value(),
                function, what.c_str(), code);
   std::fflush(stderr);

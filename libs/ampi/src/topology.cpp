@@ -1,4 +1,5 @@
-// Cartesian topologies (MPI_Dims_create, MPI_Cart_*) and communicator
+// Cartesian topologies (MPI_Dims_create, MPI_Cart_*), graph and distributed
+// graph topologies (MPI_Graph_*, MPI_Dist_graph_*) and communicator
 // attributes with user keys (MPI_Comm_create_keyval, set/get/delete_attr).
 #include <algorithm>
 #include <functional>
@@ -199,7 +200,11 @@ extern "C" int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm* n
       color = color * c->dims[d] + at[d];
     }
   }
+  // Keeping no dimension leaves a grid of one cell: MPI_Cart_sub gives it
+  // to the grid's first rank and MPI_COMM_NULL to the others (as MPICH).
+  if (kept_dims.empty()) color = c->my_rank == 0 ? 0 : MPI_UNDEFINED;
   if (int e = PMPI_Comm_split(comm, color, me().comms.at(comm).my_rank, newcomm)) return e;
+  if (*newcomm == MPI_COMM_NULL) return MPI_SUCCESS;
   communicator& g = me().comms.at(*newcomm);
   g.dims = kept_dims;
   g.periods = kept_periods;
@@ -336,6 +341,232 @@ extern "C" int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int[], const int[
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Graph_map)
+
+// ---- distributed graph topologies ---------------------------------------------------
+// Each rank keeps only its own in- and out-neighbours (and their weights).
+// No reordering: rank r of the old communicator is rank r of the new one.
+namespace {
+
+const communicator* dist_graph_of(MPI_Comm comm, const char* function, int* err) {
+  const communicator* c = find_comm(me(), comm);
+  if (c == nullptr) {
+    *err = fail(MPI_COMM_WORLD, MPI_ERR_COMM, function, "invalid communicator " + std::to_string(comm));
+    return nullptr;
+  }
+  if (c->topology != MPI_DIST_GRAPH) {
+    *err = fail(comm, MPI_ERR_TOPOLOGY, function, "the communicator has no distributed graph topology");
+    return nullptr;
+  }
+  *err = MPI_SUCCESS;
+  return c;
+}
+
+// The communicator a distributed graph is made on: an intracommunicator.
+const communicator* dist_graph_base(MPI_Comm comm_old, const char* function, int* err) {
+  const communicator* c = find_comm(me(), comm_old);
+  if (c == nullptr) {
+    *err = fail(MPI_COMM_WORLD, MPI_ERR_COMM, function, "invalid communicator " + std::to_string(comm_old));
+    return nullptr;
+  }
+  if (c->inter) {
+    *err = fail(comm_old, MPI_ERR_COMM, function, "a distributed graph cannot be made on an intercommunicator");
+    return nullptr;
+  }
+  *err = MPI_SUCCESS;
+  return c;
+}
+
+// Checks `n` ranks named as `what` against a communicator of `size` ranks.
+int check_ranks(MPI_Comm comm, int size, int n, const int ranks[], const char* function, const char* what) {
+  for (int i = 0; i < n; ++i)
+    if (ranks[i] < 0 || ranks[i] >= size)
+      return fail(comm, MPI_ERR_RANK, function,
+                  std::string(what) + " " + std::to_string(ranks[i]) + " is not a rank of a communicator of size " +
+                      std::to_string(size));
+  return MPI_SUCCESS;
+}
+
+// Checks `n` weights given as `what` (MPI_UNWEIGHTED: none to check).
+int check_weights(MPI_Comm comm, int n, const int weights[], const char* function, const char* what) {
+  if (weights == MPI_UNWEIGHTED || n == 0) return MPI_SUCCESS;
+  if (weights == MPI_WEIGHTS_EMPTY || weights == nullptr)
+    return fail(comm, MPI_ERR_ARG, function, std::string(what) + " has no weights for " + std::to_string(n) + " edges");
+  for (int i = 0; i < n; ++i)
+    if (weights[i] < 0)
+      return fail(comm, MPI_ERR_ARG, function, std::string(what) + " has a negative weight " + std::to_string(weights[i]));
+  return MPI_SUCCESS;
+}
+
+// A rank's part of a distributed graph.
+struct dist_edges {
+  std::vector<int> sources, source_weights, destinations, dest_weights;
+  bool weighted = false;
+};
+
+// Makes the new communicator (the old one's ranks in the same order) and
+// gives it this rank's edges.
+int make_dist_graph(MPI_Comm comm_old, dist_edges edges, MPI_Comm* comm_dist_graph) {
+  const int my = me().comms.at(comm_old).my_rank;
+  if (int e = PMPI_Comm_split(comm_old, 0, my, comm_dist_graph)) return e;
+  communicator& g = me().comms.at(*comm_dist_graph);
+  g.topology = MPI_DIST_GRAPH;
+  g.dist_sources = std::move(edges.sources);
+  g.dist_destinations = std::move(edges.destinations);
+  g.dist_weighted = edges.weighted;
+  if (edges.weighted) {
+    g.dist_source_weights = std::move(edges.source_weights);
+    g.dist_dest_weights = std::move(edges.dest_weights);
+  }
+  return MPI_SUCCESS;
+}
+
+// Whether the graph is weighted, agreed by every rank of `comm`: a rank
+// with edges votes for its choice, one without votes only when it says
+// MPI_UNWEIGHTED; any rank's MPI_UNWEIGHTED makes it unweighted, and
+// weights beside MPI_UNWEIGHTED are an error (every rank reports it).
+int agree_weighted(MPI_Comm comm, bool has_edges, const int weights[], bool* weighted, const char* function) {
+  enum : int { said_unweighted = 1, gave_weights = 2 };
+  int vote = weights == MPI_UNWEIGHTED ? said_unweighted : (has_edges ? gave_weights : 0);
+  int all = 0;
+  if (int e = PMPI_Allreduce(&vote, &all, 1, MPI_INT, MPI_BOR, comm)) return e;
+  if ((all & said_unweighted) && (all & gave_weights))
+    return fail(comm, MPI_ERR_ARG, function, "some ranks gave weights, others MPI_UNWEIGHTED");
+  *weighted = (all & said_unweighted) == 0;
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[],
+                                               const int sourceweights[], int outdegree, const int destinations[],
+                                               const int destweights[], MPI_Info, int, MPI_Comm* comm_dist_graph) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const char* const fn = "MPI_Dist_graph_create_adjacent";
+  int err = 0;
+  const communicator* c = dist_graph_base(comm_old, fn, &err);
+  if (!c) return err;
+  if (indegree < 0 || outdegree < 0)
+    return fail(comm_old, MPI_ERR_ARG, fn,
+                "negative degree (indegree " + std::to_string(indegree) + ", outdegree " + std::to_string(outdegree) + ")");
+  if (int e = check_ranks(comm_old, c->size, indegree, sources, fn, "source")) return e;
+  if (int e = check_ranks(comm_old, c->size, outdegree, destinations, fn, "destination")) return e;
+  if ((sourceweights == MPI_UNWEIGHTED) != (destweights == MPI_UNWEIGHTED))
+    return fail(comm_old, MPI_ERR_ARG, fn, "MPI_UNWEIGHTED for one side's weights but not the other's");
+  if (int e = check_weights(comm_old, indegree, sourceweights, fn, "sourceweights")) return e;
+  if (int e = check_weights(comm_old, outdegree, destweights, fn, "destweights")) return e;
+  dist_edges edges;
+  edges.sources.assign(sources, sources + indegree);
+  edges.destinations.assign(destinations, destinations + outdegree);
+  edges.weighted = sourceweights != MPI_UNWEIGHTED;
+  if (edges.weighted) {
+    if (indegree > 0) edges.source_weights.assign(sourceweights, sourceweights + indegree);
+    if (outdegree > 0) edges.dest_weights.assign(destweights, destweights + outdegree);
+  }
+  return make_dist_graph(comm_old, std::move(edges), comm_dist_graph);
+}
+ROAM_AMPI_PMPI(Dist_graph_create_adjacent)
+
+// Every rank names any edges (sources[i] -> its degrees[i] destinations);
+// each edge goes to both of its ends in one all-to-all. A rank lists its
+// edges by the rank that named them, then in that rank's order, so both
+// ends of repeated edges list them in the same order (with their weights).
+extern "C" int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                                      const int destinations[], const int weights[], MPI_Info, int,
+                                      MPI_Comm* comm_dist_graph) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const char* const fn = "MPI_Dist_graph_create";
+  int err = 0;
+  const communicator* c = dist_graph_base(comm_old, fn, &err);
+  if (!c) return err;
+  const int size = c->size;
+  if (n < 0) return fail(comm_old, MPI_ERR_ARG, fn, "negative number of sources " + std::to_string(n));
+  long total = 0;
+  for (int i = 0; i < n; ++i) {
+    if (degrees[i] < 0)
+      return fail(comm_old, MPI_ERR_ARG, fn, "negative degree " + std::to_string(degrees[i]) + " of source " + std::to_string(i));
+    total += degrees[i];
+  }
+  if (int e = check_ranks(comm_old, size, n, sources, fn, "source")) return e;
+  if (int e = check_ranks(comm_old, size, static_cast<int>(total), destinations, fn, "destination")) return e;
+  if (int e = check_weights(comm_old, static_cast<int>(total), weights, fn, "weights")) return e;
+  bool weighted = false;
+  if (int e = agree_weighted(comm_old, total > 0, weights, &weighted, fn)) return e;
+  // To each end of each edge: (1: out-edge to / 0: in-edge from, the other end, weight).
+  std::vector<std::vector<int>> to(static_cast<std::size_t>(size));
+  for (int i = 0, k = 0; i < n; ++i)
+    for (int d = 0; d < degrees[i]; ++d, ++k) {
+      const int w = weighted && weights != MPI_UNWEIGHTED ? weights[k] : 1;
+      const int s = sources[i], t = destinations[k];
+      to[static_cast<std::size_t>(s)].insert(to[static_cast<std::size_t>(s)].end(), {1, t, w});
+      to[static_cast<std::size_t>(t)].insert(to[static_cast<std::size_t>(t)].end(), {0, s, w});
+    }
+  std::vector<int> sendcounts(static_cast<std::size_t>(size)), recvcounts(sendcounts.size());
+  std::vector<int> sdispls(sendcounts.size()), rdispls(sendcounts.size());
+  std::vector<int> out;
+  for (std::size_t r = 0; r < to.size(); ++r) {
+    sdispls[r] = static_cast<int>(out.size());
+    sendcounts[r] = static_cast<int>(to[r].size());
+    out.insert(out.end(), to[r].begin(), to[r].end());
+  }
+  if (int e = PMPI_Alltoall(sendcounts.data(), 1, MPI_INT, recvcounts.data(), 1, MPI_INT, comm_old)) return e;
+  int received = 0;
+  for (std::size_t r = 0; r < to.size(); ++r) rdispls[r] = received, received += recvcounts[r];
+  std::vector<int> in(static_cast<std::size_t>(received));
+  if (int e = PMPI_Alltoallv(out.data(), sendcounts.data(), sdispls.data(), MPI_INT, in.data(), recvcounts.data(),
+                             rdispls.data(), MPI_INT, comm_old))
+    return e;
+  dist_edges edges;
+  edges.weighted = weighted;
+  for (std::size_t k = 0; k + 2 < in.size(); k += 3) {
+    if (in[k] == 1) {
+      edges.destinations.push_back(in[k + 1]);
+      edges.dest_weights.push_back(in[k + 2]);
+    } else {
+      edges.sources.push_back(in[k + 1]);
+      edges.source_weights.push_back(in[k + 2]);
+    }
+  }
+  return make_dist_graph(comm_old, std::move(edges), comm_dist_graph);
+}
+ROAM_AMPI_PMPI(Dist_graph_create)
+
+extern "C" int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int* indegree, int* outdegree, int* weighted) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  int err = 0;
+  const communicator* c = dist_graph_of(comm, "MPI_Dist_graph_neighbors_count", &err);
+  if (!c) return err;
+  *indegree = static_cast<int>(c->dist_sources.size());
+  *outdegree = static_cast<int>(c->dist_destinations.size());
+  *weighted = c->dist_weighted ? 1 : 0;
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Dist_graph_neighbors_count)
+
+namespace {
+// Copies up to `max` neighbours, and their weights when the graph has them
+// and the program asked (not MPI_UNWEIGHTED).
+void copy_neighbors(const std::vector<int>& ranks, const std::vector<int>& weights, bool weighted, int max,
+                    int ranks_out[], int weights_out[]) {
+  const std::size_t n = std::min(ranks.size(), static_cast<std::size_t>(std::max(max, 0)));
+  std::copy_n(ranks.begin(), n, ranks_out);
+  if (weighted && weights_out != MPI_UNWEIGHTED && weights_out != MPI_WEIGHTS_EMPTY && weights_out != nullptr)
+    std::copy_n(weights.begin(), n, weights_out);
+}
+}  // namespace
+
+extern "C" int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[],
+                                         int maxoutdegree, int destinations[], int destweights[]) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const char* const fn = "MPI_Dist_graph_neighbors";
+  int err = 0;
+  const communicator* c = dist_graph_of(comm, fn, &err);
+  if (!c) return err;
+  if (maxindegree < 0 || maxoutdegree < 0) return fail(comm, MPI_ERR_ARG, fn, "negative maxindegree or maxoutdegree");
+  copy_neighbors(c->dist_sources, c->dist_source_weights, c->dist_weighted, maxindegree, sources, sourceweights);
+  copy_neighbors(c->dist_destinations, c->dist_dest_weights, c->dist_weighted, maxoutdegree, destinations, destweights);
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Dist_graph_neighbors)
 
 // ---- attributes -------------------------------------------------------------------
 

@@ -14,14 +14,29 @@ const type_info* old_type(MPI_Datatype t, const char* function, int* err) {
   return info;
 }
 
-int add_type(type_info t, MPI_Datatype* out) {
+// A new derived type made by `combiner` from these arguments (kept for
+// MPI_Type_get_contents).
+int add_type(type_info t, MPI_Datatype* out, int combiner, type_contents contents) {
   rank& r = me();
   t.committed = false;
   t.predefined = false;
-  const int h = r.next_type++;
+  t.combiner = combiner;
+  t.contents = std::move(contents);
+  const int h = r.new_type_handle();
   r.types[h] = std::move(t);
   *out = h;
   return MPI_SUCCESS;
+}
+
+std::vector<int> ints_of(int count, const int values[]) { return std::vector<int>(values, values + count); }
+std::vector<std::int64_t> aints_of(int count, const MPI_Aint values[]) {
+  return std::vector<std::int64_t>(values, values + count);
+}
+template <class... V>
+std::vector<int> join(V&&... parts) {
+  std::vector<int> out;
+  (out.insert(out.end(), parts.begin(), parts.end()), ...);
+  return out;
 }
 
 int count_error(int count, const char* function) {
@@ -36,7 +51,8 @@ extern "C" int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatyp
   if (int e = count_error(count, "MPI_Type_contiguous")) return e;
   const type_info* old = old_type(oldtype, "MPI_Type_contiguous", &err);
   if (!old) return err;
-  return add_type(replicate(*old, {{0, count}}, MPI_COMBINER_CONTIGUOUS), newtype);
+  return add_type(replicate(*old, {{0, count}}, MPI_COMBINER_CONTIGUOUS), newtype, MPI_COMBINER_CONTIGUOUS,
+                  {{count}, {}, {oldtype}});
 }
 ROAM_AMPI_PMPI(Type_contiguous)
 
@@ -49,7 +65,8 @@ extern "C" int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint str
   if (!old) return err;
   std::vector<std::pair<std::int64_t, std::int64_t>> places;
   for (int i = 0; i < count; ++i) places.emplace_back(static_cast<std::int64_t>(i) * stride, blocklength);
-  return add_type(replicate(*old, places, MPI_COMBINER_HVECTOR), newtype);
+  return add_type(replicate(*old, places, MPI_COMBINER_HVECTOR), newtype, MPI_COMBINER_HVECTOR,
+                  {{count, blocklength}, {stride}, {oldtype}});
 }
 ROAM_AMPI_PMPI(Type_create_hvector)
 
@@ -60,7 +77,9 @@ extern "C" int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Data
   if (!old) return err;
   if (int e = PMPI_Type_create_hvector(count, blocklength, static_cast<MPI_Aint>(stride) * old->extent(), oldtype, newtype))
     return e;
-  me().types.at(*newtype).combiner = MPI_COMBINER_VECTOR;
+  type_info& made = me().types.at(*newtype);
+  made.combiner = MPI_COMBINER_VECTOR;
+  made.contents = {{count, blocklength, stride}, {}, {oldtype}};
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Type_vector)
@@ -74,7 +93,8 @@ extern "C" int PMPI_Type_create_hindexed(int count, const int lengths[], const M
   if (!old) return err;
   std::vector<std::pair<std::int64_t, std::int64_t>> places;
   for (int i = 0; i < count; ++i) places.emplace_back(displs[i], lengths[i]);
-  return add_type(replicate(*old, places, MPI_COMBINER_HINDEXED), newtype);
+  return add_type(replicate(*old, places, MPI_COMBINER_HINDEXED), newtype, MPI_COMBINER_HINDEXED,
+                  {join(std::vector<int>{count}, ints_of(count, lengths)), aints_of(count, displs), {oldtype}});
 }
 ROAM_AMPI_PMPI(Type_create_hindexed)
 
@@ -87,7 +107,8 @@ extern "C" int PMPI_Type_indexed(int count, const int lengths[], const int displ
   if (!old) return err;
   std::vector<std::pair<std::int64_t, std::int64_t>> places;
   for (int i = 0; i < count; ++i) places.emplace_back(static_cast<std::int64_t>(displs[i]) * old->extent(), lengths[i]);
-  return add_type(replicate(*old, places, MPI_COMBINER_INDEXED), newtype);
+  return add_type(replicate(*old, places, MPI_COMBINER_INDEXED), newtype, MPI_COMBINER_INDEXED,
+                  {join(std::vector<int>{count}, ints_of(count, lengths), ints_of(count, displs)), {}, {oldtype}});
 }
 ROAM_AMPI_PMPI(Type_indexed)
 
@@ -100,7 +121,8 @@ extern "C" int PMPI_Type_create_indexed_block(int count, int blocklength, const 
   if (!old) return err;
   std::vector<std::pair<std::int64_t, std::int64_t>> places;
   for (int i = 0; i < count; ++i) places.emplace_back(static_cast<std::int64_t>(displs[i]) * old->extent(), blocklength);
-  return add_type(replicate(*old, places, MPI_COMBINER_INDEXED_BLOCK), newtype);
+  return add_type(replicate(*old, places, MPI_COMBINER_INDEXED_BLOCK), newtype, MPI_COMBINER_INDEXED_BLOCK,
+                  {join(std::vector<int>{count, blocklength}, ints_of(count, displs)), {}, {oldtype}});
 }
 ROAM_AMPI_PMPI(Type_create_indexed_block)
 
@@ -113,7 +135,8 @@ extern "C" int PMPI_Type_create_hindexed_block(int count, int blocklength, const
   if (!old) return err;
   std::vector<std::pair<std::int64_t, std::int64_t>> places;
   for (int i = 0; i < count; ++i) places.emplace_back(displs[i], blocklength);
-  return add_type(replicate(*old, places, MPI_COMBINER_HINDEXED_BLOCK), newtype);
+  return add_type(replicate(*old, places, MPI_COMBINER_HINDEXED_BLOCK), newtype, MPI_COMBINER_HINDEXED_BLOCK,
+                  {{count, blocklength}, aints_of(count, displs), {oldtype}});
 }
 ROAM_AMPI_PMPI(Type_create_hindexed_block)
 
@@ -131,7 +154,9 @@ extern "C" int PMPI_Type_create_struct(int count, const int lengths[], const MPI
     d.push_back(displs[i]);
     l.push_back(lengths[i]);
   }
-  return add_type(make_struct(parts, d, l), newtype);
+  return add_type(make_struct(parts, d, l), newtype, MPI_COMBINER_STRUCT,
+                  {join(std::vector<int>{count}, ints_of(count, lengths)), aints_of(count, displs),
+                   ints_of(count, types)});
 }
 ROAM_AMPI_PMPI(Type_create_struct)
 
@@ -176,7 +201,11 @@ extern "C" int PMPI_Type_create_subarray(int ndims, const int sizes[], const int
   type_info t = replicate(*old, places, MPI_COMBINER_SUBARRAY);
   t.lb = 0;
   t.ub = stride[0] * sz[0] * old->extent();
-  return add_type(std::move(t), newtype);
+  t.explicit_lb = t.explicit_ub = true;  // the whole array's bounds, as MPI defines the subarray type
+  return add_type(std::move(t), newtype, MPI_COMBINER_SUBARRAY,
+                  {join(std::vector<int>{ndims}, ints_of(ndims, sizes), ints_of(ndims, subsizes), ints_of(ndims, starts),
+                        std::vector<int>{order}),
+                   {}, {oldtype}});
 }
 ROAM_AMPI_PMPI(Type_create_subarray)
 
@@ -188,8 +217,8 @@ extern "C" int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_A
   type_info t = *old;
   t.lb = lb;
   t.ub = lb + extent;
-  t.combiner = MPI_COMBINER_RESIZED;
-  return add_type(std::move(t), newtype);
+  t.explicit_lb = t.explicit_ub = true;  // as if marked by MPI_LB and MPI_UB
+  return add_type(std::move(t), newtype, MPI_COMBINER_RESIZED, {{}, {lb, extent}, {oldtype}});
 }
 ROAM_AMPI_PMPI(Type_create_resized)
 
@@ -199,10 +228,10 @@ extern "C" int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype* newtype) {
   const type_info* old = old_type(oldtype, "MPI_Type_dup", &err);
   if (!old) return err;
   type_info t = *old;
-  t.combiner = MPI_COMBINER_DUP;
   const bool committed = old->committed;
-  add_type(std::move(t), newtype);
+  add_type(std::move(t), newtype, MPI_COMBINER_DUP, {{}, {}, {oldtype}});
   me().types.at(*newtype).committed = committed;
+  if (int e = copy_type_attributes(oldtype, newtype)) return e;  // type_attrs.cpp
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Type_dup)
@@ -231,6 +260,7 @@ extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
   // Operations in progress keep using it (MPI): it goes once none does.
   r.freed_types.insert(*datatype);
   r.sweep_freed_types();
+  if (int e = delete_type_attributes(*datatype)) return e;  // type_attrs.cpp
   *datatype = MPI_DATATYPE_NULL;
   return MPI_SUCCESS;
 }
@@ -323,3 +353,52 @@ extern "C" int PMPI_Unpack(const void* inbuf, int insize, int* position, void* o
   return MPI_SUCCESS;
 }
 ROAM_AMPI_PMPI(Unpack)
+
+extern "C" int PMPI_Type_get_envelope(MPI_Datatype datatype, int* num_integers, int* num_addresses,
+                                      int* num_datatypes, int* combiner) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  int err = 0;
+  const type_info* t = old_type(datatype, "MPI_Type_get_envelope", &err);
+  if (!t) return err;
+  *combiner = t->predefined ? MPI_COMBINER_NAMED : t->combiner;
+  *num_integers = static_cast<int>(t->contents.ints.size());
+  *num_addresses = static_cast<int>(t->contents.aints.size());
+  *num_datatypes = static_cast<int>(t->contents.types.size());
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Type_get_envelope)
+
+// The constituent types come back as predefined handles or as new
+// derived ones equal to those of the construction (MPI: the caller frees
+// them), whether or not the program freed the originals meanwhile.
+extern "C" int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                                      int integers[], MPI_Aint addresses[], MPI_Datatype datatypes[]) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  const char* fn = "MPI_Type_get_contents";
+  int err = 0;
+  const type_info* t = old_type(datatype, fn, &err);
+  if (!t) return err;
+  if (t->predefined) return fail(MPI_COMM_WORLD, MPI_ERR_TYPE, fn, "a predefined datatype has no contents");
+  const type_contents c = t->contents;  // copied: new types below may move the table
+  if (max_integers < static_cast<int>(c.ints.size()) || max_addresses < static_cast<int>(c.aints.size()) ||
+      max_datatypes < static_cast<int>(c.types.size()))
+    return fail(MPI_COMM_WORLD, MPI_ERR_ARG, fn,
+                "the arrays are too small (MPI_Type_get_envelope says " + std::to_string(c.ints.size()) + ", " +
+                    std::to_string(c.aints.size()) + ", " + std::to_string(c.types.size()) + ")");
+  std::copy(c.ints.begin(), c.ints.end(), integers);
+  std::copy(c.aints.begin(), c.aints.end(), addresses);
+  rank& r = me();
+  for (std::size_t i = 0; i < c.types.size(); ++i) {
+    const int h = c.types[i];
+    if (h < first_derived_type) {
+      datatypes[i] = h;
+      continue;
+    }
+    type_info copy = r.types.at(h);  // kept alive while `datatype` refers to it
+    const int handle = r.new_type_handle();
+    r.types[handle] = std::move(copy);
+    datatypes[i] = handle;
+  }
+  return MPI_SUCCESS;
+}
+ROAM_AMPI_PMPI(Type_get_contents)

@@ -503,6 +503,123 @@ static void check_types(struct ctx* c) {
   }
 }
 
+/* MPI_Type_get_envelope / get_contents of every constructor (a derived
+ * constituent comes back as a new type, even after the program freed the
+ * original); MPI-1's MPI_LB / MPI_UB markers, which win over the data's
+ * bounds in the types built from them; MPI_Get_elements of partial
+ * receives and of pair types; MPI_Status_set_elements. */
+static void check_type_decoding(struct ctx* c) {
+  int ni, na, nt, comb;
+  MPI_Type_get_envelope(MPI_DOUBLE, &ni, &na, &nt, &comb);
+  CHECK(comb == MPI_COMBINER_NAMED && ni == 0 && na == 0 && nt == 0, "envelope of MPI_DOUBLE %d", comb);
+  MPI_Datatype vec, hv, st, rs, sub, dup;
+  MPI_Type_vector(3, 2, 5, MPI_INT, &vec);
+  MPI_Type_create_hvector(4, 1, 24, vec, &hv);
+  MPI_Type_get_envelope(vec, &ni, &na, &nt, &comb);
+  CHECK(comb == MPI_COMBINER_VECTOR && ni == 3 && na == 0 && nt == 1, "vector envelope %d %d %d %d", comb, ni, na, nt);
+  int ints[16];
+  MPI_Aint aints[8];
+  MPI_Datatype parts[4];
+  MPI_Type_get_contents(vec, 16, 8, 4, ints, aints, parts);
+  CHECK(ints[0] == 3 && ints[1] == 2 && ints[2] == 5 && parts[0] == MPI_INT, "vector contents %d %d %d", ints[0], ints[1],
+        ints[2]);
+  MPI_Type_free(&vec); /* hv keeps it: get_contents still gives it back */
+  MPI_Type_get_contents(hv, 16, 8, 4, ints, aints, parts);
+  CHECK(ints[0] == 4 && ints[1] == 1 && aints[0] == 24, "hvector contents %d %d %ld", ints[0], ints[1], (long)aints[0]);
+  MPI_Type_get_envelope(parts[0], &ni, &na, &nt, &comb);
+  CHECK(comb == MPI_COMBINER_VECTOR && ni == 3, "the freed vector from hvector's contents: combiner %d", comb);
+  int size = 0;
+  MPI_Type_size(parts[0], &size);
+  CHECK(size == 6 * (int)sizeof(int), "its size %d", size);
+  MPI_Type_free(&parts[0]);
+  int lens[3] = {1, 2, 1};
+  MPI_Aint disps[3] = {0, 8, 40};
+  MPI_Datatype members[3] = {MPI_INT, MPI_DOUBLE, hv};
+  MPI_Type_create_struct(3, lens, disps, members, &st);
+  MPI_Type_get_envelope(st, &ni, &na, &nt, &comb);
+  CHECK(comb == MPI_COMBINER_STRUCT && ni == 4 && na == 3 && nt == 3, "struct envelope %d %d %d %d", comb, ni, na, nt);
+  MPI_Type_get_contents(st, 16, 8, 4, ints, aints, parts);
+  CHECK(ints[0] == 3 && ints[2] == 2 && aints[2] == 40 && parts[0] == MPI_INT && parts[1] == MPI_DOUBLE,
+        "struct contents %d %d %ld", ints[0], ints[2], (long)aints[2]);
+  MPI_Type_get_envelope(parts[2], &ni, &na, &nt, &comb);
+  CHECK(comb == MPI_COMBINER_HVECTOR, "the struct's third member: combiner %d", comb);
+  MPI_Type_free(&parts[2]);
+  MPI_Type_create_resized(MPI_INT, -4, 16, &rs);
+  MPI_Type_get_contents(rs, 16, 8, 4, ints, aints, parts);
+  CHECK(aints[0] == -4 && aints[1] == 16 && parts[0] == MPI_INT, "resized contents %ld %ld", (long)aints[0], (long)aints[1]);
+  int sizes[2] = {4, 6}, subs[2] = {2, 3}, starts[2] = {1, 2};
+  MPI_Type_create_subarray(2, sizes, subs, starts, MPI_ORDER_FORTRAN, MPI_INT, &sub);
+  MPI_Type_get_envelope(sub, &ni, &na, &nt, &comb);
+  MPI_Type_get_contents(sub, 16, 8, 4, ints, aints, parts);
+  CHECK(comb == MPI_COMBINER_SUBARRAY && ni == 8 && ints[0] == 2 && ints[3] == 2 && ints[6] == 2 &&
+            ints[7] == MPI_ORDER_FORTRAN,
+        "subarray contents: combiner %d, %d integers", comb, ni);
+  MPI_Type_dup(MPI_FLOAT, &dup);
+  MPI_Type_get_envelope(dup, &ni, &na, &nt, &comb);
+  CHECK(comb == MPI_COMBINER_DUP && nt == 1, "dup envelope %d", comb);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  CHECK(MPI_Type_get_contents(MPI_INT, 1, 1, 1, ints, aints, parts) == MPI_ERR_TYPE, "contents of a named type");
+  CHECK(MPI_Type_get_contents(dup, 0, 0, 0, ints, aints, parts) == MPI_ERR_ARG, "contents into arrays too small");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Type_free(&hv);
+  MPI_Type_free(&st);
+  MPI_Type_free(&rs);
+  MPI_Type_free(&sub);
+  MPI_Type_free(&dup);
+
+  /* markers: {(LB,-8), int at 0, (UB,24)} has bounds -8 and 24 (size 4),
+   * and a contiguous run of three steps by its extent, 32 */
+  MPI_Datatype marked, run;
+  int mlens[3] = {1, 1, 1};
+  MPI_Aint mdisps[3] = {-8, 0, 24};
+  MPI_Datatype mtypes[3] = {MPI_LB, MPI_INT, MPI_UB};
+  MPI_Type_struct(3, mlens, mdisps, mtypes, &marked);
+  MPI_Aint lb = 0, extent = 0, tlb = 0, textent = 0;
+  MPI_Type_get_extent(marked, &lb, &extent);
+  MPI_Type_get_true_extent(marked, &tlb, &textent);
+  CHECK(lb == -8 && extent == 32 && tlb == 0 && textent == 4, "marked struct: lb %ld extent %ld true %ld %ld", (long)lb,
+        (long)extent, (long)tlb, (long)textent);
+  MPI_Type_contiguous(3, marked, &run);
+  MPI_Type_commit(&run);
+  MPI_Type_get_extent(run, &lb, &extent);
+  CHECK(lb == -8 && extent == 96, "a run of marked structs: lb %ld extent %ld", (long)lb, (long)extent);
+  int spread[24], packed3[3];
+  for (int i = 0; i < 24; ++i) spread[i] = i;
+  int pos = 0;
+  MPI_Pack(&spread[2], 1, run, packed3, (int)sizeof packed3, &pos, MPI_COMM_SELF);
+  CHECK(pos == 12 && packed3[0] == 2 && packed3[1] == 10 && packed3[2] == 18, "packed marked run %d %d %d", packed3[0],
+        packed3[1], packed3[2]);
+  MPI_Type_free(&marked);
+  MPI_Type_free(&run);
+
+  /* MPI_Get_elements: an int then up to 32 chars, received partly */
+  MPI_Datatype ic;
+  int iclens[2] = {1, 32};
+  MPI_Aint icdisps[2] = {0, 4};
+  MPI_Datatype ictypes[2] = {MPI_INT, MPI_CHAR};
+  MPI_Type_create_struct(2, iclens, icdisps, ictypes, &ic);
+  MPI_Type_commit(&ic);
+  char bytes[40] = {0}, into[40];
+  MPI_Status status;
+  int elements = -1, count = -1;
+  MPI_Sendrecv(bytes, 11, MPI_BYTE, me, 50, into, 1, ic, me, 50, MPI_COMM_WORLD, &status);
+  MPI_Get_elements(&status, ic, &elements);
+  MPI_Get_count(&status, ic, &count);
+  CHECK(elements == 8 && count == MPI_UNDEFINED, "int + 7 chars: %d elements, count %d", elements, count);
+  MPI_Sendrecv(bytes, 2, MPI_BYTE, me, 51, into, 1, ic, me, 51, MPI_COMM_WORLD, &status);
+  MPI_Get_elements(&status, ic, &elements);
+  CHECK(elements == MPI_UNDEFINED, "half an int: %d elements", elements);
+  MPI_Status_set_elements(&status, ic, 3);
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  CHECK(count == 6, "MPI_Status_set_elements(3) of int + chars: %d bytes", count);
+  MPI_Type_free(&ic);
+  struct { double v; int i; } pairs[2] = {{1.5, 1}, {2.5, 2}}, pairs_in[2];
+  MPI_Sendrecv(pairs, 2, MPI_DOUBLE_INT, me, 52, pairs_in, 2, MPI_DOUBLE_INT, me, 52, MPI_COMM_WORLD, &status);
+  MPI_Get_elements(&status, MPI_DOUBLE_INT, &elements);
+  MPI_Get_count(&status, MPI_DOUBLE_INT, &count);
+  CHECK(elements == 4 && count == 2 && pairs_in[1].i == 2, "two MPI_DOUBLE_INTs: %d elements, count %d", elements, count);
+}
+
 /* ---- communicators ------------------------------------------------------- */
 static void check_comms(struct ctx* c) {
   MPI_Comm half, dup;
@@ -718,6 +835,21 @@ static void check_topo(struct ctx* c) {
   CHECK(!flag && counts[1] == 2, "deleted attribute still there");
   MPI_Comm_free_keyval(&key);
   check_graph(c);
+  /* MPI_Cart_sub keeping no dimension: a grid of one cell for rank 0 */
+  MPI_Comm line, none;
+  int one_dim[1] = {np}, no_period[1] = {0}, keep_none[1] = {0};
+  MPI_Cart_create(MPI_COMM_WORLD, 1, one_dim, no_period, 0, &line);
+  MPI_Cart_sub(line, keep_none, &none);
+  if (me == 0) {
+    int result = -1, ndims = -1;
+    MPI_Comm_compare(MPI_COMM_SELF, none, &result);
+    MPI_Cartdim_get(none, &ndims);
+    CHECK(result == MPI_CONGRUENT && ndims == 0, "Cart_sub to no dimension: compare %d, %d dims", result, ndims);
+    MPI_Comm_free(&none);
+  } else {
+    CHECK(none == MPI_COMM_NULL, "Cart_sub to no dimension on rank %d: not MPI_COMM_NULL", me);
+  }
+  MPI_Comm_free(&line);
 }
 
 /* ---- non-blocking collectives -------------------------------------------- */
@@ -1153,6 +1285,7 @@ int main(int argc, char** argv) {
   if (all || strcmp(what, "coll") == 0) check_coll(c);
   if (all || strcmp(what, "types") == 0) check_types(c);
   if (all || strcmp(what, "types") == 0) check_darray(c);
+  if (all || strcmp(what, "types") == 0) check_type_decoding(c);
   if (all || strcmp(what, "comms") == 0) check_comms(c);
   if (all || strcmp(what, "topo") == 0) check_topo(c);
   if (all || strcmp(what, "nbc") == 0) check_nbc(c);
