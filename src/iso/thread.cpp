@@ -233,6 +233,12 @@ void migratable_thread::pup(pup_er& p) {
   if (p.is_unpacking() && rec_) detail::ult_set_owner(rec_->thread, reinterpret_cast<char*>(this) - rec_->owner_offset);
 }
 
+void migratable_thread::set_owner(void* owner) noexcept {
+  if (rec_ == nullptr) return;
+  rec_->owner_offset = reinterpret_cast<char*>(this) - static_cast<char*>(owner);
+  detail::ult_set_owner(rec_->thread, owner);
+}
+
 void migratable_thread::pup_in_place(pup_er& p, std::uint64_t mark) {
   std::uint32_t slot = rec_ ? rec_->slot : 0;
   if (p.is_packing()) detail::thread_futures_depart(rec_->thread);

@@ -109,6 +109,10 @@ class migratable_thread {
   bool suspended() const noexcept;
   /// The isomalloc slot it lives in (~0u when none).
   std::uint32_t slot() const noexcept;
+  /// Where its owner is, for a thread not held at a fixed place in its
+  /// owner (an element of a container the owner rebuilds when it is
+  /// unpacked): call after unpacking both. A plain member needs nothing.
+  void set_owner(void* owner) noexcept;
 
   /// Packs a blocked thread (its registers, the used part of its stack and
   /// of its heap), or rebuilds it at the same addresses and makes it one of

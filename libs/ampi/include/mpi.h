@@ -119,6 +119,14 @@ typedef struct MPI_Status {
 #define MPI_WIN_BASE 20
 #define MPI_WIN_SIZE 21
 #define MPI_WIN_DISP_UNIT 22
+#define MPI_WIN_CREATE_FLAVOR 23
+#define MPI_WIN_MODEL 24
+#define MPI_WIN_FLAVOR_CREATE 1
+#define MPI_WIN_FLAVOR_ALLOCATE 2
+#define MPI_WIN_FLAVOR_DYNAMIC 3
+#define MPI_WIN_FLAVOR_SHARED 4
+#define MPI_WIN_SEPARATE 1
+#define MPI_WIN_UNIFIED 2
 
 /* MPI_Comm_split_type */
 #define MPI_COMM_TYPE_SHARED 1
@@ -605,6 +613,30 @@ typedef int(MPI_Grequest_cancel_function)(void* extra_state, int complete);
   X(int, Win_unlock_all, (MPI_Win win))                                                                               \
   X(int, Win_flush, (int rank, MPI_Win win))                                                                          \
   X(int, Win_flush_all, (MPI_Win win))                                                                                \
+  X(int, Rput,                                                                                                        \
+    (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, \
+     int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request))                             \
+  X(int, Rget,                                                                                                        \
+    (void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp,       \
+     int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request))                             \
+  X(int, Raccumulate,                                                                                                 \
+    (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, \
+     int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request))                  \
+  X(int, Rget_accumulate,                                                                                             \
+    (const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, void* result_addr, int result_count,   \
+     MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count,                          \
+     MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request))                                    \
+  X(int, Win_flush_local, (int rank, MPI_Win win))                                                                    \
+  X(int, Win_flush_local_all, (MPI_Win win))                                                                          \
+  X(int, Win_sync, (MPI_Win win))                                                                                     \
+  X(int, Win_set_info, (MPI_Win win, MPI_Info info))                                                                  \
+  X(int, Win_get_info, (MPI_Win win, MPI_Info * info_used))                                                           \
+  X(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win * win))                                           \
+  X(int, Win_attach, (MPI_Win win, void* base, MPI_Aint size))                                                        \
+  X(int, Win_detach, (MPI_Win win, const void* base))                                                                 \
+  X(int, Win_allocate_shared,                                                                                         \
+    (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win))                        \
+  X(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, void* baseptr))                   \
   X(int, Op_create, (MPI_User_function * user_fn, int commute, MPI_Op* op))                                          \
   X(int, Op_free, (MPI_Op * op))                                                                                      \
   X(int, Op_commutative, (MPI_Op op, int* commute))                                                                   \
@@ -1109,6 +1141,34 @@ typedef int(MPI_Grequest_cancel_function)(void* extra_state, int complete);
 #define PMPI_Win_flush PAMPI_Win_flush
 #define MPI_Win_flush_all AMPI_Win_flush_all
 #define PMPI_Win_flush_all PAMPI_Win_flush_all
+#define MPI_Rput AMPI_Rput
+#define PMPI_Rput PAMPI_Rput
+#define MPI_Rget AMPI_Rget
+#define PMPI_Rget PAMPI_Rget
+#define MPI_Raccumulate AMPI_Raccumulate
+#define PMPI_Raccumulate PAMPI_Raccumulate
+#define MPI_Rget_accumulate AMPI_Rget_accumulate
+#define PMPI_Rget_accumulate PAMPI_Rget_accumulate
+#define MPI_Win_flush_local AMPI_Win_flush_local
+#define PMPI_Win_flush_local PAMPI_Win_flush_local
+#define MPI_Win_flush_local_all AMPI_Win_flush_local_all
+#define PMPI_Win_flush_local_all PAMPI_Win_flush_local_all
+#define MPI_Win_sync AMPI_Win_sync
+#define PMPI_Win_sync PAMPI_Win_sync
+#define MPI_Win_set_info AMPI_Win_set_info
+#define PMPI_Win_set_info PAMPI_Win_set_info
+#define MPI_Win_get_info AMPI_Win_get_info
+#define PMPI_Win_get_info PAMPI_Win_get_info
+#define MPI_Win_create_dynamic AMPI_Win_create_dynamic
+#define PMPI_Win_create_dynamic PAMPI_Win_create_dynamic
+#define MPI_Win_attach AMPI_Win_attach
+#define PMPI_Win_attach PAMPI_Win_attach
+#define MPI_Win_detach AMPI_Win_detach
+#define PMPI_Win_detach PAMPI_Win_detach
+#define MPI_Win_allocate_shared AMPI_Win_allocate_shared
+#define PMPI_Win_allocate_shared PAMPI_Win_allocate_shared
+#define MPI_Win_shared_query AMPI_Win_shared_query
+#define PMPI_Win_shared_query PAMPI_Win_shared_query
 #define MPI_Op_create AMPI_Op_create
 #define PMPI_Op_create PAMPI_Op_create
 #define MPI_Op_free AMPI_Op_free

@@ -88,6 +88,7 @@ int inter_alltoallw(const void* sendbuf, const int sendcounts[], const int sdisp
                     void* recvbuf, const int recvcounts[], const int rdispls[], const int recvtypes[], int comm);
 int inter_reduce(const void* sendbuf, void* recvbuf, int count, int datatype, int op, int root, int comm);
 int inter_allreduce(const void* sendbuf, void* recvbuf, int count, int datatype, int op, int comm);
+int inter_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], int datatype, int op, int comm);
 /// This process's identity in lent messages (p2p.cpp): the addresses a
 /// sender lends are valid only where the token is the same.
 std::uint64_t process_token();
@@ -127,6 +128,10 @@ int start_collective(coll_job job, int (*body)(const coll_job&), MPI_Request* re
 
 /// This rank's world rank.
 int world_rank();
+/// MPI_ERR_RMA_SHARED (reported) when the calling rank is a member of a
+/// shared window (rma_windows.cpp) and would leave its process for PE `pe`
+/// (-1: wherever the balancer puts it); MPI_SUCCESS otherwise.
+int refuse_leaving_shared_windows(int pe, const char* function);
 
 /// A new communicator's context: the same in every member, different from
 /// every other communicator's (derived from the parent's and its count of

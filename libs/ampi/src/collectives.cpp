@@ -454,9 +454,9 @@ extern "C" int PMPI_Reduce_scatter(const void* sendbuf, void* recvbuf, const int
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Reduce_scatter", &err);
   if (!c) return err;
-  if (c->inter) return fail(comm, MPI_ERR_COMM, "MPI_Reduce_scatter", "not provided on an intercommunicator");
-  if (int e = check_type(comm, 0, datatype, "MPI_Reduce_scatter")) return e;
   if (!op_known(me(), op)) return fail(comm, MPI_ERR_OP, "MPI_Reduce_scatter", "invalid operation");
+  if (c->inter) return inter_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);  // intercomm_coll.cpp
+  if (int e = check_type(comm, 0, datatype, "MPI_Reduce_scatter")) return e;
   const int n = c->size, my = c->my_rank;
   const type_info t = *find_type(me(), datatype);
   std::vector<int> displs(static_cast<std::size_t>(n));
@@ -487,8 +487,9 @@ extern "C" int PMPI_Reduce_scatter_block(const void* sendbuf, void* recvbuf, int
   int err = 0;
   const communicator* c = comm_of(comm, "MPI_Reduce_scatter_block", &err);
   if (!c) return err;
-  if (c->inter) return fail(comm, MPI_ERR_COMM, "MPI_Reduce_scatter_block", "not provided on an intercommunicator");
-  std::vector<int> counts(static_cast<std::size_t>(c->size), recvcount);
+  // On an intercommunicator, one count per rank of the local group.
+  const int local_size = c->inter ? me().comms.at(c->local).size : c->size;
+  std::vector<int> counts(static_cast<std::size_t>(local_size), recvcount);
   return PMPI_Reduce_scatter(sendbuf, recvbuf, counts.data(), datatype, op, comm);
 }
 ROAM_AMPI_PMPI(Reduce_scatter_block)

@@ -21,7 +21,8 @@ struct envelope {
 struct rma_header {
   enum kind_t : std::int32_t {
     put = 1, get, accumulate, get_reply, lock, grant, unlock, unlock_ack, get_accumulate, compare_swap, flush, flush_ack,
-    post, complete  // PSCW: a target exposes its window to an origin; an origin ends its access
+    post, complete,  // PSCW: a target exposes its window to an origin; an origin ends its access
+    refused          // the target has no memory there (a dynamic window): op is the refused operation's kind
   };
   std::int32_t kind = 0;
   std::int32_t from_world = 0;
@@ -34,6 +35,8 @@ struct rma_header {
   std::int64_t reply_count = 0;
   std::int32_t reply_type = 0;
   std::int32_t fenced = 1;     // counted for MPI_Win_fence (0: under a lock)
+  std::int32_t request = 0;    // MPI_Rget...: the origin's request, completed by the reply (0: none)
+  std::int32_t unused = 0;     // no padding in what is sent bitwise
 };
 
 }  // namespace roam::ampi

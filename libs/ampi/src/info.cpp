@@ -197,6 +197,7 @@ extern "C" int AMPI_Migrate(MPI_Info hints) {
       return fail(MPI_COMM_WORLD, MPI_ERR_OTHER, "AMPI_Migrate", "the checkpoint failed (the reason is printed above)");
   }
   if (!q.balance) return MPI_SUCCESS;
+  if (int e = refuse_leaving_shared_windows(-1, "AMPI_Migrate")) return e;  // rma_windows.cpp
   if (!me().jobs.empty())
     return fail(MPI_COMM_WORLD, MPI_ERR_PENDING, "AMPI_Migrate",
                 "non-blocking collectives are still in progress (complete them first)");

@@ -5,8 +5,10 @@
 // all to all are direct exchanges between the two groups (every rank to
 // every remote rank, in remote rank order); broadcasts and reductions to a
 // root go through the other group's rank 0 and its local communicator.
-// Scans are not defined on intercommunicators; MPI_Reduce_scatter on them
-// is refused (not provided yet).
+// MPI_Reduce_scatter(_block): each group's data reduced to its rank 0,
+// exchanged between the two rank 0s and scattered in the other group.
+// Scans are not defined on intercommunicators.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -16,7 +18,7 @@
 namespace roam::ampi {
 namespace {
 
-enum inter_tag : int { it_barrier = 20, it_bcast, it_gather, it_scatter, it_allgather, it_alltoall, it_reduce, it_allreduce };
+enum inter_tag : int { it_barrier = 20, it_bcast, it_gather, it_scatter, it_allgather, it_alltoall, it_reduce, it_allreduce, it_reduce_scatter };
 
 using bytes = buffer<std::byte>;
 
@@ -179,6 +181,39 @@ int inter_reduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype dat
   if (int e = PMPI_Reduce(sendbuf, at, count, datatype, op, 0, s.local)) return e;
   if (s.my == 0) coll_send(comm, root, it_reduce, packed(at, count, t));
   return MPI_SUCCESS;
+}
+
+// The reduction of the remote group's data, scattered here by the local
+// recvcounts (both groups' counts must add up to the same total).
+int inter_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op,
+                         MPI_Comm comm) {
+  if (sendbuf == MPI_IN_PLACE)
+    return fail(comm, MPI_ERR_BUFFER, "MPI_Reduce_scatter", "MPI_IN_PLACE is not allowed on an intercommunicator");
+  int err = 0;
+  const type_info* tp = type_or_fail(comm, datatype, "MPI_Reduce_scatter", &err);
+  if (!tp) return err;
+  const type_info t = *tp;
+  const sides s = sides_of(comm);
+  const int local_size = me().comms.at(s.local).size;
+  std::vector<int> displs(static_cast<std::size_t>(local_size));
+  int total = 0;
+  for (int i = 0; i < local_size; ++i) displs[static_cast<std::size_t>(i)] = total, total += recvcounts[i];
+  // This group's reduction goes to the other group's rank 0 ...
+  const std::int64_t span = total > 0 ? (total - 1) * t.extent() + t.true_ub - t.lb : 0;
+  std::vector<std::byte> result(static_cast<std::size_t>(span) + 1);
+  void* at = result.data() - t.lb;
+  if (int e = PMPI_Reduce(sendbuf, at, total, datatype, op, 0, s.local)) return e;
+  if (s.my == 0) coll_send(comm, 0, it_reduce_scatter, packed(at, total, t));
+  // ... and the other group's comes to this one's rank 0, which scatters it.
+  if (s.my == 0) {
+    bytes theirs = coll_recv(comm, 0, it_reduce_scatter);
+    if (static_cast<std::int64_t>(theirs.size()) != total * t.size)
+      return fail(comm, MPI_ERR_COUNT, "MPI_Reduce_scatter",
+                  "the remote group's counts add up to " + std::to_string(theirs.size() / std::max<std::int64_t>(t.size, 1)) +
+                      " elements, this group's to " + std::to_string(total));
+    unpack(t, theirs.data(), static_cast<std::int64_t>(theirs.size()), at, total);
+  }
+  return PMPI_Scatterv(at, recvcounts, displs.data(), datatype, recvbuf, recvcounts[s.my], datatype, 0, s.local);
 }
 
 int inter_allreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm) {

@@ -908,7 +908,8 @@ extern "C" int PMPI_Request_free(MPI_Request* request) {
   if (!valid_request(r, *request)) return fail(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free", "invalid request");
   if (r.req(*request).what == request_record::kind::generalized) return free_generalized(request);  // grequest.cpp
   request_record& q = r.req(*request);
-  if ((q.what == request_record::kind::recv || q.what == request_record::kind::collective) && q.active && !q.complete) {
+  if ((q.what == request_record::kind::recv || q.what == request_record::kind::collective ||
+       q.what == request_record::kind::rma) && q.active && !q.complete) {
     // A receive still pending keeps its slot: the message will land in the
     // buffer and the request is then dropped.
     q.persistent = false;

@@ -24,6 +24,7 @@
 #include "datatype.hpp"
 #include "envelope.hpp"
 #include "extras.hpp"
+#include "rma_extras.hpp"
 #include "world_collectives.hpp"
 
 namespace roam::ampi {
@@ -76,8 +77,8 @@ struct communicator {
 
 /// A request (MPI_Request is its slot number + 1).
 struct request_record {
-  // generalized: MPI_Grequest_start's (its callbacks in rank::extras, grequest.cpp)
-  enum class kind : std::uint8_t { none, send, recv, probe_only, collective, generalized };
+  // generalized: MPI_Grequest_start's (its callbacks in rank::extras, grequest.cpp); rma: MPI_Rput... (rma.cpp)
+  enum class kind : std::uint8_t { none, send, recv, probe_only, collective, generalized, rma };
   kind what = kind::none;
   bool active = false;      // started (persistent requests are inactive between starts)
   bool complete = false;
@@ -185,10 +186,11 @@ struct window {
   std::map<int, int> posts_from, completes_from;
   std::vector<int> access_group, exposure_group;
   bool accessing = false;
+  window_extras extra;  // flavor, dynamic regions, shared segments, hints (rma_extras.hpp)
   void pup(pup_er& p) {
     p | context | comm | base | size | disp_unit | allocated | sent | locked | applied | replies_due | lock_state |
         lock_waiters | grants | unlock_acks | flush_acks | attributes | name | posts_from | completes_from |
-        access_group | exposure_group | accessing;
+        access_group | exposure_group | accessing | extra;
   }
 };
 

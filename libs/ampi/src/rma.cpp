@@ -14,27 +14,36 @@
 // - Lock/unlock: the target grants locks (shared ones together, an
 //   exclusive one alone, the others queued in order); the unlock is
 //   acknowledged once the operations before it are applied.
+// - Request-based operations (MPI_Rput...) inside a passive-target epoch: a
+//   put's or accumulate's request completes at once (the data is packed
+//   into the message), a get's when its reply is in the origin's buffer
+//   (the reply names the request).
+// - Dynamic windows (rma_windows.cpp): displacements are addresses; the
+//   target checks that an operation falls in memory attached there and
+//   otherwise answers `refused`, which the origin reports at its next
+//   synchronization on the window (and in a get's request).
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 
 #include "api.hpp"
 #include "ops.hpp"
+#include "rma.hpp"
 
 using namespace roam::ampi;
 
-namespace {
-
-window* find_window(rank& r, int handle) {
+window* roam::ampi::find_window(rank& r, int handle) {
   auto it = r.windows.find(handle);
   return it == r.windows.end() ? nullptr : &it->second;
 }
 
-window* window_of(rank& r, std::uint64_t context) {
+window* roam::ampi::window_of(rank& r, std::uint64_t context) {
   for (auto& [h, w] : r.windows)
     if (w.context == context) return &w;
   return nullptr;
 }
+
+namespace {
 
 void send_rma(rank& r, int to_world, rma_header h, const type_info& target_type, roam::buffer<std::byte> data) {
   h.from_world = r.this_index()[0];
@@ -42,7 +51,58 @@ void send_rma(rank& r, int to_world, rma_header h, const type_info& target_type,
   r.this_array()[to_world].send<&rank::rma>(h, target_type, std::move(data));
 }
 
+bool fetches(std::int32_t kind) {
+  return kind == rma_header::get || kind == rma_header::get_accumulate || kind == rma_header::compare_swap;
+}
+
+// Completes a request-based operation's request (a get's reply, or the
+// target's refusal). A request MPI_Request_free'd meanwhile is dropped now.
+void complete_request(rank& r, int handle, int error, std::int64_t bytes) {
+  if (handle <= 0 || static_cast<std::size_t>(handle) > r.requests.size()) return;
+  request_record& q = r.req(handle);
+  if (q.what != request_record::kind::rma || q.complete) return;
+  q.complete = true;
+  q.status_error = error;
+  q.bytes = bytes;
+  if (q.freed) r.release_request(handle);
+}
+
+// Where an operation's bytes are in the target's window, or null when a
+// dynamic window has no attached region holding all of them (`lo`, `bytes`:
+// the span refused).
+std::byte* target_address(const window& w, const rma_header& h, const type_info& t, std::uint64_t* lo,
+                          std::int64_t* bytes) {
+  // In integers: a dynamic window's base is MPI_BOTTOM (null), its
+  // displacements addresses.
+  const std::uint64_t address = w.base + static_cast<std::uint64_t>(h.disp * w.disp_unit);
+  auto* at = reinterpret_cast<std::byte*>(address);
+  if (w.extra.flavor != MPI_WIN_FLAVOR_DYNAMIC || h.count <= 0 || t.size == 0) return at;
+  const std::uint64_t first = address + static_cast<std::uint64_t>(t.true_lb);
+  const std::int64_t span = (h.count - 1) * t.extent() + (t.true_ub - t.true_lb);
+  *lo = first;
+  *bytes = span;
+  auto region = w.extra.regions.upper_bound(first);
+  if (region == w.extra.regions.begin()) return nullptr;
+  --region;
+  const std::uint64_t region_end = region->first + static_cast<std::uint64_t>(region->second);
+  return first + static_cast<std::uint64_t>(span) <= region_end ? at : nullptr;
+}
+
+// The window's rank of world rank `world` (-1: not a member).
+int rank_in_window(rank& r, const window& w, int world) {
+  const communicator& c = r.comms.at(w.comm);
+  for (int i = 0; i < c.size; ++i)
+    if (c.world_of(i) == world) return i;
+  return -1;
+}
+
 }  // namespace
+
+std::string roam::ampi::address_text(std::uint64_t address) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%#llx", static_cast<unsigned long long>(address));
+  return text;
+}
 
 void rank::rma(rma_header h, type_info target_type, buffer<std::byte> data) {
   std::uint32_t& next = rma_expected_from[h.from_world];
@@ -69,7 +129,23 @@ void rank::apply_rma(rma_header h, type_info& target_type, buffer<std::byte>& da
                  this_index()[0], roam::my_pe().value(), h.from_world);
     return;
   }
-  auto* at = reinterpret_cast<std::byte*>(w->base) + h.disp * w->disp_unit;
+  std::byte* at = nullptr;
+  if (h.kind == rma_header::put || h.kind == rma_header::accumulate || fetches(h.kind)) {
+    std::uint64_t lo = 0;
+    std::int64_t bytes = 0;
+    at = target_address(*w, h, target_type, &lo, &bytes);
+    if (at == nullptr) {
+      // Not applied (counted for fences all the same); the origin reports it.
+      w->applied += h.fenced;
+      rma_header no = h;
+      no.kind = rma_header::refused;
+      no.op = h.kind;
+      no.disp = static_cast<std::int64_t>(lo);
+      no.count = bytes;
+      send_rma(*this, h.from_world, no, target_type, {});
+      return;
+    }
+  }
   switch (h.kind) {
     case rma_header::put:
       unpack(target_type, data.data(), static_cast<std::int64_t>(data.size()), at, h.count);
@@ -135,6 +211,18 @@ void rank::apply_rma(rma_header h, type_info& target_type, buffer<std::byte>& da
         unpack(*ot, data.data(), static_cast<std::int64_t>(data.size()), reinterpret_cast<void*>(h.reply_to),
                h.reply_count);
       --w->replies_due;
+      complete_request(*this, h.request, MPI_SUCCESS, static_cast<std::int64_t>(data.size()));
+      break;
+    }
+    case rma_header::refused: {
+      // Kept for the next synchronization on the window (the first one
+      // since the last report); a get's request completes with the error.
+      if (w->extra.error.empty())
+        w->extra.error = "rank " + std::to_string(rank_in_window(*this, *w, h.from_world)) +
+                         " has no memory attached at " + address_text(static_cast<std::uint64_t>(h.disp)) + " (" +
+                         std::to_string(h.count) + " bytes; MPI_Win_attach it there first)";
+      if (fetches(h.op)) --w->replies_due;
+      complete_request(*this, h.request, MPI_ERR_RMA_RANGE, 0);
       break;
     }
     case rma_header::lock: {
@@ -177,10 +265,8 @@ void rank::apply_rma(rma_header h, type_info& target_type, buffer<std::byte>& da
   }
 }
 
-namespace {
-
-int make_window(void* base, MPI_Aint size, int disp_unit, MPI_Comm comm, MPI_Win* win, bool allocated,
-                const char* function) {
+int roam::ampi::make_window(void* base, MPI_Aint size, int disp_unit, MPI_Info hints, MPI_Comm comm, MPI_Win* win,
+                            int flavor, const char* function) {
   rank& r = me();
   communicator* c = find_comm(r, comm);
   if (c == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_COMM, function, "invalid communicator " + std::to_string(comm));
@@ -190,7 +276,9 @@ int make_window(void* base, MPI_Aint size, int disp_unit, MPI_Comm comm, MPI_Win
   w.base = reinterpret_cast<std::uint64_t>(base);
   w.size = size;
   w.disp_unit = disp_unit;
-  w.allocated = allocated;
+  w.allocated = flavor == MPI_WIN_FLAVOR_ALLOCATE;
+  w.extra.flavor = flavor;
+  record_hints(w, hints);
   w.sent.assign(static_cast<std::size_t>(c->size), 0);
   w.locked.assign(static_cast<std::size_t>(c->size), 0);
   MPI_Comm own = MPI_COMM_NULL;
@@ -204,6 +292,17 @@ int make_window(void* base, MPI_Aint size, int disp_unit, MPI_Comm comm, MPI_Win
   // lock needs no epoch opened by the target first).
   return PMPI_Barrier(own);
 }
+
+int roam::ampi::report_refused(MPI_Win win, const char* function) {
+  window* w = find_window(me(), win);
+  if (w == nullptr || w->extra.error.empty()) return MPI_SUCCESS;
+  const std::string what = "window " + std::to_string(win) + (w->name.empty() ? "" : " (" + w->name + ")") + ": " +
+                           w->extra.error;
+  w->extra.error.clear();
+  return fail(w->comm, MPI_ERR_RMA_RANGE, function, what);
+}
+
+namespace {
 
 // Checks an operation's target and returns the window (null: reported).
 window* check_target(MPI_Win win, int target_rank, MPI_Datatype target_type, int* err, const char* function) {
@@ -226,13 +325,55 @@ window* check_target(MPI_Win win, int target_rank, MPI_Datatype target_type, int
   return w;
 }
 
+// A request-based operation's checks: it needs a passive-target epoch on
+// its target (MPI_Win_lock or MPI_Win_lock_all).
+int check_epoch(MPI_Win win, const window& w, int target_rank, const char* function) {
+  if (w.locked[static_cast<std::size_t>(target_rank)]) return MPI_SUCCESS;
+  return fail(w.comm, MPI_ERR_RMA_SYNC, function,
+              "window " + std::to_string(win) + ": no passive-target epoch on rank " + std::to_string(target_rank) +
+                  " (request-based operations need MPI_Win_lock or MPI_Win_lock_all first)");
+}
+
+// A request-based operation's request: complete at once for puts and
+// accumulates (their data is in the message already), else when the reply
+// comes (complete_request).
+int new_rma_request(rank& r, const window& w, bool complete) {
+  const int h = r.new_request();
+  request_record& q = r.req(h);
+  q.what = request_record::kind::rma;
+  q.active = true;
+  q.complete = complete;
+  q.comm = w.comm;
+  q.status_source = MPI_ANY_SOURCE;
+  q.status_tag = MPI_ANY_TAG;
+  return h;
+}
+
+// MPI_PROC_NULL is a valid target of every operation: nothing is done (a
+// request-based one's request is complete at once). True when that is the
+// target (*err: the outcome).
+bool to_proc_null(MPI_Win win, int target_rank, MPI_Request* request, int* err, const char* function) {
+  if (target_rank != MPI_PROC_NULL) return false;
+  rank& r = me();
+  const window* w = find_window(r, win);
+  if (w == nullptr) {
+    *err = fail(MPI_COMM_WORLD, MPI_ERR_WIN, function, "invalid window " + std::to_string(win));
+    return true;
+  }
+  if (request != nullptr) *request = new_rma_request(r, *w, true);
+  *err = MPI_SUCCESS;
+  return true;
+}
+
 int put_or_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                       MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                      rma_header::kind_t kind, const char* function) {
+                      rma_header::kind_t kind, MPI_Request* request, const char* function) {
   int err = 0;
+  if (to_proc_null(win, target_rank, request, &err, function)) return err;
   window* w = check_target(win, target_rank, target_datatype, &err, function);
   if (w == nullptr) return err;
-  if (target_rank == MPI_PROC_NULL) return MPI_SUCCESS;
+  if (request != nullptr)
+    if (int e = check_epoch(win, *w, target_rank, function)) return e;
   rank& r = me();
   const type_info* ot = find_type(r, origin_datatype);
   if (ot == nullptr) return fail(w->comm, MPI_ERR_TYPE, function, "invalid origin datatype");
@@ -249,23 +390,55 @@ int put_or_accumulate(const void* origin_addr, int origin_count, MPI_Datatype or
   h.fenced = w->locked[static_cast<std::size_t>(target_rank)] || w->accessing ? 0 : 1;
   w->sent[static_cast<std::size_t>(target_rank)] += static_cast<std::uint32_t>(h.fenced);
   send_rma(r, r.comms.at(w->comm).world_of(target_rank), h, *find_type(r, target_datatype), std::move(data));
+  if (request != nullptr) *request = new_rma_request(r, *w, true);
+  return MPI_SUCCESS;
+}
+
+// MPI_Get and MPI_Rget: the reply fills the origin buffer (and completes
+// the request, if any).
+int start_get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request* request,
+              const char* function) {
+  int err = 0;
+  if (to_proc_null(win, target_rank, request, &err, function)) return err;
+  window* w = check_target(win, target_rank, target_datatype, &err, function);
+  if (w == nullptr) return err;
+  if (request != nullptr)
+    if (int e = check_epoch(win, *w, target_rank, function)) return e;
+  rank& r = me();
+  if (find_type(r, origin_datatype) == nullptr) return fail(w->comm, MPI_ERR_TYPE, function, "invalid origin datatype");
+  rma_header h;
+  h.kind = rma_header::get;
+  h.context = w->context;
+  h.disp = target_disp;
+  h.count = target_count;
+  h.reply_to = reinterpret_cast<std::uint64_t>(origin_addr);
+  h.reply_count = origin_count;
+  h.reply_type = origin_datatype;
+  h.fenced = w->locked[static_cast<std::size_t>(target_rank)] || w->accessing ? 0 : 1;
+  if (request != nullptr) *request = h.request = new_rma_request(r, *w, false);
+  ++w->replies_due;
+  w->sent[static_cast<std::size_t>(target_rank)] += static_cast<std::uint32_t>(h.fenced);
+  send_rma(r, r.comms.at(w->comm).world_of(target_rank), h, *find_type(r, target_datatype), {});
   return MPI_SUCCESS;
 }
 
 }  // namespace
 
-extern "C" int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info, MPI_Comm comm, MPI_Win* win) {
+extern "C" int PMPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
+                               MPI_Win* win) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
-  return make_window(base, size, disp_unit, comm, win, false, "MPI_Win_create");
+  return make_window(base, size, disp_unit, info, comm, win, MPI_WIN_FLAVOR_CREATE, "MPI_Win_create");
 }
 ROAM_AMPI_PMPI(Win_create)
 
-extern "C" int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+extern "C" int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
+                                 MPI_Win* win) {
   // In the rank's heap: the window's memory moves with the rank.
   void* base = roam::thread_heap_allocate(static_cast<std::size_t>(std::max<MPI_Aint>(size, 1)));
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   *static_cast<void**>(baseptr) = base;
-  return make_window(base, size, disp_unit, comm, win, true, "MPI_Win_allocate");
+  return make_window(base, size, disp_unit, info, comm, win, MPI_WIN_FLAVOR_ALLOCATE, "MPI_Win_allocate");
 }
 ROAM_AMPI_PMPI(Win_allocate)
 
@@ -283,6 +456,7 @@ extern "C" int PMPI_Win_free(MPI_Win* win) {
   rank& after = me();
   window& mine = after.windows.at(*win);
   if (mine.allocated) roam::thread_heap_release(reinterpret_cast<void*>(mine.base));
+  release_shared(mine);
   after.windows.erase(*win);
   PMPI_Comm_free(&comm);
   *win = MPI_WIN_NULL;
@@ -310,7 +484,8 @@ extern "C" int PMPI_Win_fence(int, MPI_Win win) {
     rank::block();
   }
   // Everyone's operations on everyone are done before anyone goes on.
-  return PMPI_Barrier(comm);
+  if (int e = PMPI_Barrier(comm)) return e;
+  return report_refused(win, "MPI_Win_fence");
 }
 ROAM_AMPI_PMPI(Win_fence)
 
@@ -353,7 +528,7 @@ extern "C" int PMPI_Win_unlock(int target_rank, MPI_Win win) {
     if (now.unlock_acks != acks && now.replies_due == 0) break;
     rank::block();
   }
-  return MPI_SUCCESS;
+  return report_refused(win, "MPI_Win_unlock");
 }
 ROAM_AMPI_PMPI(Win_unlock)
 
@@ -361,7 +536,7 @@ extern "C" int PMPI_Put(const void* origin_addr, int origin_count, MPI_Datatype 
                         MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   return put_or_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                           target_datatype, MPI_REPLACE, win, rma_header::put, "MPI_Put");
+                           target_datatype, MPI_REPLACE, win, rma_header::put, nullptr, "MPI_Put");
 }
 ROAM_AMPI_PMPI(Put)
 
@@ -372,31 +547,15 @@ extern "C" int PMPI_Accumulate(const void* origin_addr, int origin_count, MPI_Da
   if (op > MPI_NO_OP)
     return fail(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Accumulate", "only predefined operations apply one-sided");
   return put_or_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
-                           target_datatype, op, win, rma_header::accumulate, "MPI_Accumulate");
+                           target_datatype, op, win, rma_header::accumulate, nullptr, "MPI_Accumulate");
 }
 ROAM_AMPI_PMPI(Accumulate)
 
 extern "C" int PMPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
                         MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
-  int err = 0;
-  window* w = check_target(win, target_rank, target_datatype, &err, "MPI_Get");
-  if (w == nullptr) return err;
-  rank& r = me();
-  if (find_type(r, origin_datatype) == nullptr) return fail(w->comm, MPI_ERR_TYPE, "MPI_Get", "invalid origin datatype");
-  rma_header h;
-  h.kind = rma_header::get;
-  h.context = w->context;
-  h.disp = target_disp;
-  h.count = target_count;
-  h.reply_to = reinterpret_cast<std::uint64_t>(origin_addr);
-  h.reply_count = origin_count;
-  h.reply_type = origin_datatype;
-  h.fenced = w->locked[static_cast<std::size_t>(target_rank)] || w->accessing ? 0 : 1;
-  ++w->replies_due;
-  w->sent[static_cast<std::size_t>(target_rank)] += static_cast<std::uint32_t>(h.fenced);
-  send_rma(r, r.comms.at(w->comm).world_of(target_rank), h, *find_type(r, target_datatype), {});
-  return MPI_SUCCESS;
+  return start_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
+                   win, nullptr, "MPI_Get");
 }
 ROAM_AMPI_PMPI(Get)
 
@@ -410,6 +569,14 @@ extern "C" int PMPI_Win_get_attr(MPI_Win win, int keyval, void* attribute_val, i
     case MPI_WIN_BASE: *static_cast<void**>(attribute_val) = reinterpret_cast<void*>(w->base); break;
     case MPI_WIN_SIZE: *static_cast<MPI_Aint**>(attribute_val) = reinterpret_cast<MPI_Aint*>(&w->size); break;
     case MPI_WIN_DISP_UNIT: *static_cast<int**>(attribute_val) = &w->disp_unit; break;
+    case MPI_WIN_CREATE_FLAVOR: *static_cast<int**>(attribute_val) = &w->extra.flavor; break;
+    case MPI_WIN_MODEL: {
+      // Unified: the window's memory is the target's own memory, which
+      // operations write directly (there is no separate public copy).
+      static int unified = MPI_WIN_UNIFIED;
+      *static_cast<int**>(attribute_val) = &unified;
+      break;
+    }
     default: {
       auto it = w->attributes.find(keyval);
       if (it == w->attributes.end()) *flag = 0;
@@ -434,10 +601,13 @@ namespace {
 int fetching(const void* origin_addr, const void* compare_addr, int origin_count, MPI_Datatype origin_datatype,
              void* result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
              int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, rma_header::kind_t kind,
-             const char* function) {
+             MPI_Request* request, const char* function) {
   int err = 0;
+  if (to_proc_null(win, target_rank, request, &err, function)) return err;
   window* w = check_target(win, target_rank, target_datatype, &err, function);
   if (w == nullptr) return err;
+  if (request != nullptr)
+    if (int e = check_epoch(win, *w, target_rank, function)) return e;
   rank& r = me();
   const type_info* ot = find_type(r, origin_datatype);
   if (ot == nullptr || find_type(r, result_datatype) == nullptr)
@@ -457,6 +627,7 @@ int fetching(const void* origin_addr, const void* compare_addr, int origin_count
   h.reply_count = result_count;
   h.reply_type = result_datatype;
   h.fenced = w->locked[static_cast<std::size_t>(target_rank)] || w->accessing ? 0 : 1;
+  if (request != nullptr) *request = h.request = new_rma_request(r, *w, false);
   ++w->replies_due;
   w->sent[static_cast<std::size_t>(target_rank)] += static_cast<std::uint32_t>(h.fenced);
   send_rma(r, r.comms.at(w->comm).world_of(target_rank), h, *find_type(r, target_datatype), std::move(data));
@@ -483,7 +654,7 @@ int flush(MPI_Win win, int target_rank, const char* function) {
   }
   for (;;) {
     window& now = *window_of(me(), context);
-    if (now.flush_acks - before >= expected && now.replies_due == 0) return MPI_SUCCESS;
+    if (now.flush_acks - before >= expected && now.replies_due == 0) return report_refused(win, function);
     rank::block();
   }
 }
@@ -496,7 +667,7 @@ extern "C" int PMPI_Get_accumulate(const void* origin_addr, int origin_count, MP
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   return fetching(origin_addr, nullptr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                   target_rank, target_disp, target_count, target_datatype, op, win, rma_header::get_accumulate,
-                  "MPI_Get_accumulate");
+                  nullptr, "MPI_Get_accumulate");
 }
 ROAM_AMPI_PMPI(Get_accumulate)
 
@@ -504,7 +675,7 @@ extern "C" int PMPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI
                                  MPI_Aint target_disp, MPI_Op op, MPI_Win win) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   return fetching(origin_addr, nullptr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype,
-                  op, win, rma_header::get_accumulate, "MPI_Fetch_and_op");
+                  op, win, rma_header::get_accumulate, nullptr, "MPI_Fetch_and_op");
 }
 ROAM_AMPI_PMPI(Fetch_and_op)
 
@@ -512,9 +683,50 @@ extern "C" int PMPI_Compare_and_swap(const void* origin_addr, const void* compar
                                      MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   return fetching(origin_addr, compare_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1,
-                  datatype, MPI_REPLACE, win, rma_header::compare_swap, "MPI_Compare_and_swap");
+                  datatype, MPI_REPLACE, win, rma_header::compare_swap, nullptr, "MPI_Compare_and_swap");
 }
 ROAM_AMPI_PMPI(Compare_and_swap)
+
+// ---- request-based operations (passive target only) -----------------------------------
+extern "C" int PMPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                         MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                         MPI_Request* request) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  return put_or_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                           target_datatype, MPI_REPLACE, win, rma_header::put, request, "MPI_Rput");
+}
+ROAM_AMPI_PMPI(Rput)
+
+extern "C" int PMPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                         MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+                         MPI_Request* request) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  return start_get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype,
+                   win, request, "MPI_Rget");
+}
+ROAM_AMPI_PMPI(Rget)
+
+extern "C" int PMPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype,
+                                MPI_Op op, MPI_Win win, MPI_Request* request) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  if (op > MPI_NO_OP)
+    return fail(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Raccumulate", "only predefined operations apply one-sided");
+  return put_or_accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
+                           target_datatype, op, win, rma_header::accumulate, request, "MPI_Raccumulate");
+}
+ROAM_AMPI_PMPI(Raccumulate)
+
+extern "C" int PMPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
+                                    void* result_addr, int result_count, MPI_Datatype result_datatype,
+                                    int target_rank, MPI_Aint target_disp, int target_count,
+                                    MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  return fetching(origin_addr, nullptr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                  target_rank, target_disp, target_count, target_datatype, op, win, rma_header::get_accumulate,
+                  request, "MPI_Rget_accumulate");
+}
+ROAM_AMPI_PMPI(Rget_accumulate)
 
 extern "C" int PMPI_Win_lock_all(int assert, MPI_Win win) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
@@ -531,10 +743,13 @@ extern "C" int PMPI_Win_unlock_all(MPI_Win win) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   window* w = find_window(me(), win);
   if (w == nullptr) return fail(MPI_COMM_WORLD, MPI_ERR_WIN, "MPI_Win_unlock_all", "invalid window");
+  // Every lock is released even when an unlock reports an error (a
+  // refused operation, under MPI_ERRORS_RETURN): the first is returned.
   const int n = me().comms.at(w->comm).size;
+  int first = MPI_SUCCESS;
   for (int t = 0; t < n; ++t)
-    if (int e = PMPI_Win_unlock(t, win)) return e;
-  return MPI_SUCCESS;
+    if (int e = PMPI_Win_unlock(t, win); e != MPI_SUCCESS && first == MPI_SUCCESS) first = e;
+  return first;
 }
 ROAM_AMPI_PMPI(Win_unlock_all)
 
@@ -642,7 +857,7 @@ extern "C" int PMPI_Win_complete(MPI_Win win) {
   for (int world : now.access_group) send_rma(me(), world, h, *predefined_type(MPI_BYTE), {});
   now.access_group.clear();
   now.accessing = false;
-  return MPI_SUCCESS;
+  return report_refused(win, "MPI_Win_complete");
 }
 ROAM_AMPI_PMPI(Win_complete)
 

@@ -225,6 +225,9 @@ void rank::pup(pup_er& p) {
     for (std::uint32_t i = 0; i < helpers; ++i) coll_threads.emplace_back();
   }
   for (coll_thread& h : coll_threads) p | h.job | h.thread;
+  // The list's nodes were made anew: their threads learn where the rank is.
+  if (p.is_unpacking())
+    for (coll_thread& h : coll_threads) h.thread.set_owner(this);
   p | thread | image;
   if (had_image && thread.slot() != ~0u) {
     image_arrived(image);
@@ -414,7 +417,15 @@ extern "C" int AMPI_Migrate_to_pe(int pe) {
   if (pe < 0 || static_cast<std::uint32_t>(pe) >= roam::num_pes())
     return fail(MPI_COMM_WORLD, MPI_ERR_ARG, "AMPI_Migrate_to_pe",
                 "no PE " + std::to_string(pe) + " (there are " + std::to_string(roam::num_pes()) + ")");
+  if (int e = refuse_leaving_shared_windows(pe, "AMPI_Migrate_to_pe")) return e;  // rma_windows.cpp
   rank& r = me();
+  // A non-blocking collective's thread keeps its working buffers in this
+  // process's memory: it may move with its rank in the process, not out of it.
+  const std::uint32_t per_process = roam::num_pes() / roam::num_nodes();
+  if (!r.jobs.empty() && static_cast<std::uint32_t>(pe) / per_process != roam::my_node().value())
+    return fail(MPI_COMM_WORLD, MPI_ERR_PENDING, "AMPI_Migrate_to_pe",
+                "non-blocking collectives are still in progress: a rank leaves its process (to PE " +
+                    std::to_string(pe) + ") only without them (complete them first)");
   r.moving = true;
   r.this_proxy().send<&rank::go>(pe);
   roam::suspend_this_thread();

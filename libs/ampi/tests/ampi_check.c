@@ -9,23 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* No globals: under Adaptive MPI they would be shared by the ranks of a
- * process unless privatised. */
-struct ctx {
-  int me, np, failures;
-};
-#define me (c->me)
-#define np (c->np)
-
-#define CHECK(cond, ...)                                        \
-  do {                                                          \
-    if (!(cond)) {                                              \
-      fprintf(stderr, "ampi_check: rank %d: FAILED %s: ", me, #cond); \
-      fprintf(stderr, __VA_ARGS__);                             \
-      fprintf(stderr, " (line %d)\n", __LINE__);                \
-      c->failures++;                                               \
-    }                                                           \
-  } while (0)
+#define CHECK_PROGRAM "ampi_check"
+#include "check.h"
 
 /* ---- point to point ---------------------------------------------------- */
 static void check_p2p(struct ctx* c) {
@@ -1178,6 +1163,27 @@ static void check_inter(struct ctx* c) {
       MPI_Gather(&me, 1, MPI_INT, got, 1, MPI_INT, even ? (lr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0, inter);
       if (even && lr == 0)
         for (int i = 0; i < rs; ++i) CHECK(got[i] == 2 * i + 1, "inter gather [%d] %d", i, got[i]);
+      /* reduce-scatter: the remote group's sum, rs elements to each rank */
+      {
+        const int total = ls * rs;
+        int* in = malloc(sizeof(int) * (size_t)total);
+        int* part = malloc(sizeof(int) * (size_t)rs);
+        int* counts = malloc(sizeof(int) * (size_t)ls);
+        for (int k = 0; k < total; ++k) in[k] = me * 100 + k;
+        for (int i = 0; i < ls; ++i) counts[i] = rs;
+        MPI_Reduce_scatter(in, part, counts, MPI_INT, MPI_SUM, inter);
+        for (int j = 0; j < rs; ++j)
+          CHECK(part[j] == 100 * want + rs * (lr * rs + j), "inter reduce_scatter [%d] %d", j, part[j]);
+        for (int j = 0; j < rs; ++j) part[j] = -1;
+        MPI_Request rsq;
+        MPI_Ireduce_scatter_block(in, part, rs, MPI_INT, MPI_SUM, inter, &rsq);
+        MPI_Wait(&rsq, MPI_STATUS_IGNORE);
+        for (int j = 0; j < rs; ++j)
+          CHECK(part[j] == 100 * want + rs * (lr * rs + j), "inter ireduce_scatter_block [%d] %d", j, part[j]);
+        free(in);
+        free(part);
+        free(counts);
+      }
       MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
       int cls = -1, e = MPI_Scan(&me, &red, 1, MPI_INT, MPI_SUM, inter);
       MPI_Error_class(e, &cls);

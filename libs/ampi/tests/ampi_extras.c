@@ -15,21 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct ctx {
-  int me, np, failures;
-};
-#define me (c->me)
-#define np (c->np)
-
-#define CHECK(cond, ...)                                                 \
-  do {                                                                   \
-    if (!(cond)) {                                                       \
-      fprintf(stderr, "ampi_extras: rank %d: FAILED %s: ", me, #cond);   \
-      fprintf(stderr, __VA_ARGS__);                                      \
-      fprintf(stderr, " (line %d)\n", __LINE__);                         \
-      c->failures++;                                                     \
-    }                                                                    \
-  } while (0)
+#define CHECK_PROGRAM "ampi_extras"
+#include "check.h"
 
 /* State that callbacks without an extra_state argument (error handlers,
  * reduction functions) reach: one slot per world rank, since the ranks of a

@@ -20,6 +20,11 @@
  *                                    PEs of a process lends the sender's
  *                                    buffer: a receiver that left the
  *                                    process must fetch the bytes)
+ *   ampi_migrate pending            every rank but 0 starts an MPI_Ibcast, an
+ *                                    MPI_Iallreduce and an MPI_Iallgather that
+ *                                    cannot finish yet (rank 0 joins once all
+ *                                    have moved to the next PE twice), then
+ *                                    waits for them
  * Each rank keeps a linked list on its heap (malloc), pointers to its own
  * stack frames and a half-finished recursion across every move, and checks
  * them and every message exactly. Rank 0 prints
@@ -147,6 +152,42 @@ static int lent_after_move(struct state* s, int to_pe) {
   return bad == 0 ? 0 : 1;
 }
 
+/* Non-blocking collectives run on threads of their own, held by the rank:
+ * they move with it while blocked. */
+static int pending_across_moves(struct state* s) {
+  int value = s->me == 0 ? 4321 : -1, one = 1, sum = 0, bad = 0;
+  int blocks[3] = {-1, -1, -1}, mine[3] = {s->me, 2 * s->me, 3 * s->me};
+  MPI_Request rq[3];
+  if (s->me != 0) {
+    MPI_Ibcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq[0]);
+    MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[1]);
+    MPI_Iallgather(mine, 1, MPI_INT, s->np >= 3 ? blocks : mine, 1, MPI_INT, MPI_COMM_WORLD, &rq[2]);
+    for (int hop = 0; hop < 2; ++hop) {
+      AMPI_Migrate_to_pe((AMPI_My_pe() + 1) % AMPI_Num_pes());
+      s->moves++;
+    }
+    MPI_Send(&s->moves, 1, MPI_INT, 0, 77, MPI_COMM_WORLD);
+  } else {
+    /* only once every other rank has moved with its collectives pending */
+    for (int i = 1; i < s->np; ++i) MPI_Recv(&bad, 1, MPI_INT, i, 77, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    bad = 0;
+    MPI_Ibcast(&value, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq[0]);
+    MPI_Iallreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &rq[1]);
+    MPI_Iallgather(mine, 1, MPI_INT, s->np >= 3 ? blocks : mine, 1, MPI_INT, MPI_COMM_WORLD, &rq[2]);
+  }
+  MPI_Waitall(3, rq, MPI_STATUSES_IGNORE);
+  check(s, value == 4321, "the broadcast value", value);
+  check(s, sum == s->np, "the allreduce", sum);
+  if (s->np >= 3) check(s, blocks[0] == 0 && blocks[1] == 1 && blocks[2] == 2, "the allgather", blocks[2]);
+  int moves = 0;
+  MPI_Allreduce(&s->bad, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Reduce(&s->moves, &moves, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (s->me == 0 && bad == 0) printf("ampi_migrate: OK (pending, %d ranks, %d moves)\n", s->np, moves);
+  if (s->me == 0 && bad != 0) printf("ampi_migrate: FAILED (%d failed checks)\n", bad);
+  MPI_Finalize();
+  return bad == 0 ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   struct state st = {0, 0, 12, 0, 0, 0, NULL, NULL, NULL};
@@ -154,6 +195,7 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &st.np);
   const char* mode = argc > 1 ? argv[1] : "hop";
   if (strcmp(mode, "lent") == 0) return lent_after_move(&st, argc > 2 ? atoi(argv[2]) : 0);
+  if (strcmp(mode, "pending") == 0) return pending_across_moves(&st);
   st.balance = strcmp(mode, "balance") == 0;
   if (st.balance) st.steps = 8;
   if (strcmp(mode, "checkpoint") == 0) {
