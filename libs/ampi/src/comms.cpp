@@ -275,8 +275,9 @@ extern "C" int PMPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val
   if (!checked(comm, "MPI_Comm_get_attr", &err)) return err;
   // Values live in the library's data: the same address in every process.
   static int tag_ub = 0x7fffffff, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_global = 0;
-  static int universe = 0, appnum = 0, lastcode = MPI_ERR_LASTCODE;
-  static thread_local int pe = 0, pes = 0, node = 0, nodes = 0;
+  static int appnum = 0;
+  // Computed per call: each PE thread its own (ranks of a PE run one at a time).
+  static thread_local int pe = 0, pes = 0, node = 0, nodes = 0, universe = 0, lastcode = MPI_ERR_LASTCODE;
   int* value = nullptr;
   switch (keyval) {
     case MPI_TAG_UB: value = &tag_ub; break;
