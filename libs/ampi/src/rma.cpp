@@ -349,6 +349,22 @@ int new_rma_request(rank& r, const window& w, bool complete) {
   return h;
 }
 
+// Sends an operation that has a reply (a get, a fetching accumulate):
+// where the reply goes, whether the target counts it for the next fence,
+// its request if any.
+void send_with_reply(rank& r, window& w, int target_rank, rma_header h, void* reply_to, int reply_count,
+                     MPI_Datatype reply_type, const type_info& target_type, roam::buffer<std::byte> data,
+                     MPI_Request* request) {
+  h.reply_to = reinterpret_cast<std::uint64_t>(reply_to);
+  h.reply_count = reply_count;
+  h.reply_type = reply_type;
+  h.fenced = w.locked[static_cast<std::size_t>(target_rank)] || w.accessing ? 0 : 1;
+  if (request != nullptr) *request = h.request = new_rma_request(r, w, false);
+  ++w.replies_due;
+  w.sent[static_cast<std::size_t>(target_rank)] += static_cast<std::uint32_t>(h.fenced);
+  send_rma(r, r.comms.at(w.comm).world_of(target_rank), h, target_type, std::move(data));
+}
+
 // MPI_PROC_NULL is a valid target of every operation: nothing is done (a
 // request-based one's request is complete at once). True when that is the
 // target (*err: the outcome).
@@ -412,14 +428,8 @@ int start_get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype,
   h.context = w->context;
   h.disp = target_disp;
   h.count = target_count;
-  h.reply_to = reinterpret_cast<std::uint64_t>(origin_addr);
-  h.reply_count = origin_count;
-  h.reply_type = origin_datatype;
-  h.fenced = w->locked[static_cast<std::size_t>(target_rank)] || w->accessing ? 0 : 1;
-  if (request != nullptr) *request = h.request = new_rma_request(r, *w, false);
-  ++w->replies_due;
-  w->sent[static_cast<std::size_t>(target_rank)] += static_cast<std::uint32_t>(h.fenced);
-  send_rma(r, r.comms.at(w->comm).world_of(target_rank), h, *find_type(r, target_datatype), {});
+  send_with_reply(r, *w, target_rank, h, origin_addr, origin_count, origin_datatype, *find_type(r, target_datatype), {},
+                  request);
   return MPI_SUCCESS;
 }
 
@@ -623,14 +633,8 @@ int fetching(const void* origin_addr, const void* compare_addr, int origin_count
   h.context = w->context;
   h.disp = target_disp;
   h.count = target_count;
-  h.reply_to = reinterpret_cast<std::uint64_t>(result_addr);
-  h.reply_count = result_count;
-  h.reply_type = result_datatype;
-  h.fenced = w->locked[static_cast<std::size_t>(target_rank)] || w->accessing ? 0 : 1;
-  if (request != nullptr) *request = h.request = new_rma_request(r, *w, false);
-  ++w->replies_due;
-  w->sent[static_cast<std::size_t>(target_rank)] += static_cast<std::uint32_t>(h.fenced);
-  send_rma(r, r.comms.at(w->comm).world_of(target_rank), h, *find_type(r, target_datatype), std::move(data));
+  send_with_reply(r, *w, target_rank, h, result_addr, result_count, result_datatype, *find_type(r, target_datatype),
+                  std::move(data), request);
   return MPI_SUCCESS;
 }
 
