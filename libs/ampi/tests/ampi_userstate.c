@@ -4,6 +4,12 @@
  *                          programs do) and hops across every PE: the
  *                          function runs at each move (the chunk is
  *                          re-made on arrival) and the data is intact
+ *   ampi_userstate checkpoint DIR
+ *                          the same chunk through a checkpoint to DIR
+ *                          (AMPI_Migrate): the function packs it there;
+ *                          `+restart DIR` (any PE count) wakes each rank in
+ *                          AMPI_Migrate with its chunk re-made by it
+ *                          (printed: "restored" 0 or 1)
  *   ampi_userstate load    rank 0 says its load is 100 s, the others
  *                          1 ms (AMPI_Load_set_value); run with a greedy
  *                          balancer, AMPI_Migrate leaves rank 0 alone on
@@ -38,8 +44,8 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
   const char* mode = argc > 1 ? argv[1] : "pup";
-  if (strcmp(mode, "pup") != 0 && strcmp(mode, "load") != 0) {
-    if (me == 0) fprintf(stderr, "usage: ampi_userstate [pup|load] [+p N +vp N ...] (not '%s')\n", mode);
+  if (strcmp(mode, "pup") != 0 && strcmp(mode, "load") != 0 && strcmp(mode, "checkpoint") != 0) {
+    if (me == 0) fprintf(stderr, "usage: ampi_userstate [pup|load|checkpoint DIR] [+p N +vp N ...] (not '%s')\n", mode);
     MPI_Finalize();
     return 2;
   }
@@ -65,6 +71,32 @@ int main(int argc, char** argv) {
         fprintf(stderr, "rank %d: value %d is %g\n", me, i, cp->values[i]);
         break;
       }
+    free(cp);
+  } else if (strcmp(mode, "checkpoint") == 0) {
+    struct chunk* cp = (struct chunk*)malloc(sizeof(struct chunk));
+    cp->owner = me;
+    cp->arrivals = 0;
+    for (int i = 0; i < N; ++i) cp->values[i] = me * 2.0 + i;
+    int idx = -1;
+    AMPI_Register_pup(chunk_pup, &cp, &idx);
+    char where[512];
+    snprintf(where, sizeof where, "to_file=%s", argc > 2 ? argv[2] : "ampi_userstate_ckpt");
+    MPI_Info hints;
+    MPI_Info_create(&hints);
+    MPI_Info_set(hints, "ampi_checkpoint", where);
+    AMPI_Migrate(hints); /* a restarted run wakes up here */
+    MPI_Info_free(&hints);
+    if (cp->owner != me || cp->arrivals > 1)
+      bad++, fprintf(stderr, "rank %d: owner %d, %d arrivals (want 0 or 1)\n", me, cp->owner, cp->arrivals);
+    for (int i = 0; i < N; ++i)
+      if (cp->values[i] != me * 2.0 + i) {
+        bad++;
+        fprintf(stderr, "rank %d: value %d is %g after the checkpoint\n", me, i, cp->values[i]);
+        break;
+      }
+    int restored = cp->arrivals, all_restored = 0;
+    MPI_Allreduce(&restored, &all_restored, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (me == 0) printf("ampi_userstate: restored %d\n", all_restored);
     free(cp);
   } else {
     AMPI_Load_set_value(me == 0 ? 100.0 : 0.001);
