@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <list>
 #include <regex>
 #include <string>
 #include <vector>
@@ -174,6 +175,65 @@ TEST(migratable_thread, moves_under_serialize_and_the_deterministic_driver) {
 }
 
 TEST(migratable_thread, a_thread_moved_a_thousand_times_between_pes) { walk(2, 1, 3, 1000, wait_kind::suspend); }
+
+// ---- threads kept in a container of their owner ------------------------------
+// Threads in a std::list the owner rebuilds when it is unpacked: each node
+// is at a new offset from the owner, and set_owner() tells each thread
+// where its owner now is. Three helpers each check this_thread_owner()
+// before and after the owner moves between PEs, twice (in place and, under
+// +serialize, copied).
+
+struct crowd : roam::element<crowd> {
+  static constexpr bool pup_on_migration = true;
+  crowd() = default;
+  explicit crowd(roam::migrating) {}
+  void begin() {
+    for (int i = 0; i < 3; ++i) {
+      helpers.emplace_back();
+      helpers.back().start(this, [] {
+        for (int round = 0; round < 3; ++round) {
+          crowd& c = roam::this_thread_owner<crowd>();
+          if (c.marker == 42 && static_cast<int>(roam::my_pe().value()) == c.expected_pe) ++c.right_owner;
+          if (round < 2) roam::suspend_this_thread();
+        }
+        crowd& c = roam::this_thread_owner<crowd>();
+        if (++c.finished == 3) roam::exit(c.right_owner == 9 ? 0 : 6);
+      });
+    }
+    go();
+  }
+  void go() {
+    expected_pe = static_cast<int>((roam::my_pe().value() + 1) % roam::num_pes());
+    migrate_to(roam::pe_id{static_cast<std::uint32_t>(expected_pe)});
+  }
+  void after_migration() { this_proxy().send<&crowd::wake>(); }
+  void wake() {
+    for (auto& t : helpers)
+      if (t.suspended()) t.resume();
+    if (finished < 3 && ++moves < 2) go();
+  }
+  void pup(roam::pup_er& p) {
+    auto n = static_cast<std::uint32_t>(helpers.size());
+    p | marker | expected_pe | right_owner | finished | moves | n;
+    if (p.is_unpacking()) {
+      helpers.clear();
+      for (std::uint32_t i = 0; i < n; ++i) helpers.emplace_back();
+    }
+    for (auto& t : helpers) p | t;
+    if (p.is_unpacking())
+      for (auto& t : helpers) t.set_owner(this);
+  }
+  std::list<roam::migratable_thread> helpers;
+  int marker = 42, expected_pe = 0, right_owner = 0, finished = 0, moves = 0;
+};
+
+TEST(migratable_thread, threads_in_a_container_of_their_owner_find_it_after_moves) {
+  for (std::vector<std::string> extra : {std::vector<std::string>{}, std::vector<std::string>{"+serialize"}}) {
+    int rc = run_on(
+        2, [](const roam::args&) { roam::create_array<crowd>(roam::index<1>{1})[0].send<&crowd::begin>(); }, extra);
+    EXPECT_EQ(rc, 0) << (extra.empty() ? "in place" : "serialized");
+  }
+}
 
 // ---- in place ------------------------------------------------------------------
 
