@@ -92,6 +92,9 @@ int inter_reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcount
 /// This process's identity in lent messages (p2p.cpp): the addresses a
 /// sender lends are valid only where the token is the same.
 std::uint64_t process_token();
+/// The process (node) a PE belongs to: every process runs the same number
+/// of consecutive PEs (runtime.cpp).
+std::uint32_t process_of_pe(std::uint32_t pe);
 /// Cross-process reads on one host (loans.cpp): this process's
 /// memory domain (boot and PID namespace; 0 when unknown), and a read of
 /// `bytes` at `address` in process `pid` of `domain` into `into`; false when

@@ -41,32 +41,45 @@ void rank::release_request(int handle) {
 }
 
 void rank::sweep_freed_types() {
-  // A freed type also stays while a type built from it lives
-  // (MPI_Type_get_contents gives it back): erasing one may free others.
-  for (bool erased = true; erased;) {
-    erased = false;
-    for (auto it = freed_types.begin(); it != freed_types.end();) {
-      const int t = *it;
-      const bool used =
-          std::any_of(requests.begin(), requests.end(),
-                      [t](const request_record& q) { return q.what != request_record::kind::none && q.datatype == t; }) ||
-          std::any_of(jobs.begin(), jobs.end(),
-                      [t](const auto& j) { return j.second.sendtype == t || j.second.recvtype == t; }) ||
-          std::any_of(types.begin(), types.end(), [t](const auto& other) {
-            const auto& parts = other.second.contents.types;
-            return other.first != t && std::find(parts.begin(), parts.end(), t) != parts.end();
-          });
-      if (used) {
-        ++it;
-      } else {
-        types.erase(t);
-        type_names.erase(t);
-        reusable_types.push_back(t);
-        it = freed_types.erase(it);
-        erased = true;
-      }
+  for (auto it = freed_types.begin(); it != freed_types.end();) {
+    const int t = *it;
+    const bool used =
+        std::any_of(requests.begin(), requests.end(),
+                    [t](const request_record& q) { return q.what != request_record::kind::none && q.datatype == t; }) ||
+        std::any_of(jobs.begin(), jobs.end(), [t](const auto& j) { return j.second.sendtype == t || j.second.recvtype == t; });
+    if (used) {
+      ++it;
+      continue;
     }
+    it = freed_types.erase(it);
+    drop_type(t);
   }
+}
+
+bool rank::type_is_a_part(int t) const {
+  return std::any_of(types.begin(), types.end(), [t](const auto& other) {
+    const auto& parts = other.second.contents.types;
+    return other.first != t && std::find(parts.begin(), parts.end(), t) != parts.end();
+  });
+}
+
+void rank::drop_type(int t) {
+  // A freed type stays while a type built from it lives (MPI_Type_get_contents
+  // gives it back): held, out of freed_types, so that completions do not
+  // look at it again; it goes with the last type built from it.
+  if (type_is_a_part(t)) {
+    held_types.insert(t);
+    return;
+  }
+  const std::vector<int> parts = types.at(t).contents.types;
+  types.erase(t);
+  type_names.erase(t);
+  reusable_types.push_back(t);
+  for (int part : parts)
+    if (held_types.count(part) != 0 && !type_is_a_part(part)) {
+      held_types.erase(part);
+      drop_type(part);
+    }
 }
 
 void rank::deliver(envelope env, buffer<std::byte> data) { arrive(arrived{env, std::move(data), {}}); }
@@ -429,8 +442,7 @@ constexpr std::int64_t lend_threshold = 64 * 1024;
 // Whether a rank last seen on `pe` can read this process's memory: in this
 // process, or in another of this host when peers may read each other.
 bool may_lend_to(roam::pe_id pe) {
-  const std::uint32_t per_process = roam::num_pes() / roam::num_nodes();
-  const roam::node_id node{pe.value() / per_process};
+  const roam::node_id node{process_of_pe(pe.value())};
   return node == roam::my_node() || (roam::shares_host(node) && may_lend_across_processes());
 }
 

@@ -271,7 +271,10 @@ struct rank : element<rank> {
   void unpack_user_state();
   std::map<int, type_info> types;
   std::set<int> freed_types;  // MPI_Type_free'd while a request or collective in progress used them
-  void sweep_freed_types();   // drops those nothing uses any more
+  std::set<int> held_types;   // MPI_Type_free'd, kept while a type built from them lives
+  void sweep_freed_types();   // drops (or holds) those no operation uses any more
+  void drop_type(int t);      // a freed type nothing uses: erased, or held while a part of another
+  bool type_is_a_part(int t) const;
   int next_type = first_derived_type;
   // Handles of types gone, given out again (last gone, first reused) as
   // MPICH and Open MPI do: some programs build a struct from a stale handle

@@ -91,9 +91,7 @@ void roam::ampi::release_shared(window& w) {
 int roam::ampi::refuse_leaving_shared_windows(int pe, const char* function) {
   const std::uint32_t nodes = roam::num_nodes();
   if (nodes <= 1) return MPI_SUCCESS;
-  // Every process runs the same number of PEs, consecutive ones.
-  const std::uint32_t per_node = roam::num_pes() / nodes;
-  const bool leaves = pe < 0 || static_cast<std::uint32_t>(pe) / per_node != roam::my_node().value();
+  const bool leaves = pe < 0 || process_of_pe(static_cast<std::uint32_t>(pe)) != roam::my_node().value();
   if (!leaves) return MPI_SUCCESS;
   rank& r = me();
   for (const auto& [handle, w] : r.windows) {

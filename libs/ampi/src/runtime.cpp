@@ -207,7 +207,7 @@ void rank::pup(pup_er& p) {
   // made the blob already, in before_migration).
   if (!p.is_unpacking()) pack_user_state(false);
   p | collector_ | argv_ | stack_bytes_ | initialized | finalized | waiting | moving | parked | checkpoint_ok | migrated_flag | attached_buffer | attached_size |
-      user_pups | comms | next_comm | groups | next_group | types | freed_types | next_type | reusable_types | type_names | ops | next_op | infos | next_info | keyvals | next_keyval | extras | jobs | next_job | windows | next_window | rma_sent_to | rma_expected_from | rma_early | requests |
+      user_pups | comms | next_comm | groups | next_group | types | freed_types | held_types | next_type | reusable_types | type_names | ops | next_op | infos | next_info | keyvals | next_keyval | extras | jobs | next_job | windows | next_window | rma_sent_to | rma_expected_from | rma_early | requests |
       free_requests | unexpected | posted | sent_to | expected_from | early | messages | next_message | hub | world_collectives |
       world_results;
   // The copy's unwind tables are deregistered while its pages are still
@@ -412,6 +412,8 @@ ROAM_AMPI_PMPI(Wtick)
 
 // ---- Adaptive MPI's own --------------------------------------------------------
 
+std::uint32_t roam::ampi::process_of_pe(std::uint32_t pe) { return pe / (roam::num_pes() / roam::num_nodes()); }
+
 extern "C" int AMPI_Migrate_to_pe(int pe) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   if (pe < 0 || static_cast<std::uint32_t>(pe) >= roam::num_pes())
@@ -421,8 +423,7 @@ extern "C" int AMPI_Migrate_to_pe(int pe) {
   rank& r = me();
   // A non-blocking collective's thread keeps its working buffers in this
   // process's memory: it may move with its rank in the process, not out of it.
-  const std::uint32_t per_process = roam::num_pes() / roam::num_nodes();
-  if (!r.jobs.empty() && static_cast<std::uint32_t>(pe) / per_process != roam::my_node().value())
+  if (!r.jobs.empty() && process_of_pe(static_cast<std::uint32_t>(pe)) != roam::my_node().value())
     return fail(MPI_COMM_WORLD, MPI_ERR_PENDING, "AMPI_Migrate_to_pe",
                 "non-blocking collectives are still in progress: a rank leaves its process (to PE " +
                     std::to_string(pe) + ") only without them (complete them first)");

@@ -254,7 +254,8 @@ ROAM_AMPI_PMPI(Type_commit)
 extern "C" int PMPI_Type_free(MPI_Datatype* datatype) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   rank& r = me();
-  if (*datatype < first_derived_type || r.types.count(*datatype) == 0 || r.freed_types.count(*datatype) != 0)
+  if (*datatype < first_derived_type || r.types.count(*datatype) == 0 || r.freed_types.count(*datatype) != 0 ||
+      r.held_types.count(*datatype) != 0)
     return fail(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Type_free",
                 "datatype " + std::to_string(*datatype) + " is predefined or not a datatype");
   // Operations in progress keep using it (MPI): it goes once none does.
