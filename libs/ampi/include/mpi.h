@@ -491,6 +491,13 @@ typedef int(MPI_Grequest_cancel_function)(void* extra_state, int complete);
     (const void* inbuf, int insize, int* position, void* outbuf, int outcount, MPI_Datatype datatype,               \
      MPI_Comm comm))                                                                                                  \
   X(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int* size))                                  \
+  X(int, Pack_external,                                                                                               \
+    (const char datarep[], const void* inbuf, int incount, MPI_Datatype datatype, void* outbuf, MPI_Aint outsize,   \
+     MPI_Aint* position))                                                                                             \
+  X(int, Unpack_external,                                                                                             \
+    (const char datarep[], const void* inbuf, MPI_Aint insize, MPI_Aint* position, void* outbuf, int outcount,      \
+     MPI_Datatype datatype))                                                                                          \
+  X(int, Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint* size))             \
   /* collectives */                                                                                                   \
   X(int, Barrier, (MPI_Comm comm))                                                                                    \
   X(int, Bcast, (void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))                           \
@@ -1035,6 +1042,12 @@ typedef int(MPI_Grequest_cancel_function)(void* extra_state, int complete);
 #define PMPI_Unpack PAMPI_Unpack
 #define MPI_Pack_size AMPI_Pack_size
 #define PMPI_Pack_size PAMPI_Pack_size
+#define MPI_Pack_external AMPI_Pack_external
+#define PMPI_Pack_external PAMPI_Pack_external
+#define MPI_Unpack_external AMPI_Unpack_external
+#define PMPI_Unpack_external PAMPI_Unpack_external
+#define MPI_Pack_external_size AMPI_Pack_external_size
+#define PMPI_Pack_external_size PAMPI_Pack_external_size
 #define MPI_Barrier AMPI_Barrier
 #define PMPI_Barrier PAMPI_Barrier
 #define MPI_Bcast AMPI_Bcast
@@ -1469,6 +1482,18 @@ void pup_bytes(pup_er p, void* ptr, size_t nbytes);
 #define ROAM_AMPI_PUP_DECLARE(name, T) void pup_##name(pup_er p, T* v); void pup_##name##s(pup_er p, T* a, size_t n);
 ROAM_AMPI_PUP_TYPES(ROAM_AMPI_PUP_DECLARE)
 #undef ROAM_AMPI_PUP_DECLARE
+/* Functions the calling rank runs around each of its moves to another PE
+ * (AMPI_Migrate's balancer, AMPI_Migrate_to_pe); not at checkpoints,
+ * restarts, or when the rank stays where it is. `about_to_migrate` runs on
+ * the PE it leaves, before its state is packed (before its pup functions),
+ * off its thread: MPI calls that only read (MPI_Comm_rank, AMPI_My_pe...)
+ * work, blocking ones do not, and what it allocates stays in the process.
+ * `just_migrated` runs on the rank's thread once it has arrived (after its
+ * pup functions), before the call that moved it returns. One function each:
+ * a later registration replaces the earlier one, NULL removes it. */
+typedef void (*MPI_MigrateFn)(void);
+int AMPI_Register_about_to_migrate(MPI_MigrateFn fn);
+int AMPI_Register_just_migrated(MPI_MigrateFn fn);
 #define AMPI_INFO_LB_SYNC ((MPI_Info)2)
 #define AMPI_INFO_LB_ASYNC ((MPI_Info)3)
 #define AMPI_INFO_CHKPT_IN_MEMORY ((MPI_Info)4)

@@ -15,7 +15,7 @@ namespace {
 type_info basic(std::int64_t size, std::int64_t align, int handle) {
   type_info t;
   t.blocks = {{0, size}};
-  t.elements = {{size, 1}};
+  t.elements = {{size, 1, handle}};
   t.ub = t.true_ub = t.size = size;
   t.basic_count = 1;
   t.primitive = handle;
@@ -25,9 +25,9 @@ type_info basic(std::int64_t size, std::int64_t align, int handle) {
 }
 
 // A (value, int) pair laid out as the C struct { T value; int index; }: its
-// packed form is the two fields back to back.
+// packed form is the two fields back to back; `value_handle` is T's type.
 template <class T>
-type_info pair_of(int handle) {
+type_info pair_of(int handle, int value_handle) {
   struct layout {
     T value;
     int index;
@@ -40,8 +40,9 @@ type_info pair_of(int handle) {
   t.ub = static_cast<std::int64_t>(sizeof(layout));
   t.true_ub = at + static_cast<std::int64_t>(sizeof(int));
   t.size = static_cast<std::int64_t>(sizeof(T) + sizeof(int));
-  t.elements = {{static_cast<std::int64_t>(sizeof(T)), 1}, {static_cast<std::int64_t>(sizeof(int)), 1}};
-  if (sizeof(T) == sizeof(int)) t.elements = {{static_cast<std::int64_t>(sizeof(int)), 2}};
+  t.elements = {{static_cast<std::int64_t>(sizeof(T)), 1, value_handle},
+                {static_cast<std::int64_t>(sizeof(int)), 1, MPI_INT}};
+  if (value_handle == MPI_INT) t.elements = {{static_cast<std::int64_t>(sizeof(int)), 2, MPI_INT}};
   t.basic_count = 2;  // MPI_Get_elements counts the value and the index
   t.primitive = handle;
   t.alignment = static_cast<int>(alignof(layout));
@@ -49,11 +50,12 @@ type_info pair_of(int handle) {
   return t;
 }
 
+// Two elements of the type `each` (A in C).
 template <class A, class B>
-type_info two_of(int handle) {
+type_info two_of(int handle, int each) {
   type_info t = basic(static_cast<std::int64_t>(sizeof(A) + sizeof(B)), alignof(A), handle);
   static_assert(sizeof(A) == sizeof(B));
-  t.elements = {{static_cast<std::int64_t>(sizeof(A)), 2}};
+  t.elements = {{static_cast<std::int64_t>(sizeof(A)), 2, each}};
   t.basic_count = 2;
   return t;
 }
@@ -97,15 +99,15 @@ std::array<type_info, last_predefined_type + 1> make_table() {
   set(MPI_CXX_FLOAT_COMPLEX, 2 * sizeof(float), alignof(float));
   set(MPI_CXX_DOUBLE_COMPLEX, 2 * sizeof(double), alignof(double));
   set(MPI_CXX_LONG_DOUBLE_COMPLEX, 2 * sizeof(long double), alignof(long double));
-  t[MPI_FLOAT_INT] = pair_of<float>(MPI_FLOAT_INT);
-  t[MPI_DOUBLE_INT] = pair_of<double>(MPI_DOUBLE_INT);
-  t[MPI_LONG_INT] = pair_of<long>(MPI_LONG_INT);
-  t[MPI_2INT] = pair_of<int>(MPI_2INT);
-  t[MPI_SHORT_INT] = pair_of<short>(MPI_SHORT_INT);
-  t[MPI_LONG_DOUBLE_INT] = pair_of<long double>(MPI_LONG_DOUBLE_INT);
-  t[MPI_2FLOAT] = two_of<float, float>(MPI_2FLOAT);
-  t[MPI_2DOUBLE_PRECISION] = two_of<double, double>(MPI_2DOUBLE_PRECISION);
-  t[MPI_2INTEGER] = two_of<int, int>(MPI_2INTEGER);
+  t[MPI_FLOAT_INT] = pair_of<float>(MPI_FLOAT_INT, MPI_FLOAT);
+  t[MPI_DOUBLE_INT] = pair_of<double>(MPI_DOUBLE_INT, MPI_DOUBLE);
+  t[MPI_LONG_INT] = pair_of<long>(MPI_LONG_INT, MPI_LONG);
+  t[MPI_2INT] = pair_of<int>(MPI_2INT, MPI_INT);
+  t[MPI_SHORT_INT] = pair_of<short>(MPI_SHORT_INT, MPI_SHORT);
+  t[MPI_LONG_DOUBLE_INT] = pair_of<long double>(MPI_LONG_DOUBLE_INT, MPI_LONG_DOUBLE);
+  t[MPI_2FLOAT] = two_of<float, float>(MPI_2FLOAT, MPI_REAL);
+  t[MPI_2DOUBLE_PRECISION] = two_of<double, double>(MPI_2DOUBLE_PRECISION, MPI_DOUBLE_PRECISION);
+  t[MPI_2INTEGER] = two_of<int, int>(MPI_2INTEGER, MPI_INTEGER);
   set(MPI_INTEGER, sizeof(int), alignof(int));
   set(MPI_REAL, sizeof(float), alignof(float));
   set(MPI_DOUBLE_PRECISION, sizeof(double), alignof(double));
@@ -127,19 +129,20 @@ void append_block(std::vector<std::pair<std::int64_t, std::int64_t>>& blocks, st
   else blocks.emplace_back(at, bytes);
 }
 
-using runs = std::vector<std::pair<std::int64_t, std::int64_t>>;
+using runs = std::vector<element_run>;
 
-// Appends `times` copies of the basic-element runs `old` to `out`.
+// Appends `times` copies of the basic-element runs `old` to `out` (a run
+// merges with the last one when both are of the same type).
 void append_elements(runs& out, const runs& old, std::int64_t times) {
-  auto add = [&out](std::int64_t bytes, std::int64_t n) {
+  auto add = [&out](const element_run& run, std::int64_t n) {
     if (n == 0) return;
-    if (!out.empty() && out.back().first == bytes) out.back().second += n;
-    else out.emplace_back(bytes, n);
+    if (!out.empty() && out.back().bytes == run.bytes && out.back().handle == run.handle) out.back().count += n;
+    else out.push_back({run.bytes, n, run.handle});
   };
   if (times <= 0) return;
-  if (old.size() == 1) return add(old[0].first, old[0].second * times);
+  if (old.size() == 1) return add(old[0], old[0].count * times);
   for (std::int64_t i = 0; i < times; ++i)
-    for (const auto& [bytes, n] : old) add(bytes, n);
+    for (const element_run& run : old) add(run, run.count);
 }
 
 // The least or greatest of some bounds, if there was any.
@@ -173,12 +176,12 @@ const type_info& ub_marker() noexcept {
 std::int64_t count_elements(const type_info& t, std::int64_t bytes) noexcept {
   if (t.size == 0) return bytes == 0 ? 0 : -1;
   std::int64_t n = bytes / t.size * t.basic_count, rest = bytes % t.size;
-  for (const auto& [each, runs_of] : t.elements) {
+  for (const element_run& run : t.elements) {
     if (rest == 0) break;
-    const std::int64_t k = std::min(runs_of, rest / each);
+    const std::int64_t k = std::min(run.count, rest / run.bytes);
     n += k;
-    rest -= k * each;
-    if (k < runs_of) break;
+    rest -= k * run.bytes;
+    if (k < run.count) break;
   }
   return rest == 0 ? n : -1;
 }
@@ -186,9 +189,9 @@ std::int64_t count_elements(const type_info& t, std::int64_t bytes) noexcept {
 std::int64_t element_bytes(const type_info& t, std::int64_t n) noexcept {
   if (t.basic_count == 0) return 0;
   std::int64_t bytes = n / t.basic_count * t.size, rest = n % t.basic_count;
-  for (const auto& [each, runs_of] : t.elements) {
-    const std::int64_t k = std::min(runs_of, rest);
-    bytes += k * each;
+  for (const element_run& run : t.elements) {
+    const std::int64_t k = std::min(run.count, rest);
+    bytes += k * run.bytes;
     rest -= k;
     if (rest == 0) break;
   }

@@ -23,11 +23,22 @@ struct type_contents {
   void pup(pup_er& p) { p | ints | aints | types; }
 };
 
+// A run of basic elements of one kind: `count` elements of `bytes` each, of
+// the predefined type `handle` (a pair type's are two runs, its value's
+// type then MPI_INT; a complex number is one element of its own type).
+struct element_run {
+  std::int64_t bytes = 0;
+  std::int64_t count = 0;
+  int handle = 0;
+  void pup(pup_er& p) { p | bytes | count | handle; }
+};
+
 struct type_info {
   std::vector<std::pair<std::int64_t, std::int64_t>> blocks;  // (displacement, bytes), adjacent ones merged
   // The basic elements of one element in type-map order, run-length coded
-  // (bytes of one, how many): what MPI_Get_elements counts.
-  std::vector<std::pair<std::int64_t, std::int64_t>> elements;
+  // (adjacent runs of one type merged): what MPI_Get_elements counts and
+  // what external32 converts.
+  std::vector<element_run> elements;
   std::int64_t lb = 0, ub = 0;            // MPI's bounds (extent = ub - lb)
   std::int64_t true_lb = 0, true_ub = 0;  // where the bytes really are
   std::int64_t size = 0;                  // bytes of data in one element
@@ -80,5 +91,16 @@ void pack(const type_info& t, const void* buf, std::int64_t count, std::byte* ou
 buffer<std::byte> packed(const void* buf, std::int64_t count, const type_info& t);
 /// Unpacks `bytes` bytes (at most count * size) into `count` elements at buf.
 void unpack(const type_info& t, const std::byte* in, std::int64_t bytes, void* buf, std::int64_t count) noexcept;
+
+// external32 (MPI-3.1 13.5.2; external32.cpp): big-endian, fixed sizes.
+/// Bytes of one element of `t` in external32.
+std::int64_t external32_size(const type_info& t) noexcept;
+/// `count` packed elements of `t` (native, count * t.size bytes at `in`)
+/// written as external32 at `out`: MPI_SUCCESS, or MPI_ERR_CONVERSION when
+/// a value does not fit its external32 size (a long beyond 32 bits).
+int to_external32(const type_info& t, const std::byte* in, std::int64_t count, std::byte* out) noexcept;
+/// The reverse: `count` elements of external32 at `in` as packed native
+/// elements of `t` at `out`; MPI_ERR_CONVERSION as above.
+int from_external32(const type_info& t, const std::byte* in, std::int64_t count, std::byte* out) noexcept;
 
 }  // namespace roam::ampi

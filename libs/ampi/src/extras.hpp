@@ -14,6 +14,8 @@
 
 #include <roam/roam.hpp>
 
+#include "extension.hpp"
+
 namespace roam::ampi {
 
 /// MPI_Grequest_start's callbacks (0: none).
@@ -45,9 +47,11 @@ struct rank_extras {
   std::map<int, std::map<int, std::uint64_t>> type_attributes;
   // MPI_Comm_set_info's hints by communicator handle (handles are never reused).
   std::map<int, std::vector<std::pair<std::string, std::string>>> comm_hints;
+  // The state of the libraries on the ranks (extension.hpp: libs/armci).
+  extension_slots extensions;
   void pup(pup_er& p) {
     p | grequests | errhandlers | next_errhandler | error_classes | error_strings | last_error_code |
-        type_attributes | comm_hints;
+        type_attributes | comm_hints | extensions;
   }
 };
 

@@ -187,7 +187,8 @@ migrate_request read_hints(MPI_Info hints) {
 }
 }  // namespace
 
-extern "C" int AMPI_Migrate(MPI_Info hints) {
+namespace {
+int migrate(MPI_Info hints) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   const migrate_request q = read_hints(hints);
   if (q.error != MPI_SUCCESS) return q.error;
@@ -205,4 +206,11 @@ extern "C" int AMPI_Migrate(MPI_Info hints) {
   // (thread and all) and resumes it where it then is.
   roam::at_sync_and_wait();
   return MPI_SUCCESS;
+}
+}  // namespace
+
+extern "C" int AMPI_Migrate(MPI_Info hints) {
+  const int result = migrate(hints);
+  after_moves();  // on the thread, with its own heap
+  return result;
 }

@@ -47,21 +47,35 @@ image_settings g_image_settings;
       [](std::string_view v) { return option_parse::flag(v, g_image_settings.privatize); }}},
     [] { g_image_settings = {}; });
 
-// Where things are in the loaded program, as offsets from `start`.
+// Where things are in the loaded program and in a rank's copy of it. The
+// copy holds the program and the shared libraries that were loaded with it
+// (the program's own: ones the loader's process did not have already), each
+// at its offset `at` in the copy, the program at 0.
 struct image_layout {
   void* handle = nullptr;
-  std::uintptr_t start = 0, end = 0;  // the pages of every loaded segment
+  std::uintptr_t start = 0, end = 0;  // the program's pages, as loaded
+  struct object {
+    std::string name;
+    std::uintptr_t start, end;  // its pages, as loaded
+    std::uintptr_t at;          // its offset in a copy
+  };
+  std::vector<object> objects;  // the program first
+  std::uintptr_t span = 0;      // bytes of a copy
   struct segment {
-    std::uintptr_t begin, end;  // offsets, page aligned
+    std::uintptr_t begin, end;  // offsets in a copy, page aligned
+    std::uintptr_t from;        // where its bytes are, as loaded
     int prot;
   };
   std::vector<segment> segments;
-  std::vector<std::uintptr_t> relocated;  // offsets of words the dynamic linker wrote
+  std::vector<std::uintptr_t> relocated;     // offsets in a copy of words the dynamic linker wrote
   std::vector<std::uintptr_t> atexit_words;  // offsets of the GOT words that hold __cxa_atexit
-  std::uintptr_t eh_frame = 0;            // offset of .eh_frame (0: none)
-  std::uintptr_t init = 0;                // DT_INIT (0: none)
-  std::uintptr_t init_array = 0;
-  std::size_t init_count = 0;
+  std::vector<std::uintptr_t> eh_frames;     // offsets of each object's .eh_frame
+  struct initializers {
+    std::uintptr_t init = 0;        // DT_INIT (0: none)
+    std::uintptr_t array = 0;       // DT_INIT_ARRAY (0: none)
+    std::size_t count = 0;
+  };
+  std::vector<initializers> inits;  // in the order they run: libraries first, the program last
   std::uintptr_t main_c = 0, main_args = 0, main_noargs = 0;  // offsets of the renamed mains
 };
 image_layout g_layout;
@@ -77,12 +91,25 @@ std::uintptr_t page_up(std::uintptr_t a) { return (a + page - 1) & ~(page - 1); 
   throw std::runtime_error("ampi: the program " + g_image_settings.program + ": " + what);
 }
 
-struct phdr_search {
+// An object loaded in the process (dl_iterate_phdr's view of it).
+struct loaded_object {
   std::uintptr_t base;
-  const char* name;
-  const ElfW(Phdr) * phdr = nullptr;
-  int count = 0;
+  std::string name;
+  const ElfW(Phdr) * phdr;
+  int count;
 };
+
+std::vector<loaded_object> loaded_objects() {
+  std::vector<loaded_object> all;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        static_cast<std::vector<loaded_object>*>(data)->push_back(
+            {info->dlpi_addr, info->dlpi_name ? info->dlpi_name : "", info->dlpi_phdr, info->dlpi_phnum});
+        return 0;
+      },
+      &all);
+  return all;
+}
 
 // The MPI functions the program calls that this library does not provide:
 // mpi.h names every function it has AMPI_<name>, so an undefined MPI_ or
@@ -123,63 +150,52 @@ std::vector<std::string> missing_mpi_functions(const std::string& path) {
   return missing;
 }
 
-void read_layout() {
+// One loaded object's part of the layout: its segments, relocations,
+// unwind table and initializers, at offset `at` of a copy.
+void read_object(const loaded_object& o, std::uintptr_t at) {
   image_layout& L = g_layout;
-  if (const auto missing = missing_mpi_functions(g_image_settings.program); !missing.empty()) {
-    std::string list;
-    for (std::size_t i = 0; i < missing.size() && i < 8; ++i) list += (i ? ", " : "") + missing[i];
-    if (missing.size() > 8) list += " and " + std::to_string(missing.size() - 8) + " more";
-    cannot("it calls MPI functions roam's Adaptive MPI does not provide: " + list +
-           " (compiled without their declaration: see the compiler's implicit-declaration warnings)");
-  }
-  L.handle = dlopen(g_image_settings.program.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (L.handle == nullptr) cannot(std::string("cannot be opened: ") + dlerror());
-  link_map* lm = nullptr;
-  if (dlinfo(L.handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == nullptr) cannot("no link map");
-  const std::uintptr_t base = lm->l_addr;
-  phdr_search s{base, lm->l_name};
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, std::size_t, void* data) {
-        auto* q = static_cast<phdr_search*>(data);
-        if (info->dlpi_addr != q->base || std::strcmp(info->dlpi_name, q->name) != 0) return 0;
-        q->phdr = info->dlpi_phdr;
-        q->count = info->dlpi_phnum;
-        return 1;
-      },
-      &s);
-  if (s.phdr == nullptr) cannot("its program headers were not found");
-  L.start = ~std::uintptr_t{0};
-  std::uintptr_t hdr = 0;
-  for (int i = 0; i < s.count; ++i) {
-    const ElfW(Phdr)& ph = s.phdr[i];
+  const std::uintptr_t base = o.base;
+  const std::string what = L.objects.empty() ? std::string("it") : "its library " + o.name;
+  std::uintptr_t start = ~std::uintptr_t{0}, end = 0, hdr = 0;
+  const ElfW(Dyn)* dynamic = nullptr;
+  for (int i = 0; i < o.count; ++i) {
+    const ElfW(Phdr)& ph = o.phdr[i];
     if (ph.p_type == PT_LOAD) {
-      const std::uintptr_t lo = page_down(base + ph.p_vaddr), hi = page_up(base + ph.p_vaddr + ph.p_memsz);
-      const int prot = ((ph.p_flags & PF_R) ? PROT_READ : 0) | ((ph.p_flags & PF_W) ? PROT_WRITE : 0) |
-                       ((ph.p_flags & PF_X) ? PROT_EXEC : 0);
-      if (!(ph.p_flags & PF_R)) cannot("it has a segment that cannot be read (built as ampicc builds programs?)");
-      L.segments.push_back({lo, hi, prot});
-      L.start = std::min(L.start, lo);
-      L.end = std::max(L.end, hi);
+      start = std::min(start, page_down(base + ph.p_vaddr));
+      end = std::max(end, page_up(base + ph.p_vaddr + ph.p_memsz));
     } else if (ph.p_type == PT_GNU_EH_FRAME) {
       hdr = base + ph.p_vaddr;
+    } else if (ph.p_type == PT_DYNAMIC) {
+      dynamic = reinterpret_cast<const ElfW(Dyn)*>(base + ph.p_vaddr);
     }
   }
-  for (auto& seg : L.segments) seg.begin -= L.start, seg.end -= L.start;
-  // Segments may overlap in pages (the same page mapped twice): merge.
-  std::sort(L.segments.begin(), L.segments.end(), [](auto& a, auto& b) { return a.begin < b.begin; });
+  if (end == 0) cannot(what + " has no loadable segment");
+  if (dynamic == nullptr) cannot(what + " has no dynamic section (not a shared object?)");
+  L.objects.push_back({o.name, start, end, at});
+  auto in_copy = [&](std::uintptr_t address) { return at + (address - start); };
+  for (int i = 0; i < o.count; ++i) {
+    const ElfW(Phdr)& ph = o.phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    const std::uintptr_t lo = page_down(base + ph.p_vaddr), hi = page_up(base + ph.p_vaddr + ph.p_memsz);
+    const int prot = ((ph.p_flags & PF_R) ? PROT_READ : 0) | ((ph.p_flags & PF_W) ? PROT_WRITE : 0) |
+                     ((ph.p_flags & PF_X) ? PROT_EXEC : 0);
+    if (!(ph.p_flags & PF_R)) cannot(what + " has a segment that cannot be read (built as ampicc builds programs?)");
+    L.segments.push_back({in_copy(lo), in_copy(hi), lo, prot});
+  }
   if (hdr != 0) {
     // .eh_frame_hdr: version, eh_frame_ptr encoding, ..., then eh_frame_ptr.
     const auto* h = reinterpret_cast<const unsigned char*>(hdr);
     if (h[0] == 1 && h[1] == 0x1b) {  // DW_EH_PE_pcrel | DW_EH_PE_sdata4, as the linkers write it
       std::int32_t rel;
       std::memcpy(&rel, h + 4, 4);
-      L.eh_frame = hdr + 4 + static_cast<std::intptr_t>(rel) - L.start;
+      L.eh_frames.push_back(in_copy(hdr + 4 + static_cast<std::intptr_t>(rel)));
     }
   }
   auto addr = [&](ElfW(Addr) v) { return v < base ? v + base : v; };  // glibc relocates some entries in place
   std::uintptr_t rela = 0, relasz = 0, jmprel = 0, pltsz = 0, relr = 0, relrsz = 0, init_array = 0, init_arraysz = 0;
   std::uintptr_t symtab = 0, strtab = 0;
-  for (const ElfW(Dyn)* d = lm->l_ld; d->d_tag != DT_NULL; ++d) {
+  image_layout::initializers init;
+  for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
     switch (d->d_tag) {
       case DT_RELA: rela = addr(d->d_un.d_ptr); break;
       case DT_RELASZ: relasz = d->d_un.d_val; break;
@@ -189,9 +205,9 @@ void read_layout() {
       case DT_RELR: relr = addr(d->d_un.d_ptr); break;
       case DT_RELRSZ: relrsz = d->d_un.d_val; break;
 #endif
-      case DT_REL: cannot("it has REL relocations (not an x86-64 shared object?)");
-      case DT_TEXTREL: cannot("it has text relocations: compile every file with -fPIC (ampicc does)");
-      case DT_INIT: L.init = addr(d->d_un.d_ptr) - L.start; break;
+      case DT_REL: cannot(what + " has REL relocations (not an x86-64 shared object?)");
+      case DT_TEXTREL: cannot(what + " has text relocations: compile every file with -fPIC (ampicc does)");
+      case DT_INIT: init.init = in_copy(addr(d->d_un.d_ptr)); break;
       case DT_SYMTAB: symtab = addr(d->d_un.d_ptr); break;
       case DT_STRTAB: strtab = addr(d->d_un.d_ptr); break;
       case DT_INIT_ARRAY: init_array = addr(d->d_un.d_ptr); break;
@@ -199,15 +215,15 @@ void read_layout() {
       default: break;
     }
   }
-  auto take_rela = [&](std::uintptr_t at, std::uintptr_t size) {
-    const auto* r = reinterpret_cast<const ElfW(Rela)*>(at);
+  auto take_rela = [&](std::uintptr_t where, std::uintptr_t size) {
+    const auto* r = reinterpret_cast<const ElfW(Rela)*>(where);
     for (std::size_t i = 0; i < size / sizeof(ElfW(Rela)); ++i) {
-      L.relocated.push_back(base + r[i].r_offset - L.start);
+      L.relocated.push_back(in_copy(base + r[i].r_offset));
       const auto sym = ELF64_R_SYM(r[i].r_info);
       if (sym == 0 || symtab == 0 || strtab == 0) continue;
       const auto* entry = reinterpret_cast<const ElfW(Sym)*>(symtab) + sym;
       if (std::strcmp(reinterpret_cast<const char*>(strtab) + entry->st_name, "__cxa_atexit") == 0)
-        L.atexit_words.push_back(base + r[i].r_offset - L.start);
+        L.atexit_words.push_back(in_copy(base + r[i].r_offset));
     }
   };
   if (rela) take_rela(rela, relasz);
@@ -218,20 +234,57 @@ void read_layout() {
     for (std::size_t i = 0; i < relrsz / sizeof(ElfW(Relr)); ++i) {
       if ((e[i] & 1) == 0) {
         where = base + e[i];
-        L.relocated.push_back(where - L.start);
+        L.relocated.push_back(in_copy(where));
         where += sizeof(ElfW(Addr));
       } else {
         ElfW(Relr) bits = e[i] >> 1;
         for (std::size_t k = 0; bits != 0; ++k, bits >>= 1)
-          if (bits & 1) L.relocated.push_back(where + k * sizeof(ElfW(Addr)) - L.start);
+          if (bits & 1) L.relocated.push_back(in_copy(where + k * sizeof(ElfW(Addr))));
         where += 63 * sizeof(ElfW(Addr));
       }
     }
   }
   if (init_array) {
-    L.init_array = init_array - L.start;
-    L.init_count = init_arraysz / sizeof(void*);
+    init.array = in_copy(init_array);
+    init.count = init_arraysz / sizeof(void*);
   }
+  L.inits.insert(L.inits.begin(), init);  // the objects a later one needs run first
+  L.span = std::max(L.span, at + (end - start));
+}
+
+void read_layout() {
+  image_layout& L = g_layout;
+  if (const auto missing = missing_mpi_functions(g_image_settings.program); !missing.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < missing.size() && i < 8; ++i) list += (i ? ", " : "") + missing[i];
+    if (missing.size() > 8) list += " and " + std::to_string(missing.size() - 8) + " more";
+    cannot("it calls MPI functions roam's Adaptive MPI does not provide: " + list +
+           " (compiled without their declaration: see the compiler's implicit-declaration warnings)");
+  }
+  // What the process had before: the libraries that come with the program
+  // and were not here (its own shared libraries) are copied with it.
+  const std::vector<loaded_object> before = loaded_objects();
+  L.handle = dlopen(g_image_settings.program.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (L.handle == nullptr) cannot(std::string("cannot be opened: ") + dlerror());
+  link_map* lm = nullptr;
+  if (dlinfo(L.handle, RTLD_DI_LINKMAP, &lm) != 0 || lm == nullptr) cannot("no link map");
+  const std::vector<loaded_object> after = loaded_objects();
+  auto was_here = [&](const loaded_object& o) {
+    return std::any_of(before.begin(), before.end(),
+                       [&](const loaded_object& b) { return b.base == o.base && b.name == o.name; });
+  };
+  const auto program = std::find_if(after.begin(), after.end(), [&](const loaded_object& o) {
+    return o.base == lm->l_addr && o.name == lm->l_name;
+  });
+  if (program == after.end()) cannot("its program headers were not found");
+  read_object(*program, 0);
+  L.start = L.objects[0].start;
+  L.end = L.objects[0].end;
+  for (const loaded_object& o : after)
+    if (&o != &*program && !o.name.empty() && !was_here(o)) read_object(o, page_up(L.span));
+  // Segments may overlap in pages (the same page mapped twice): each is
+  // copied whole, the overlap twice with the same bytes.
+  std::sort(L.segments.begin(), L.segments.end(), [](auto& a, auto& b) { return a.begin < b.begin; });
   auto offset_of = [&](const char* symbol) -> std::uintptr_t {
     void* p = dlsym(L.handle, symbol);
     const auto a = reinterpret_cast<std::uintptr_t>(p);
@@ -286,18 +339,21 @@ std::uint64_t make_rank_image() {
   if (!privatizing()) return 0;
   load_program();
   const image_layout& L = g_layout;
-  const std::uintptr_t span = L.end - L.start;
-  auto* copy = static_cast<std::byte*>(thread_heap_allocate(span, page));
+  auto* copy = static_cast<std::byte*>(thread_heap_allocate(L.span, page));
   for (const auto& seg : L.segments)
-    std::memcpy(copy + seg.begin, reinterpret_cast<const void*>(L.start + seg.begin), seg.end - seg.begin);
-  const std::uintptr_t delta = reinterpret_cast<std::uintptr_t>(copy) - L.start;
+    std::memcpy(copy + seg.begin, reinterpret_cast<const void*>(seg.from), seg.end - seg.begin);
+  // A word pointing into the program or one of its libraries points into
+  // the copy's (the libraries are few: a scan of them per word).
+  const auto to = reinterpret_cast<std::uintptr_t>(copy);
   for (std::uintptr_t off : L.relocated) {
     std::uintptr_t w;
     std::memcpy(&w, copy + off, sizeof w);
-    if (w >= L.start && w < L.end) {
-      w += delta;
-      std::memcpy(copy + off, &w, sizeof w);
-    }
+    for (const auto& o : L.objects)
+      if (w >= o.start && w < o.end) {
+        w = to + o.at + (w - o.start);
+        std::memcpy(copy + off, &w, sizeof w);
+        break;
+      }
   }
   for (std::uintptr_t off : L.atexit_words) {
     const auto fn = reinterpret_cast<std::uintptr_t>(&roam_ampi_rank_atexit);
@@ -306,13 +362,15 @@ std::uint64_t make_rank_image() {
   const auto image = reinterpret_cast<std::uint64_t>(copy);
   image_arrived(image);
   // The copy's constructors, on the rank's thread: what they allocate is the
-  // rank's.
+  // rank's. The libraries' first, as the dynamic linker orders them.
   using init_fn = void (*)(int, char**, char**);
-  if (L.init) reinterpret_cast<void (*)()>(image + L.init)();
-  for (std::size_t i = 0; i < L.init_count; ++i) {
-    init_fn f;
-    std::memcpy(&f, copy + L.init_array + i * sizeof(void*), sizeof f);
-    if (reinterpret_cast<std::uintptr_t>(f) + 1 > 1) f(0, nullptr, environ);
+  for (const auto& init : L.inits) {
+    if (init.init) reinterpret_cast<void (*)()>(image + init.init)();
+    for (std::size_t i = 0; i < init.count; ++i) {
+      init_fn f;
+      std::memcpy(&f, copy + init.array + i * sizeof(void*), sizeof f);
+      if (reinterpret_cast<std::uintptr_t>(f) + 1 > 1) f(0, nullptr, environ);
+    }
   }
   return image;
 }
@@ -339,10 +397,10 @@ void image_arrived(std::uint64_t image) {
   load_program();
   const process_heap_scope process_heap;  // libgcc's records of the tables
   protect_code(image);
-  if (g_layout.eh_frame == 0) return;
+  if (g_layout.eh_frames.empty()) return;
   std::lock_guard lock(g_frames_lock);
   if (g_frames[image]++ != 0) return;
-  __register_frame(reinterpret_cast<void*>(image + g_layout.eh_frame));
+  for (std::uintptr_t table : g_layout.eh_frames) __register_frame(reinterpret_cast<void*>(image + table));
   // Have libgcc sort the tables now, while the copy is here: afterwards it
   // reads them only for an address inside the copy.
   for (const auto& seg : g_layout.segments)
@@ -351,12 +409,11 @@ void image_arrived(std::uint64_t image) {
         void* a[3];
       } bases{};
       _Unwind_Find_FDE(reinterpret_cast<void*>(image + seg.begin + 1), &bases);
-      break;
     }
 }
 
 void image_leaving(std::uint64_t image) {
-  if (image == 0 || g_layout.eh_frame == 0) return;
+  if (image == 0 || g_layout.eh_frames.empty()) return;
   const process_heap_scope process_heap;
   std::lock_guard lock(g_frames_lock);
   auto it = g_frames.find(image);
@@ -367,8 +424,10 @@ void image_leaving(std::uint64_t image) {
   // unwound and its slot given back first), the registration stays: libgcc
   // sorted it at registration and only reads it for a PC inside the copy,
   // where nothing runs any more.
-  void* table = reinterpret_cast<void*>(image + g_layout.eh_frame);
-  if (readable(table)) __deregister_frame(table);
+  for (std::uintptr_t at : g_layout.eh_frames) {
+    void* table = reinterpret_cast<void*>(image + at);
+    if (readable(table)) __deregister_frame(table);
+  }
 }
 
 }  // namespace roam::ampi

@@ -6,8 +6,11 @@
 // data) in its thread's heap, with every relocated pointer into the image
 // moved to the copy, and runs the copy's constructors and main: every global
 // and static of the program is the rank's, at an address that moves with the
-// rank. Calls out of the image (MPI, libc) go through the copy's GOT to the
-// process's libraries, which are at the same addresses in every process.
+// rank. The program's own shared libraries (linked with it, and not already
+// in the loader's process) are copied with it, after it in the same block:
+// their globals are the rank's too. Calls out of the image (MPI, libc) go
+// through the copy's GOT to the process's libraries, which are at the same
+// addresses in every process.
 #include <cstdint>
 #include <string>
 
@@ -24,8 +27,8 @@ bool privatizing();
 /// return at once). Stops the run with a clear message when it cannot.
 void load_program();
 
-/// Makes the calling rank's copy of the program image in its thread heap
-/// and runs the copy's constructors; returns the copy's address (0 when not
+/// Makes the calling rank's copy of the program image (and its own
+/// libraries) in its thread heap and runs the copy's constructors; returns the copy's address (0 when not
 /// privatizing).
 std::uint64_t make_rank_image();
 /// Runs the program's main: the rank's copy's when `image` is not 0, else the

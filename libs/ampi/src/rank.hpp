@@ -227,8 +227,11 @@ struct rank : element<rank> {
   // MPI_Reduce's result at the root when every rank takes part (world_collectives.cpp).
   void world_result(world_part result);
   void rma(rma_header h, type_info target_type, buffer<std::byte> data);  // one-sided (rma.cpp)
+  // A message of a library on the ranks (extension.hpp), run without the thread.
+  void extension_message(std::int32_t kind, std::int32_t from_world, std::vector<std::byte> header,
+                         buffer<std::byte> data);
   void go(int pe);                       // AMPI_Migrate_to_pe
-  void before_migration() { pack_user_state(true); }  // a move, not a checkpoint (user_pup.cpp)
+  void before_migration();               // a move, not a checkpoint (user_pup.cpp)
   void after_migration();
   void wake_after_move();
   void resume_from_sync();
@@ -269,6 +272,11 @@ struct rank : element<rank> {
   bool user_pup_blob_ready = false;  // made for the pup in progress
   void pack_user_state(bool leaving);
   void unpack_user_state();
+  // AMPI_Register_about_to_migrate / just_migrated's functions (0: none),
+  // and whether the rank arrived by a move its thread has not yet seen
+  // (user_pup.cpp: after_moves, on the thread).
+  std::uint64_t about_to_migrate_fn = 0, just_migrated_fn = 0;
+  bool arrived_by_move = false;
   std::map<int, type_info> types;
   std::set<int> freed_types;  // MPI_Type_free'd while a request or collective in progress used them
   std::set<int> held_types;   // MPI_Type_free'd, kept while a type built from them lives
@@ -366,8 +374,16 @@ struct collector : chare<collector> {
   std::string dir_;
 };
 
-/// The calling rank (on its thread).
+/// The calling rank (on its thread, or the rank whose about-to-migrate
+/// function runs).
 rank& me();
+/// While a rank's about-to-migrate function runs on its PE (off its
+/// thread): the rank, which me() gives.
+extern constinit thread_local rank* t_leaving_rank;
+/// On the rank's thread, after a call that may have moved it: runs its
+/// AMPI_Register_just_migrated function if it arrived by a move (outside
+/// any process_heap_scope: the function is the program's code).
+void after_moves();
 /// The rank's array (every rank's element).
 array_proxy<rank> ranks();
 

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <stdexcept>
 #include <string>
 #include <sys/personality.h>
 #include <unistd.h>
@@ -99,7 +100,15 @@ void rank_thread() {
 
 }  // namespace
 
-rank& me() { return this_thread_owner<rank>(); }
+// The rank whose AMPI_Register_about_to_migrate function runs on this PE
+// (user_pup.cpp), off the rank's thread: me() for the MPI calls it makes.
+constinit thread_local rank* t_leaving_rank = nullptr;
+
+rank& me() {
+  if (t_leaving_rank != nullptr) [[unlikely]]
+    return *t_leaving_rank;
+  return this_thread_owner<rank>();
+}
 array_proxy<rank> ranks() { return me().this_array(); }
 int world_rank() { return me().this_index()[0]; }
 
@@ -109,6 +118,7 @@ void rank::start(chare_proxy<collector> done, group_proxy<world_hub> hubs, int w
   hub = hubs;
   argv_ = std::move(argv);
   stack_bytes_ = stack_bytes;
+  extensions_arrived(*this);
   const int n = world_size;
   communicator world;
   world.context = 2;
@@ -127,6 +137,10 @@ void rank::start(chare_proxy<collector> done, group_proxy<world_hub> hubs, int w
 }
 
 void rank::block() {
+  if (t_leaving_rank != nullptr)
+    throw std::logic_error("ampi: rank " + std::to_string(t_leaving_rank->this_index()[0]) +
+                           ": a blocking MPI call in the function registered with AMPI_Register_about_to_migrate "
+                           "(it runs off the rank's thread while the rank leaves)");
   rank& r = me();
   const int job = running_job();
   if (job == 0) r.waiting = true;
@@ -161,7 +175,9 @@ void rank::go(int pe) {
 }
 
 void rank::after_migration() {
+  extensions_arrived(*this);
   migrated_flag = true;
+  arrived_by_move = true;
   if (moving) this_proxy().send<&rank::wake_after_move>();
 }
 
@@ -207,7 +223,7 @@ void rank::pup(pup_er& p) {
   // made the blob already, in before_migration).
   if (!p.is_unpacking()) pack_user_state(false);
   p | collector_ | argv_ | stack_bytes_ | initialized | finalized | waiting | moving | parked | checkpoint_ok | migrated_flag | attached_buffer | attached_size |
-      user_pups | comms | next_comm | groups | next_group | types | freed_types | held_types | next_type | reusable_types | type_names | ops | next_op | infos | next_info | keyvals | next_keyval | extras | jobs | next_job | windows | next_window | rma_sent_to | rma_expected_from | rma_early | requests |
+      user_pups | about_to_migrate_fn | just_migrated_fn | arrived_by_move | comms | next_comm | groups | next_group | types | freed_types | held_types | next_type | reusable_types | type_names | ops | next_op | infos | next_info | keyvals | next_keyval | extras | jobs | next_job | windows | next_window | rma_sent_to | rma_expected_from | rma_early | requests |
       free_requests | unexpected | posted | sent_to | expected_from | early | messages | next_message | hub | world_collectives |
       world_results;
   // The copy's unwind tables are deregistered while its pages are still
@@ -243,6 +259,7 @@ void rank::pup(pup_er& p) {
 }
 
 rank::~rank() {
+  extensions_leaving(*this);
   if (image_here) image_leaving(image);
 }
 
@@ -414,7 +431,8 @@ ROAM_AMPI_PMPI(Wtick)
 
 std::uint32_t roam::ampi::process_of_pe(std::uint32_t pe) { return pe / (roam::num_pes() / roam::num_nodes()); }
 
-extern "C" int AMPI_Migrate_to_pe(int pe) {
+namespace {
+int migrate_to_pe(int pe) {
   const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
   if (pe < 0 || static_cast<std::uint32_t>(pe) >= roam::num_pes())
     return fail(MPI_COMM_WORLD, MPI_ERR_ARG, "AMPI_Migrate_to_pe",
@@ -431,6 +449,13 @@ extern "C" int AMPI_Migrate_to_pe(int pe) {
   r.this_proxy().send<&rank::go>(pe);
   roam::suspend_this_thread();
   return MPI_SUCCESS;
+}
+}  // namespace
+
+extern "C" int AMPI_Migrate_to_pe(int pe) {
+  const int result = migrate_to_pe(pe);
+  after_moves();  // on the thread, with its own heap
+  return result;
 }
 
 extern "C" int AMPI_Yield(void) {

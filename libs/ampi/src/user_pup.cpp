@@ -1,7 +1,8 @@
 // Adaptive MPI's hooks for a program's own state: AMPI_Register_pup (a C
 // pup function the rank runs when it moves or is checkpointed, through the
-// C pup API, pup_int()...) and AMPI_Load_set_value (the rank's load for the
-// next balancing step).
+// C pup API, pup_int()...), AMPI_Register_about_to_migrate /
+// just_migrated (functions run around each move) and AMPI_Load_set_value
+// (the rank's load for the next balancing step).
 //
 // A rank's heap and stack move with it anyway (isomalloc), so a program
 // needs its pup function only for state outside them; programs written for
@@ -58,6 +59,37 @@ void rank::pack_user_state(bool leaving) {
   }
 }
 
+// A move to another PE, from its old PE (not a checkpoint, not a move to
+// where the rank is): the program's about-to-migrate function, then its pup
+// functions, before anything of the rank is packed. The function runs here,
+// on the scheduler, as Charm++'s AMPI runs it: the rank's thread is blocked
+// in the call that moves it and cannot be run without waking it there. Its
+// MPI calls find the rank through me(); the function and the globals it
+// reads are the rank's (its copy of the program, when privatized).
+void rank::before_migration() {
+  if (about_to_migrate_fn != 0) {
+    const auto fn = reinterpret_cast<MPI_MigrateFn>(about_to_migrate_fn);
+    rank* const outer = t_leaving_rank;
+    t_leaving_rank = this;
+    try {
+      fn();
+    } catch (...) {
+      t_leaving_rank = outer;
+      throw;
+    }
+    t_leaving_rank = outer;
+  }
+  pack_user_state(true);
+  extensions_leaving(*this);  // libraries that reach the rank's memory directly stop first
+}
+
+void after_moves() {
+  rank& r = me();
+  if (!r.arrived_by_move) return;
+  r.arrived_by_move = false;
+  if (r.just_migrated_fn != 0) reinterpret_cast<MPI_MigrateFn>(r.just_migrated_fn)();
+}
+
 void rank::unpack_user_state() {
   if (user_pups.empty()) return;
   roam::pup_er unpacker = roam::pup_er::unpacker(user_pup_blob.data(), user_pup_blob.size());
@@ -73,6 +105,20 @@ extern "C" int AMPI_Register_pup(MPI_PupFn fn, void* data, int* idx) {
   rank& r = me();
   r.user_pups.emplace_back(reinterpret_cast<std::uint64_t>(fn), reinterpret_cast<std::uint64_t>(data));
   if (idx) *idx = static_cast<int>(r.user_pups.size()) - 1;
+  return MPI_SUCCESS;
+}
+
+extern "C" int AMPI_Register_about_to_migrate(MPI_MigrateFn fn) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  me().about_to_migrate_fn = reinterpret_cast<std::uint64_t>(fn);
+  return MPI_SUCCESS;
+}
+
+extern "C" int AMPI_Register_just_migrated(MPI_MigrateFn fn) {
+  const roam::process_heap_scope runtime_heap;  // the rank's records live in the process heap
+  rank& r = me();
+  r.just_migrated_fn = reinterpret_cast<std::uint64_t>(fn);
+  r.arrived_by_move = false;  // only moves from now on
   return MPI_SUCCESS;
 }
 

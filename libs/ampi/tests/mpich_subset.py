@@ -14,13 +14,14 @@ suite's util/ sources, run as `T +vp NP +pPES` (NP from testlist.ampi), and
 passed when it exits 0 and prints "No Errors" (any case). The outcome is
 compared with mpich_expected.txt: every test passes except those listed there
 as failing (each with the reason); a listed test that now passes is reported
-too, so the list stays true. Then Charm++'s own AMPI programs that use
-standard MPI (tests/ampi/migration and chkpt: CHARM_PROGRAMS), run as their
-Makefiles run them. Exit status 0 when everything is as expected.
+too, so the list stays true. Then Charm++'s own AMPI programs
+(tests/ampi/migration, chkpt, privatization...: CHARM_PROGRAMS), built and
+run as their Makefiles build and run them. Exit status 0 when everything is
+as expected.
 
   mpich_subset.py --ampicc PATH --work DIR [--charm DIR | --cache DIR]
-                  [--expected FILE] [--dirs pt2pt,coll,...] [--pes 2]
-                  [--timeout 60] [--jobs 2]
+                  [--expected FILE] [--dirs pt2pt,coll,... | --only-charm]
+                  [--programs migration,...] [--pes 2] [--timeout 60] [--jobs 2]
 """
 import argparse
 import concurrent.futures
@@ -90,9 +91,23 @@ class Source:
 
 
 # Charm++'s own AMPI test programs that use standard MPI plus AMPI's
-# extensions roam provides (privatization needs Charm++'s charm-api.h, and
-# jacobi3d Charm++'s +killFile fault injection: not run):
-# (name, compiler, source under tests/ampi, extra flags, runs as (args, output to expect)).
+# extensions roam provides (jacobi3d needs Charm++'s +killFile fault
+# injection: not run): (name, compiler, source(s) under tests/ampi, extra
+# flags, runs as (args, output to expect[, output that must not appear])
+# [, shared libraries the program links with: (name, sources, flags)]).
+#
+# privatization is built as its Makefile builds the pieglobals variant, the
+# Charm++ method roam's privatization corresponds to (the program a
+# position-independent image copied per rank): FEATURES_pieglobals_cxx's
+# defines (globals, statics, a shared library's globals, migration; no
+# thread-locals, which are per PE), vars-shared.C as the shared library it
+# links with (-rpath-origin), RandCentLB at its AMPI_Migrate. The Makefile's
+# runs, more ranks, and RotateLB, which moves every rank on 2 PEs: its
+# AMPI_Register_about_to_migrate / just_migrated functions print, and
+# complain if the globals are wrong then.
+PRIVATIZATION_FLAGS = ["-Dprivatization_method=pieglobals"] + [
+    "-Dtest_" + f for f in ("globalvars", "staticvars", "sharedlib", "migration")]
+PRIVATIZATION_BAD = r"incorrect|failed|inconsistency|skipped"
 CHARM_PROGRAMS = [
     ("migration", "ampicxx", "migration/test.C", [],
      [(a, "All tests passed") for a in ("+p1 +vp1", "+p1 +vp4", "+p1 +vp20", "+p2 +vp1", "+p2 +vp4", "+p2 +vp20")]),
@@ -108,28 +123,49 @@ CHARM_PROGRAMS = [
     ("datatype", "ampicxx", "datatype/datatype.C", [], [("+p1 +vp4", "")]),
     ("intercomm_coll", "ampicxx", "intercomm_coll/intercomm_coll.C", [],
      [(a, "All tests passed") for a in ("+p1 +vp4", "+p2 +vp2", "+p2 +vp4", "+p2 +vp8")]),
+    ("privatization", "ampicxx",
+     ["privatization/framework.C", "privatization/test.C", "privatization/vars-static.C"], PRIVATIZATION_FLAGS,
+     [(a + " +balancer RandCentLB", "All tests passed", PRIVATIZATION_BAD)
+      for a in ("+p1 +vp2", "+p1 +vp4", "+p2 +vp2", "+p2 +vp4", "+p2 +vp8")] +
+     [("+p2 +vp4 +balancer RotateLB",
+       r"(?s)\[\d\] About to migrate\..*\[\d\] Just migrated\..*All tests passed", PRIVATIZATION_BAD)],
+     [("pieglobals-vars-shared-cxx", ["privatization/vars-shared.C"], PRIVATIZATION_FLAGS + ["-fvisibility=hidden"])]),
 ]
 
 
-def run_charm_program(args, src, work, name, compiler, rel, flags, runs):
+def run_charm_program(args, src, work, name, compiler, rel, flags, runs, libs=()):
     """Builds one of Charm++'s programs and runs it as its Makefile does: (passed, what)."""
     out_dir = os.path.join(work, "charm", name)
     os.makedirs(out_dir, exist_ok=True)
     prog = os.path.join(out_dir, name)
     wrapper = os.path.join(os.path.dirname(args.ampicc), compiler)
-    build = subprocess.run([wrapper, "-O1"] + flags + ["-o", prog, src.path(rel, "tests/ampi")],
-                           capture_output=True, text=True)
+    sources = [src.path(r, "tests/ampi") for r in ([rel] if isinstance(rel, str) else rel)]
+    link = []
+    for lib, lib_sources, lib_flags in libs:
+        build = subprocess.run([wrapper, "-O1"] + lib_flags + ["-shared", "-o", os.path.join(out_dir, f"lib{lib}.so")] +
+                               [src.path(r, "tests/ampi") for r in lib_sources], capture_output=True, text=True)
+        if build.returncode != 0:
+            return False, f"lib{lib}.so does not build: " + build.stderr.strip()[:200]
+        link += ["-L" + out_dir, "-l" + lib]
+    if link:
+        link.append("-Wl,-rpath,$ORIGIN")  # the Makefile's -rpath-origin
+    build = subprocess.run([wrapper, "-O1"] + flags + ["-o", prog] + sources + link, capture_output=True, text=True)
     if build.returncode != 0:
         return False, "does not build: " + build.stderr.strip()[:200]
-    for run_args, expect in runs:
+    for run in runs:
+        run_args, expect = run[0], run[1]
+        forbid = run[2] if len(run) > 2 else None
         try:
             r = subprocess.run([prog] + run_args.split(), capture_output=True, text=True, timeout=args.timeout,
                                cwd=out_dir)
         except subprocess.TimeoutExpired:
             return False, f"{run_args}: timed out after {args.timeout} s"
-        if r.returncode != 0 or not re.search(expect, r.stdout + r.stderr):
-            tail = " | ".join(l.strip() for l in (r.stdout + r.stderr).strip().splitlines()[-3:])
-            return False, f"{run_args}: exit status {r.returncode}: {tail[:300]}"
+        text = r.stdout + r.stderr
+        bad = re.search(forbid, text) if forbid else None
+        if r.returncode != 0 or not re.search(expect, text) or bad:
+            tail = " | ".join(l.strip() for l in text.strip().splitlines()[-3:])
+            said = f" (printed \"{bad.group(0)}\")" if bad else ""
+            return False, f"{run_args}: exit status {r.returncode}{said}: {tail[:300]}"
     return True, "passed"
 
 
@@ -197,7 +233,16 @@ def main():
     ap.add_argument("--pes", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--only-charm", action="store_true",
+                    help="only Charm++'s own programs (CHARM_PROGRAMS), no MPICH directory (as --dirs NONE)")
+    ap.add_argument("--programs", default="",
+                    help="only these of Charm++'s programs (comma-separated names; default all)")
     args = ap.parse_args()
+    if args.only_charm or args.dirs.strip().upper() == "NONE":
+        args.dirs = ""
+    programs = [p for p in CHARM_PROGRAMS if not args.programs or p[0] in args.programs.split(",")]
+    if args.programs and len(programs) != len(set(args.programs.split(","))):
+        ap.error(f"--programs: Charm++'s programs are {', '.join(p[0] for p in CHARM_PROGRAMS)}")
     if not args.charm and not args.cache:
         ap.error("give --charm DIR or --cache DIR")
     if args.charm and not os.path.isdir(os.path.join(args.charm, SUITE)):
@@ -218,8 +263,9 @@ def main():
             src.path(f"{d}/{n}.c")
         for u in UTIL:
             src.path(u)
-        for _, _, rel, _, _ in CHARM_PROGRAMS:
-            src.path(rel, "tests/ampi")
+        for p in programs:
+            for rel in ([p[2]] if isinstance(p[2], str) else p[2]) + [r for lib in (p[5] if len(p) > 5 else ()) for r in lib[1]]:
+                src.path(rel, "tests/ampi")
     except OSError as e:
         print(f"mpich_subset: SKIPPED: the suite's files are not here and cannot be downloaded ({e}); "
               f"give a Charm++ checkout with -DROAM_CHARM_SOURCE_DIR=... (or the environment's ROAM_CHARM_SOURCE)")
@@ -228,8 +274,9 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
         results = list(pool.map(lambda t: (t, run_one(args, src, args.work, *t)), tests))
     shutil.rmtree(os.path.join(args.work, "charm", "chkpt", "log"), ignore_errors=True)
-    for name, compiler, rel, flags, runs in CHARM_PROGRAMS:
-        results.append((("charm", name, len(runs)), run_charm_program(args, src, args.work, name, compiler, rel, flags, runs)))
+    for name, compiler, rel, flags, runs, *libs in programs:
+        results.append((("charm", name, len(runs)),
+                        run_charm_program(args, src, args.work, name, compiler, rel, flags, runs, *libs)))
         tests.append(("charm", name, len(runs)))
     passed = sum(1 for _, (ok, _) in results if ok)
     surprises = 0
