@@ -16,7 +16,7 @@ void receive(ampi::rank& target, int from_world, std::span<const std::byte> head
 
 std::unique_ptr<ampi::rank_extension> make_state() { return std::make_unique<state>(); }
 
-const int kind = ampi::register_extension({"armci", &make_state, &receive, &rank_arrived, &rank_leaving});
+const int armci_kind = ampi::register_extension({"armci", &make_state, &receive, &rank_arrived, &rank_leaving});
 
 const char* op_name(int k) {
   switch (k) {
@@ -67,7 +67,7 @@ bool check_inside(int detector, int target, const state& s, const layout& where,
 }
 
 void send(ampi::rank& from, int to, op_header h, buffer<std::byte> data) {
-  ampi::send_extension(from, to, kind, roam::pack(h), std::move(data));
+  ampi::send_extension(from, to, armci_kind, roam::pack(h), std::move(data));
 }
 
 void answer(ampi::rank& target, int to, int ticket, buffer<std::byte> data) {
@@ -137,7 +137,7 @@ buffer<std::byte> apply(int detector, int target, state& s, int from, const op_h
   }
 }
 
-const int refused = 1;  // a trylock's answer when the mutex is held (a grant carries nothing)
+const int trylock_refused = 1;  // a trylock's answer when the mutex is held (a grant carries nothing)
 
 // The mutex a request names, or null (after ending the job with the report).
 mutex_record* mutex_at(ampi::rank& target, state& s, const op_header& h, int from) {
@@ -176,7 +176,7 @@ void apply_in_order(ampi::rank& target, state& s, int from, const op_header& h, 
       if (found == nullptr) return;
       mutex_record& m = *found;
       if (h.kind == op_header::trylock && m.holder >= 0) {
-        answer(target, from, h.ticket, roam::buffer<std::byte>(std::as_bytes(std::span{&refused, 1})));
+        answer(target, from, h.ticket, roam::buffer<std::byte>(std::as_bytes(std::span{&trylock_refused, 1})));
         return;
       }
       m.waiters.emplace_back(from, h.ticket);
@@ -249,7 +249,7 @@ int new_ticket(state& s, layout into, int handle, int target) {
 
 }  // namespace
 
-state& state_of(ampi::rank& r) { return ampi::extension_of<state>(r, kind); }
+state& state_of(ampi::rank& r) { return ampi::extension_of<state>(r, armci_kind); }
 state& my_state() { return state_of(ampi::current_rank()); }
 
 void stop_here() {
