@@ -25,6 +25,10 @@
  *                                    cannot finish yet (rank 0 joins once all
  *                                    have moved to the next PE twice), then
  *                                    waits for them
+ *   ampi_migrate hopbalance [STEPS=20] odd ranks hop to the next PE, then
+ *                                    every rank calls AMPI_Migrate with the
+ *                                    balancer at once (moves still in
+ *                                    flight when the step starts)
  * Each rank keeps a linked list on its heap (malloc), pointers to its own
  * stack frames and a half-finished recursion across every move, and checks
  * them and every message exactly. Rank 0 prints
@@ -194,6 +198,22 @@ static int pending_across_moves(struct state* s) {
   return bad == 0 ? 0 : 1;
 }
 
+/* A balancing step that starts while some ranks are still moving. */
+static int hop_then_balance(struct state* s, int steps) {
+  int moves = 0;
+  for (int k = 0; k < steps; ++k) {
+    int before = AMPI_My_pe();
+    if (s->me % 2) AMPI_Migrate_to_pe((before + 1) % AMPI_Num_pes());
+    if (AMPI_My_pe() != before) moves++;
+    AMPI_Migrate(AMPI_INFO_LB_SYNC);
+  }
+  int all = 0;
+  MPI_Reduce(&moves, &all, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  if (s->me == 0) printf("ampi_migrate: OK (hopbalance, %d ranks, %d hops)\n", s->np, all);
+  MPI_Finalize();
+  return 0;
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   struct state st = {0, 0, 12, 0, 0, 0, NULL, NULL, NULL};
@@ -202,6 +222,7 @@ int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "hop";
   if (strcmp(mode, "lent") == 0) return lent_after_move(&st, argc > 2 ? atoi(argv[2]) : 0);
   if (strcmp(mode, "pending") == 0) return pending_across_moves(&st);
+  if (strcmp(mode, "hopbalance") == 0) return hop_then_balance(&st, argc > 2 ? atoi(argv[2]) : 20);
   st.balance = strcmp(mode, "balance") == 0;
   if (st.balance) st.steps = 8;
   if (strcmp(mode, "checkpoint") == 0) {
