@@ -305,10 +305,44 @@ bool direct_contiguous(op_header::kind_t kind, void* local, void* remote, std::i
   return d == direct::done;
 }
 
+namespace {
+// A put, get or accumulate between two layouts done by this thread on a
+// pinned target, memory to memory; the pin and lock are let go before a
+// refused operation stops the thread.
+direct layouts_on(int me, const operation& op) {
+  const pinned there(op.target);
+  state* ts = there.target();
+  if (ts == nullptr) return direct::not_here;
+  std::uint64_t lo = 0, hi = 0;
+  span_of(op.remote, &lo, &hi);
+  if (op.kind == op_header::acc) {
+    const entry_lock atomic(there.entry());
+    if (!check_span(me, op.target, *ts, lo, hi, op.kind, me)) return direct::refused;
+    accumulate_between(op.local, op.remote, op.type, static_cast<const std::byte*>(op.scale));
+    return direct::done;
+  }
+  {
+    const entry_lock blocks(there.entry());
+    if (!check_span(me, op.target, *ts, lo, hi, op.kind, me)) return direct::refused;
+  }
+  if (op.kind == op_header::put) copy_between(op.local, op.remote);
+  else copy_between(op.remote, op.local);
+  return direct::done;
+}
+}  // namespace
+
 int start(const operation& op) {
   ampi::rank& r = ampi::current_rank();
   state& s = state_of(r);
   const int me = ampi::world_rank_of(r);
+  const bool nothing_in_flight = s.unfenced.find(op.target) == s.unfenced.end();
+  // Put, get and accumulate: memory to memory when the target is in this
+  // process and nothing of ours is on its way to it (residence.hpp).
+  if (nothing_in_flight && op.kind != op_header::rmw && walkable(op.local) && walkable(op.remote)) {
+    const direct d = layouts_on(me, op);
+    if (d == direct::refused) stop_here();
+    if (d == direct::done) return 0;
+  }
   op_header h;
   h.kind = op.kind;
   h.type = op.type;
@@ -321,9 +355,9 @@ int start(const operation& op) {
     data = buffer<std::byte>::uninitialized(static_cast<std::size_t>(total_bytes(op.local)));
     gather(op.local, data.mutable_data());
   }
-  // Applied here and now by this thread when the target is in this process
-  // and nothing of ours is on its way to it (residence.hpp).
-  if (s.unfenced.find(op.target) == s.unfenced.end()) {
+  // A read-modify-write (or a layout too deep to walk) on a target here:
+  // applied by this thread through the target's own code path.
+  if (nothing_in_flight) {
     bool refused = false, done = false;
     {
       const pinned there(op.target);
