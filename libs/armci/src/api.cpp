@@ -49,10 +49,19 @@ void check_acc(int type, const void* scale, std::int64_t bytes, const char* func
     fatal(function, std::to_string(bytes) + " bytes is not a whole number of elements of " + std::to_string(each));
 }
 
+// A strided call that moves one block (no levels, or one block at each).
+bool one_block(const int* count, int levels) {
+  for (int i = 1; i <= levels; ++i)
+    if (count[i] != 1) return false;
+  return true;
+}
+
 int put_s(void* src, int* src_stride, void* dst, int* dst_stride, int* count, int levels, int proc,
           armci_hdl_t* hdl, const char* function) {
   check_strided(count, levels, function);
   check_target(proc, function);
+  if (hdl == nullptr && one_block(count, levels) && direct_contiguous(op_header::put, src, dst, count[0], proc, 0, nullptr))
+    return 0;
   return run(op_header::put, strided(src, src_stride, count, levels), strided(dst, dst_stride, count, levels), proc,
              hdl);
 }
@@ -61,6 +70,8 @@ int get_s(void* src, int* src_stride, void* dst, int* dst_stride, int* count, in
           armci_hdl_t* hdl, const char* function) {
   check_strided(count, levels, function);
   check_target(proc, function);
+  if (hdl == nullptr && one_block(count, levels) && direct_contiguous(op_header::get, dst, src, count[0], proc, 0, nullptr))
+    return 0;
   return run(op_header::get, strided(dst, dst_stride, count, levels), strided(src, src_stride, count, levels), proc,
              hdl);
 }
@@ -70,6 +81,9 @@ int acc_s(int type, void* scale, void* src, int* src_stride, void* dst, int* dst
   check_strided(count, levels, function);
   check_target(proc, function);
   check_acc(type, scale, count[0], function);
+  if (hdl == nullptr && one_block(count, levels) &&
+      direct_contiguous(op_header::acc, src, dst, count[0], proc, type, scale))
+    return 0;
   return run(op_header::acc, strided(src, src_stride, count, levels), strided(dst, dst_stride, count, levels), proc,
              hdl, type, scale);
 }

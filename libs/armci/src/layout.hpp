@@ -62,32 +62,6 @@ void for_each_segment(const layout& l, F&& f) {
   }
 }
 
-/// Walks a layout's segments one at a time (no allocation; at most
-/// max_levels stride levels, which every ARMCI layout the API builds has).
-class segment_cursor {
- public:
-  static constexpr std::size_t max_levels = 16;
-  explicit segment_cursor(const layout& l) noexcept;
-  /// The next segment (false: no more).
-  bool next(std::uint64_t* at, std::int64_t* bytes) noexcept;
-
- private:
-  const layout& l_;
-  std::size_t segment_ = 0;  // vector layouts
-  std::int64_t index_[max_levels] = {};
-  std::uint64_t at_ = 0;
-  bool started_ = false, done_ = false;
-};
-
-/// Whether a layout fits segment_cursor.
-inline bool walkable(const layout& l) noexcept { return l.strides.size() <= segment_cursor::max_levels; }
-
-/// Copies the bytes of `from` into `to` (layouts of the same total), segment
-/// pieces straight from memory to memory.
-void copy_between(const layout& from, const layout& to) noexcept;
-/// to += scale * from element-wise, straight from memory to memory.
-void accumulate_between(const layout& from, const layout& to, int type, const std::byte* scale) noexcept;
-
 /// Copies the layout's bytes out to `out` (total_bytes of them) or in from `in`.
 void gather(const layout& l, std::byte* out) noexcept;
 void scatter(const layout& l, const std::byte* in) noexcept;

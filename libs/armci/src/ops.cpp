@@ -307,26 +307,42 @@ bool direct_contiguous(op_header::kind_t kind, void* local, void* remote, std::i
 
 namespace {
 // A put, get or accumulate between two layouts done by this thread on a
-// pinned target, memory to memory; the pin and lock are let go before a
-// refused operation stops the thread.
+// pinned target: packed into a temporary and unpacked (on the stack when
+// small; measured faster than walking both layouts piece by piece for many
+// small segments), no header, no message. The pin and lock are let go before
+// a refused operation stops the thread.
 direct layouts_on(int me, const operation& op) {
   const pinned there(op.target);
   state* ts = there.target();
   if (ts == nullptr) return direct::not_here;
   std::uint64_t lo = 0, hi = 0;
   span_of(op.remote, &lo, &hi);
+  const auto bytes = static_cast<std::size_t>(total_bytes(op.local));
+  std::byte small[512];
+  buffer<std::byte> large;
+  std::byte* temp = small;
+  if (bytes > sizeof small) {
+    large = buffer<std::byte>::uninitialized(bytes);
+    temp = large.mutable_data();
+  }
   if (op.kind == op_header::acc) {
+    gather(op.local, temp);
     const entry_lock atomic(there.entry());
     if (!check_span(me, op.target, *ts, lo, hi, op.kind, me)) return direct::refused;
-    accumulate_between(op.local, op.remote, op.type, static_cast<const std::byte*>(op.scale));
+    accumulate(op.remote, temp, op.type, static_cast<const std::byte*>(op.scale));
     return direct::done;
   }
   {
     const entry_lock blocks(there.entry());
     if (!check_span(me, op.target, *ts, lo, hi, op.kind, me)) return direct::refused;
   }
-  if (op.kind == op_header::put) copy_between(op.local, op.remote);
-  else copy_between(op.remote, op.local);
+  if (op.kind == op_header::put) {
+    gather(op.local, temp);
+    scatter(op.remote, temp);
+  } else {
+    gather(op.remote, temp);
+    scatter(op.local, temp);
+  }
   return direct::done;
 }
 }  // namespace
@@ -338,7 +354,7 @@ int start(const operation& op) {
   const bool nothing_in_flight = s.unfenced.find(op.target) == s.unfenced.end();
   // Put, get and accumulate: memory to memory when the target is in this
   // process and nothing of ours is on its way to it (residence.hpp).
-  if (nothing_in_flight && op.kind != op_header::rmw && walkable(op.local) && walkable(op.remote)) {
+  if (nothing_in_flight && op.kind != op_header::rmw) {
     const direct d = layouts_on(me, op);
     if (d == direct::refused) stop_here();
     if (d == direct::done) return 0;
