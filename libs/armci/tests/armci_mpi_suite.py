@@ -115,11 +115,13 @@ def main():
     ap.add_argument("--source", default="", help="an ARMCI-MPI checkout")
     ap.add_argument("--cache", default="", help="where downloaded files are kept (without --source)")
     ap.add_argument("--commit", default=COMMIT)
-    ap.add_argument("--runs", default="+p1 +vp 2;+p2 +vp 4")
+    ap.add_argument("--runs", action="append", default=[],
+                    help="configurations, ';'-separated, or the option repeated (default: +p1 +vp 2;+p2 +vp 4)")
     ap.add_argument("--launcher", default="")
     ap.add_argument("--loader", action="append", default=[],
                     help="files whose change means rebuilding the programs (the roam-ampi loader)")
     ap.add_argument("--programs", default="", help="only these (comma-separated)")
+    ap.add_argument("--no-slow", action="store_true", help="leave out the programs that sleep (SLOW)")
     ap.add_argument("--timeout", type=int, default=60)
     ap.add_argument("--jobs", type=int, default=1)
     args = ap.parse_args()
@@ -129,7 +131,7 @@ def main():
         print(f"armci_mpi_suite: {args.source} has no tests/ directory", file=sys.stderr)
         return 2
     wanted = set(filter(None, args.programs.split(",")))
-    programs = [p for p in PROGRAMS if not wanted or p[0] in wanted]
+    programs = [p for p in PROGRAMS if (not wanted or p[0] in wanted) and not (args.no_slow and p[0] in SLOW)]
     if wanted and len(programs) != len(wanted):
         ap.error("--programs: the programs are " + ", ".join(p[0] for p in PROGRAMS))
     src = Source(args.source, args.cache, args.commit)
@@ -141,7 +143,7 @@ def main():
         print(f"armci_mpi_suite: SKIPPED: ARMCI-MPI's tests are not here and could not be downloaded ({e}); "
               "give --source with a checkout of pmodels/armci-mpi", file=sys.stderr)
         return 77
-    runs = [r.strip() for r in args.runs.split(";") if r.strip()]
+    runs = [r.strip() for spec in (args.runs or ["+p1 +vp 2;+p2 +vp 4"]) for r in spec.split(";") if r.strip()]
     failed = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         built = dict(zip([p[0] for p in programs], pool.map(lambda p: build(args, src, p[0], p[1]), programs)))
