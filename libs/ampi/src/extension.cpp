@@ -35,8 +35,6 @@ void send_extension(rank& from, int to_world, int kind, std::vector<std::byte> h
                                                                std::move(data));
 }
 
-rank* rank_here(rank& any, int world) { return any.this_array()[world].local(); }
-
 int world_rank_of(const rank& r) { return r.this_index()[0]; }
 
 void extensions_arrived(rank& r) {

@@ -54,8 +54,6 @@ T& extension_of(rank& r, int kind) {
 }
 /// Sends a message of `kind` from `from` to world rank `to_world`'s element.
 void send_extension(rank& from, int to_world, int kind, std::vector<std::byte> header, buffer<std::byte> data);
-/// World rank `world`'s element if it is on this PE, else null.
-rank* rank_here(rank& any, int world);
 /// The world rank of `r`.
 int world_rank_of(const rank& r);
 /// Blocks the calling rank's thread until something arrives for it (callers

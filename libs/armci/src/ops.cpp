@@ -79,7 +79,10 @@ void answer(ampi::rank& target, int to, int ticket, buffer<std::byte> data) {
 
 // Applies one operation at the target (its PE; the target's thread is not
 // running). Returns the bytes of the answer, if the operation has one.
-// `detector`: the rank whose PE applies it (the target's, or a direct origin's).
+// `detector`: the rank whose PE applies it. Put and get are applied only by
+// the target's own PE here (its block list changes only there, on its
+// thread: no lock); accumulate and read-modify-write may also be applied by
+// a direct origin (start) and take the target's entry lock.
 // `refused`: set when the target's blocks do not hold the operation (the
 // job is ending then; nothing was touched).
 buffer<std::byte> apply(int detector, int target, state& s, int from, const op_header& h,
@@ -90,10 +93,7 @@ buffer<std::byte> apply(int detector, int target, state& s, int from, const op_h
   };
   switch (h.kind) {
     case op_header::put:
-      {
-        const entry_lock blocks(residence_of(target));  // the list may change meanwhile (ARMCI_Malloc)
-        if (!check_inside(detector, target, s, h.where, h.kind, from)) return refuse();
-      }
+      if (!check_inside(detector, target, s, h.where, h.kind, from)) return refuse();
       scatter(h.where, data.data());
       return {};
     case op_header::acc:
@@ -104,10 +104,7 @@ buffer<std::byte> apply(int detector, int target, state& s, int from, const op_h
       }
       return {};
     case op_header::get: {
-      {
-        const entry_lock blocks(residence_of(target));
-        if (!check_inside(detector, target, s, h.where, h.kind, from)) return refuse();
-      }
+      if (!check_inside(detector, target, s, h.where, h.kind, from)) return refuse();
       auto out = buffer<std::byte>::uninitialized(static_cast<std::size_t>(total_bytes(h.where)));
       gather(h.where, out.mutable_data());
       return out;
@@ -371,9 +368,9 @@ int start(const operation& op) {
     data = buffer<std::byte>::uninitialized(static_cast<std::size_t>(total_bytes(op.local)));
     gather(op.local, data.mutable_data());
   }
-  // A read-modify-write (or a layout too deep to walk) on a target here:
-  // applied by this thread through the target's own code path.
-  if (nothing_in_flight) {
+  // A read-modify-write on a target here: applied by this thread through
+  // the target's own code path (under the target's entry lock).
+  if (nothing_in_flight && op.kind == op_header::rmw) {
     bool refused = false, done = false;
     {
       const pinned there(op.target);

@@ -83,11 +83,10 @@ void drop_mutex_set(int set, const char* function) {
   s.mutex_sets.erase(it);
 }
 
-void settle(const char* function) {
+void settle() {
   PARMCI_AllFence();
   PARMCI_WaitAll();
   MPI_Barrier(MPI_COMM_WORLD);  // nothing in flight to anyone
-  (void)function;
 }
 
 }  // namespace
@@ -299,12 +298,12 @@ int ARMCI_Uses_shm_grp(ARMCI_Group*) { return 0; }
 // ---- the adaptive runtime's ----
 
 int ARMCI_Migrate(void) {
-  settle("ARMCI_Migrate");
+  settle();
   return AMPI_Migrate(AMPI_INFO_LB_SYNC) == MPI_SUCCESS ? 0 : 1;
 }
 
 int ARMCI_Checkpoint(const char* dirname) {
-  settle("ARMCI_Checkpoint");
+  settle();
   if (dirname == nullptr || dirname[0] == '\0') return AMPI_Migrate(AMPI_INFO_CHKPT_IN_MEMORY) == MPI_SUCCESS ? 0 : 1;
   MPI_Info info;
   MPI_Info_create(&info);
