@@ -5,6 +5,8 @@
 #include <roam/iso/detail/region.hpp>
 #include <roam/iso/detail/heap_routing.hpp>
 
+#include "host_backing.hpp"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 #include <charconv>
 #include <csignal>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string_view>
 #include <utility>
@@ -56,9 +59,11 @@ std::string parse_address(std::string_view text, std::uintptr_t& out) {
     digits.remove_prefix(2);
   }
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
+  std::string quoted = "'";
+  quoted.append(text).push_back('\'');
   if (digits.empty() || ec != std::errc{} || end != digits.data() + digits.size())
-    return "'" + std::string(text) + "' is not an address (decimal, or hexadecimal with 0x)";
-  if (v % region_page != 0) return "'" + std::string(text) + "' is not a multiple of the page size (4096)";
+    return quoted + " is not an address (decimal, or hexadecimal with 0x)";
+  if (v % region_page != 0) return quoted + " is not a multiple of the page size (4096)";
   out = v;
   return {};
 }
@@ -90,6 +95,7 @@ std::string parse_address(std::string_view text, std::uintptr_t& out) {
 // ---- the range and its slots ------------------------------------------------------
 
 region_layout g_layout;
+bool g_shared_range = false;  // mapped from the host's file (host_share.hpp); set before any PE runs
 
 struct pe_slots {
   std::uint32_t next = 0;              ///< slice offset of the next never-used slot
@@ -107,6 +113,10 @@ struct slot_table {
   /// (leave_slot), by slot, and their sum (at most +isomalloc_keep).
   std::vector<std::size_t> kept;
   std::size_t kept_total = 0;
+  /// By slot, in a shared range: opened here for a peer (open_peer_slot);
+  /// read without the mutex.
+  std::unique_ptr<std::atomic<std::uint8_t>[]> peer_open;
+  std::uint32_t peer_slots = 0;
 };
 slot_table& slots() {
   static slot_table t;
@@ -199,8 +209,20 @@ std::string hex(std::uintptr_t v) {
 
 // ---- run hooks ---------------------------------------------------------------------
 
+std::string reserve_from(const region_layout& wanted, int fd);
+
 std::string run_started(runtime_state& rt) {
-  std::string error = reserve(g_wanted);
+  release_region();
+  const int fd = open_host_backing(g_wanted, rt.my_node);
+  std::string error = reserve_from(g_wanted, fd);
+  if (fd >= 0) {
+    if (error.empty()) {
+      host_backing_mapped(fd, g_layout);
+    } else {
+      ::close(fd);
+      close_host_backing();
+    }
+  }
   if (!error.empty()) return error;
   reset_slots(rt.num_pes);
   return {};
@@ -219,16 +241,23 @@ region_layout default_layout() noexcept {
   return l;
 }
 
-std::string reserve(const region_layout& wanted) {
+std::string reserve(const region_layout& wanted) { return reserve_from(wanted, -1); }
+
+namespace {
+// `fd` >= 0: the range is the host's shared file (from offset 0), else
+// private anonymous memory.
+std::string reserve_from(const region_layout& wanted, int fd) {
   release_region();
   if (wanted.size == 0) return {};
   if (wanted.slot_size == 0 || wanted.slot_size % region_page != 0 || wanted.size < wanted.slot_size)
     return "isomalloc: slots of " + std::to_string(wanted.slot_size) + " bytes do not fit a range of " +
            std::to_string(wanted.size) + " bytes (+isomalloc_slot must be a multiple of 4096, at most +isomalloc_size)";
   const std::size_t size = wanted.size / wanted.slot_size * wanted.slot_size;
-  void* at = ::mmap(reinterpret_cast<void*>(wanted.base), size, PROT_NONE,
-                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
-  const std::string range = "[" + hex(wanted.base) + ", " + hex(wanted.base + size) + ")";
+  const int flags = fd >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS;
+  void* at = ::mmap(reinterpret_cast<void*>(wanted.base), size, PROT_NONE, flags | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+                    fd, 0);
+  std::string range = "[";
+  range.append(hex(wanted.base)).append(", ").append(hex(wanted.base + size)).push_back(')');
   if (at == MAP_FAILED || at != reinterpret_cast<void*>(wanted.base)) {
     const int e = errno;
     if (at != MAP_FAILED) ::munmap(at, size);  // a kernel without MAP_FIXED_NOREPLACE put it elsewhere
@@ -238,14 +267,18 @@ std::string reserve(const region_layout& wanted) {
   }
   g_layout = wanted;
   g_layout.size = size;
+  g_shared_range = fd >= 0;
   g_range_lo.store(wanted.base, std::memory_order_relaxed);
   g_range_hi.store(wanted.base + size, std::memory_order_relaxed);
   install_fault_handler();
   return {};
 }
+}  // namespace
 
 void release_region() noexcept {
   if (g_layout.size != 0) ::munmap(reinterpret_cast<void*>(g_layout.base), g_layout.size);
+  if (g_shared_range) close_host_backing();
+  g_shared_range = false;
   g_layout = {};
   g_range_lo.store(0, std::memory_order_relaxed);
   g_range_hi.store(0, std::memory_order_relaxed);
@@ -269,6 +302,8 @@ void reset_slots(std::uint32_t pes) noexcept {
   t.kept.assign(g_layout.slots(), 0);
   t.kept_total = 0;
   t.per_pe = pes ? g_layout.slots() / pes : 0;
+  t.peer_slots = g_shared_range ? g_layout.slots() : 0;
+  t.peer_open.reset(t.peer_slots ? new std::atomic<std::uint8_t>[t.peer_slots]() : nullptr);
 }
 
 std::uint32_t take_slot(std::uint32_t pe, std::string& error) {
@@ -303,10 +338,17 @@ std::uint32_t take_slot(std::uint32_t pe, std::string& error) {
 
 bool adopt_slot(std::uint32_t, std::uint32_t slot) noexcept {
   slot_table& t = slots();
-  std::lock_guard lock(t.mutex);
-  if (slot >= t.live.size() || t.live[slot]) return false;
-  t.live[slot] = 1;
-  t.kept_total -= std::exchange(t.kept[slot], 0);  // its kept pages are the thread's again
+  {
+    std::lock_guard lock(t.mutex);
+    if (slot >= t.live.size() || t.live[slot]) return false;
+    t.live[slot] = 1;
+    t.kept_total -= std::exchange(t.kept[slot], 0);  // its kept pages are the thread's again
+    if (slot < t.peer_slots && t.peer_open[slot].exchange(0, std::memory_order_acq_rel) == 0) return true;
+  }
+  // Opened for a peer while the thread lived elsewhere on the host: closed,
+  // so that the thread's arrival opens exactly what it uses (no peer holds
+  // it: the library that opened it waited for its peers before the move).
+  if (g_shared_range) ::mprotect(reinterpret_cast<void*>(g_layout.slot_address(slot)), g_layout.slot_size, PROT_NONE);
   return true;
 }
 
@@ -319,6 +361,7 @@ void give_back_slot(std::uint32_t pe, std::uint32_t slot) noexcept {
   if (slot >= t.live.size() || pe >= t.pes.size()) return;
   t.live[slot] = 0;
   t.kept_total -= std::exchange(t.kept[slot], 0);
+  if (slot < t.peer_slots) t.peer_open[slot].store(0, std::memory_order_release);
   t.pes[pe].free.push_back(slot);
 }
 
@@ -331,6 +374,14 @@ void leave_slot(std::uint32_t slot, std::size_t committed, const std::string& ow
     std::lock_guard lock(t.mutex);
     if (slot >= t.live.size()) return;
     t.live[slot] = 0;
+    if (g_shared_range) {
+      // The pages are the host's: the thread finds them in place if it
+      // stays on the host (it may be there already), so nothing is dropped;
+      // here they close (a stale pointer faults) until a peer opens them.
+      t.peer_open[slot].store(0, std::memory_order_release);
+      ::mprotect(reinterpret_cast<void*>(at), g_layout.slot_size, PROT_NONE);
+      return;
+    }
     // A thread that moves away often comes back (a ping-pong, a balancer
     // undoing itself): its pages stay committed, inaccessible, so that it
     // finds them ready instead of faulting each one in again; up to
@@ -388,8 +439,24 @@ void populate_pages(std::uintptr_t address, std::size_t bytes) noexcept {
 #endif
 }
 
+bool open_peer_slot(std::uint32_t slot) noexcept {
+  slot_table& t = slots();
+  if (!g_shared_range || slot >= t.peer_slots) return false;
+  if (t.peer_open[slot].load(std::memory_order_acquire)) return true;
+  std::lock_guard lock(t.mutex);
+  if (t.live[slot]) return false;
+  if (!t.peer_open[slot].load(std::memory_order_relaxed)) {
+    if (::mprotect(reinterpret_cast<void*>(g_layout.slot_address(slot)), g_layout.slot_size, PROT_READ | PROT_WRITE))
+      return false;
+    t.peer_open[slot].store(1, std::memory_order_release);
+  }
+  return true;
+}
+
 void close_pages(std::uintptr_t address, std::size_t bytes) noexcept {
-  ::madvise(reinterpret_cast<void*>(address), bytes, MADV_DONTNEED);
+  // A shared range's pages are the host file's: they are freed by punching
+  // them out of it (MADV_DONTNEED would only unmap them here).
+  ::madvise(reinterpret_cast<void*>(address), bytes, g_shared_range ? MADV_REMOVE : MADV_DONTNEED);
   ::mprotect(reinterpret_cast<void*>(address), bytes, PROT_NONE);
 }
 

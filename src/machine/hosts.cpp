@@ -11,6 +11,7 @@ namespace roam::detail {
 
 namespace {
 std::vector<std::uint64_t> g_node_hosts;
+job_instance g_job;
 
 std::uint64_t fnv1a(std::string_view s) {
   std::uint64_t h = 0xcbf29ce484222325ull;
@@ -31,6 +32,8 @@ std::uint64_t this_host_id() {
 
 const std::vector<std::uint64_t>& node_hosts() noexcept { return g_node_hosts; }
 void set_node_hosts(std::vector<std::uint64_t> hosts) { g_node_hosts = std::move(hosts); }
+const job_instance& this_job() noexcept { return g_job; }
+void set_this_job(job_instance job) noexcept { g_job = job; }
 
 std::vector<std::uint32_t> buddy_ring(std::span<const std::uint64_t> hosts) {
   const auto n = static_cast<std::uint32_t>(hosts.size());

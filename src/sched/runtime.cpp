@@ -7,8 +7,11 @@
 #include <cstdio>
 #include <iostream>
 #include <mutex>
+#include <random>
 #include <stdexcept>
 #include <thread>
+
+#include <unistd.h>
 
 #include <roam/sched/detail/post.hpp>
 #include <roam/sched/detail/startup.hpp>
@@ -195,11 +198,15 @@ struct bootstrap_record {
   std::uint32_t magic;
   std::uint32_t ppn;
   std::uint64_t host;  // this_host_id(): buddies of in-memory checkpoints on other hosts
+  std::uint64_t nonce;  // node 0's names the job (job_instance): processes of a host sharing memory meet by it
 };
 constexpr std::uint32_t bootstrap_magic = 0x52414f4d;
 
 std::string check_peers(membership_transport& net, std::uint32_t ppn) {
-  bootstrap_record mine{bootstrap_magic, ppn, this_host_id()};
+  std::random_device entropy;
+  const std::uint64_t nonce = (std::uint64_t{entropy()} << 32 ^ entropy()) ^ static_cast<std::uint64_t>(::getpid()) ^
+                              static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+  bootstrap_record mine{bootstrap_magic, ppn, this_host_id(), nonce};
   std::vector<std::byte> blob(sizeof(mine));
   std::memcpy(blob.data(), &mine, sizeof(mine));
   auto all = net.allgather(blob);
@@ -214,6 +221,7 @@ std::string check_peers(membership_transport& net, std::uint32_t ppn) {
       return "+ppn differs between nodes: node " + std::to_string(n) + " has " + std::to_string(r.ppn) + ", node " +
              std::to_string(net.my_node()) + " has " + std::to_string(ppn);
     hosts.push_back(r.host);
+    if (n == 0) net.set_job_key(r.nonce);
   }
   net.set_hosts(std::move(hosts));
   return {};
@@ -283,6 +291,7 @@ int run_epoch_here(runtime_options opts, membership_transport& net, std::uint32_
   opts.recovered = net.epoch() > 0;
   node_layout layout{net.my_node(), net.num_nodes(), ppn};
   set_node_hosts(net.logical_hosts());
+  set_this_job({net.job_key(), net.epoch()});
   runtime_state rt(opts, layout, &net);
   rt.transport_name = kind;
   if (!install_runtime(rt)) return 1;
@@ -446,6 +455,7 @@ int run_node(runtime_options opts, const std::string& kind, unique_function<void
     o.recovered = net->epoch() > 0;
     node_layout layout{net->my_node(), net->num_nodes(), ppn};
     set_node_hosts(net->logical_hosts());
+    set_this_job({net->job_key(), net->epoch()});
     {
       runtime_state rt(o, layout, net.get());
       rt.transport_name = kind;

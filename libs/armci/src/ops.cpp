@@ -6,6 +6,7 @@
 
 #include <armci.h>
 
+#include "host_residence.hpp"
 #include "residence.hpp"
 #include "state.hpp"
 
@@ -43,13 +44,7 @@ std::string hex(std::uint64_t a) {
 // with ARMCI_Malloc (a wrong address would write into whatever is there),
 // reported by `detector` (the target's element, or a direct origin).
 // False (after ending the job with the report) when it does not.
-bool check_span(int detector, int target, const state& s, std::uint64_t lo, std::uint64_t hi, int kind_of, int from) {
-  if (lo == hi) return true;
-  auto it = s.blocks.upper_bound(lo);
-  if (it != s.blocks.begin()) {
-    --it;
-    if (hi <= it->first + static_cast<std::uint64_t>(it->second)) return true;
-  }
+void report_outside(int detector, int target, std::uint64_t lo, std::uint64_t hi, int kind_of, int from) {
   std::fprintf(stderr,
                "armci: rank %d (PE %u): %s from rank %d to rank %d reaches %s..%s (%llu bytes), outside every block "
                "rank %d allocated with ARMCI_Malloc\n",
@@ -57,6 +52,16 @@ bool check_span(int detector, int target, const state& s, std::uint64_t lo, std:
                static_cast<unsigned long long>(hi - lo), target);
   std::fflush(stderr);
   roam::exit(1);
+}
+
+bool check_span(int detector, int target, const state& s, std::uint64_t lo, std::uint64_t hi, int kind_of, int from) {
+  if (lo == hi) return true;
+  auto it = s.blocks.upper_bound(lo);
+  if (it != s.blocks.begin()) {
+    --it;
+    if (hi <= it->first + static_cast<std::uint64_t>(it->second)) return true;
+  }
+  report_outside(detector, target, lo, hi, kind_of, from);
   return false;
 }
 
@@ -75,6 +80,26 @@ void answer(ampi::rank& target, int to, int ticket, buffer<std::byte> data) {
   r.kind = op_header::reply;
   r.ticket = ticket;
   send(target, to, r, std::move(data));
+}
+
+std::size_t rmw_bytes(int type) {
+  return type == ARMCI_FETCH_AND_ADD_LONG || type == ARMCI_SWAP_LONG ? sizeof(long) : sizeof(int);
+}
+
+// ARMCI_Rmw at `at` (the caller holds the target's locks): the old value to `old`.
+void read_modify_write(std::byte* at, int type, std::int64_t value, std::byte* old) {
+  std::memcpy(old, at, rmw_bytes(type));
+  if (rmw_bytes(type) == sizeof(long)) {
+    long v;
+    std::memcpy(&v, at, sizeof v);
+    v = type == ARMCI_SWAP_LONG ? static_cast<long>(value) : v + static_cast<long>(value);
+    std::memcpy(at, &v, sizeof v);
+  } else {
+    int v;
+    std::memcpy(&v, at, sizeof v);
+    v = type == ARMCI_SWAP ? static_cast<int>(value) : v + static_cast<int>(value);
+    std::memcpy(at, &v, sizeof v);
+  }
 }
 
 // Applies one operation at the target (its PE; the target's thread is not
@@ -99,6 +124,7 @@ buffer<std::byte> apply(int detector, int target, state& s, int from, const op_h
     case op_header::acc:
       {
         const entry_lock atomic(residence_of(target));
+        const host_lock across(s, target);
         if (!check_inside(detector, target, s, h.where, h.kind, from)) return refuse();
         accumulate(h.where, data.data(), h.type, h.scale.data());
       }
@@ -111,22 +137,10 @@ buffer<std::byte> apply(int detector, int target, state& s, int from, const op_h
     }
     case op_header::rmw: {
       const entry_lock atomic(residence_of(target));
+      const host_lock across(s, target);
       if (!check_inside(detector, target, s, h.where, h.kind, from)) return refuse();
-      auto* at = reinterpret_cast<std::byte*>(h.where.bases[0]);
-      const bool is_long = h.type == ARMCI_FETCH_AND_ADD_LONG || h.type == ARMCI_SWAP_LONG;
-      auto old = buffer<std::byte>::uninitialized(is_long ? sizeof(long) : sizeof(int));
-      std::memcpy(old.mutable_data(), at, old.size());
-      if (is_long) {
-        long v;
-        std::memcpy(&v, at, sizeof v);
-        v = h.type == ARMCI_SWAP_LONG ? static_cast<long>(h.value) : v + static_cast<long>(h.value);
-        std::memcpy(at, &v, sizeof v);
-      } else {
-        int v;
-        std::memcpy(&v, at, sizeof v);
-        v = h.type == ARMCI_SWAP ? static_cast<int>(h.value) : v + static_cast<int>(h.value);
-        std::memcpy(at, &v, sizeof v);
-      }
+      auto old = buffer<std::byte>::uninitialized(rmw_bytes(h.type));
+      read_modify_write(reinterpret_cast<std::byte*>(h.where.bases[0]), h.type, h.value, old.mutable_data());
       return old;
     }
     default:
@@ -268,6 +282,35 @@ enum class direct { done, not_here, refused };
 
 // The operation on a pinned target; the pin and the entry lock are let go
 // before a refused operation stops the thread.
+// The same, to a rank in another process of this host (host_residence.hpp).
+direct contiguous_on_peer(int me, int target, op_header::kind_t kind, void* local, void* remote, std::int64_t bytes,
+                          int type, const void* scale) {
+  const host_pinned there(my_state(), target);
+  if (!there.usable()) return direct::not_here;
+  const auto at = reinterpret_cast<std::uint64_t>(remote);
+  const auto n = static_cast<std::size_t>(bytes);
+  if (n != 0 && !open_peer_memory(at)) return direct::not_here;
+  host_entry& e = there.entry();
+  e.lock();
+  const int inside = n == 0 ? 1 : e.where_is(at, at + n);
+  if (inside != 1) {
+    e.unlock();
+    if (inside < 0) return direct::not_here;
+    report_outside(me, target, at, at + n, kind, me);
+    return direct::refused;
+  }
+  if (kind == op_header::acc) {
+    accumulate(contiguous(remote, bytes), static_cast<const std::byte*>(local), type,
+               static_cast<const std::byte*>(scale));
+    e.unlock();
+    return direct::done;
+  }
+  e.unlock();
+  if (kind == op_header::put) std::memmove(remote, local, n);
+  else std::memmove(local, remote, n);
+  return direct::done;
+}
+
 direct contiguous_on(int me, int target, op_header::kind_t kind, void* local, void* remote, std::int64_t bytes,
                      int type, const void* scale) {
   const pinned there(target);
@@ -277,6 +320,7 @@ direct contiguous_on(int me, int target, op_header::kind_t kind, void* local, vo
   const auto n = static_cast<std::size_t>(bytes);
   if (kind == op_header::acc) {
     const entry_lock atomic(there.entry());
+    const host_lock across(*ts, target);
     if (!check_span(me, target, *ts, at, at + n, kind, me)) return direct::refused;
     accumulate(contiguous(remote, bytes), static_cast<const std::byte*>(local), type,
                static_cast<const std::byte*>(scale));
@@ -297,7 +341,12 @@ bool direct_contiguous(op_header::kind_t kind, void* local, void* remote, std::i
   ampi::rank& r = ampi::current_rank();
   state& s = state_of(r);
   if (!s.unfenced.empty() && s.unfenced.count(target) != 0) return false;  // ours on its way there: keep the order
-  const direct d = contiguous_on(ampi::world_rank_of(r), target, kind, local, remote, bytes, type, scale);
+  const int me = ampi::world_rank_of(r);
+  direct d = contiguous_on(me, target, kind, local, remote, bytes, type, scale);
+  if (d == direct::done) ++s.done_here;
+  if (d == direct::not_here && (d = contiguous_on_peer(me, target, kind, local, remote, bytes, type, scale)) ==
+                                   direct::done)
+    ++s.done_peer;
   if (d == direct::refused) stop_here();
   return d == direct::done;
 }
@@ -308,23 +357,70 @@ namespace {
 // small; measured faster than walking both layouts piece by piece for many
 // small segments), no header, no message. The pin and lock are let go before
 // a refused operation stops the thread.
+// Copies between two layouts through `temp` (a put or get).
+void copy_layouts(const operation& op, std::byte* temp) {
+  if (op.kind == op_header::put) {
+    gather(op.local, temp);
+    scatter(op.remote, temp);
+  } else {
+    gather(op.remote, temp);
+    scatter(op.local, temp);
+  }
+}
+
+// A temporary of `bytes` on the stack when small.
+struct temporary {
+  std::byte small[512];
+  buffer<std::byte> large;
+  std::byte* at = small;
+  explicit temporary(std::size_t bytes) {
+    if (bytes > sizeof small) {
+      large = buffer<std::byte>::uninitialized(bytes);
+      at = large.mutable_data();
+    }
+  }
+};
+
+// The same, to a rank in another process of this host (host_residence.hpp).
+direct layouts_on_peer(int me, const operation& op) {
+  const host_pinned there(my_state(), op.target);
+  if (!there.usable()) return direct::not_here;
+  std::uint64_t lo = 0, hi = 0;
+  span_of(op.remote, &lo, &hi);
+  if (lo != hi && !open_peer_memory(lo)) return direct::not_here;
+  temporary temp(static_cast<std::size_t>(total_bytes(op.local)));
+  if (op.kind == op_header::acc) gather(op.local, temp.at);
+  host_entry& e = there.entry();
+  e.lock();
+  const int inside = lo == hi ? 1 : e.where_is(lo, hi);
+  if (inside != 1) {
+    e.unlock();
+    if (inside < 0) return direct::not_here;
+    report_outside(me, op.target, lo, hi, op.kind, me);
+    return direct::refused;
+  }
+  if (op.kind == op_header::acc) {
+    accumulate(op.remote, temp.at, op.type, static_cast<const std::byte*>(op.scale));
+    e.unlock();
+    return direct::done;
+  }
+  e.unlock();
+  copy_layouts(op, temp.at);
+  return direct::done;
+}
+
 direct layouts_on(int me, const operation& op) {
   const pinned there(op.target);
   state* ts = there.target();
   if (ts == nullptr) return direct::not_here;
   std::uint64_t lo = 0, hi = 0;
   span_of(op.remote, &lo, &hi);
-  const auto bytes = static_cast<std::size_t>(total_bytes(op.local));
-  std::byte small[512];
-  buffer<std::byte> large;
-  std::byte* temp = small;
-  if (bytes > sizeof small) {
-    large = buffer<std::byte>::uninitialized(bytes);
-    temp = large.mutable_data();
-  }
+  temporary tmp(static_cast<std::size_t>(total_bytes(op.local)));
+  std::byte* temp = tmp.at;
   if (op.kind == op_header::acc) {
     gather(op.local, temp);
     const entry_lock atomic(there.entry());
+    const host_lock across(*ts, op.target);
     if (!check_span(me, op.target, *ts, lo, hi, op.kind, me)) return direct::refused;
     accumulate(op.remote, temp, op.type, static_cast<const std::byte*>(op.scale));
     return direct::done;
@@ -333,13 +429,29 @@ direct layouts_on(int me, const operation& op) {
     const entry_lock blocks(there.entry());
     if (!check_span(me, op.target, *ts, lo, hi, op.kind, me)) return direct::refused;
   }
-  if (op.kind == op_header::put) {
-    gather(op.local, temp);
-    scatter(op.remote, temp);
-  } else {
-    gather(op.remote, temp);
-    scatter(op.local, temp);
+  copy_layouts(op, temp);
+  return direct::done;
+}
+
+// A read-modify-write on a rank in another process of this host.
+direct rmw_on_peer(int me, const operation& op) {
+  const host_pinned there(my_state(), op.target);
+  if (!there.usable()) return direct::not_here;
+  const std::uint64_t at = op.remote.bases[0];
+  const std::size_t n = rmw_bytes(op.type);
+  if (!open_peer_memory(at)) return direct::not_here;
+  std::byte old[sizeof(long)];
+  host_entry& e = there.entry();
+  e.lock();
+  const int inside = e.where_is(at, at + n);
+  if (inside == 1) read_modify_write(reinterpret_cast<std::byte*>(at), op.type, op.value, old);
+  e.unlock();
+  if (inside < 0) return direct::not_here;
+  if (inside == 0) {
+    report_outside(me, op.target, at, at + n, op.kind, me);
+    return direct::refused;
   }
+  scatter(op.local, old);
   return direct::done;
 }
 }  // namespace
@@ -352,7 +464,9 @@ int start(const operation& op) {
   // Put, get and accumulate: memory to memory when the target is in this
   // process and nothing of ours is on its way to it (residence.hpp).
   if (nothing_in_flight && op.kind != op_header::rmw) {
-    const direct d = layouts_on(me, op);
+    direct d = layouts_on(me, op);
+    if (d == direct::done) ++s.done_here;
+    if (d == direct::not_here && (d = layouts_on_peer(me, op)) == direct::done) ++s.done_peer;
     if (d == direct::refused) stop_here();
     if (d == direct::done) return 0;
   }
@@ -381,12 +495,22 @@ int start(const operation& op) {
       }
     }
     if (refused) stop_here();  // the pin let go first
-    if (done) return 0;
+    if (done) {
+      ++s.done_here;
+      return 0;
+    }
+    const direct d = rmw_on_peer(me, op);
+    if (d == direct::refused) stop_here();
+    if (d == direct::done) {
+      ++s.done_peer;
+      return 0;
+    }
   }
   const bool answered = op.kind == op_header::get || op.kind == op_header::rmw;
   if (answered) h.ticket = new_ticket(s, op.local, op.handle, op.target);
   h.seq = s.sent_to[op.target]++;
   ++s.unfenced[op.target];
+  ++s.sent;
   send(r, op.target, h, std::move(data));
   return h.ticket;
 }

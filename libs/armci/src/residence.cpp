@@ -1,6 +1,8 @@
 // Ranks of this process reachable directly (residence.hpp).
 #include "residence.hpp"
 
+#include "host_residence.hpp"
+
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -42,11 +44,15 @@ pinned::~pinned() { entry_.pins.fetch_sub(1, std::memory_order_release); }
 
 void rank_arrived(ampi::rank& r) {
   state& s = state_of(r);  // made here, on the rank's PE
-  residence_of(ampi::world_rank_of(r)).resident.store(&s, std::memory_order_seq_cst);
+  const int world = ampi::world_rank_of(r);
+  residence_of(world).resident.store(&s, std::memory_order_seq_cst);
+  host_arrived(world, s);
 }
 
 void rank_leaving(ampi::rank& r) {
-  residence& e = residence_of(ampi::world_rank_of(r));
+  const int world = ampi::world_rank_of(r);
+  host_leaving(world, state_of(r));
+  residence& e = residence_of(world);
   state* mine = &state_of(r);
   // Only this element's own entry (after a move inside the process the rank
   // may have arrived on its new PE already).

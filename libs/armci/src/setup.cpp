@@ -8,6 +8,7 @@
 
 #include <armci.h>
 
+#include "host_residence.hpp"
 #include "residence.hpp"
 #include "state.hpp"
 
@@ -45,6 +46,7 @@ int allocate(void** ptrs, armci_size_t bytes, MPI_Comm comm, const char* functio
     if (mine) {
       const entry_lock blocks(residence_of(world_rank()));  // direct origins read the list
       my_state().blocks[reinterpret_cast<std::uint64_t>(mine)] = bytes;
+      host_blocks_changed(world_rank(), my_state());  // and those of the host's other processes
     }
   }
   MPI_Allgather(&mine, sizeof(void*), MPI_BYTE, ptrs, sizeof(void*), MPI_BYTE, comm);
@@ -63,6 +65,7 @@ int release(void* ptr, MPI_Comm comm, const char* function) {
     auto it = s.blocks.find(reinterpret_cast<std::uint64_t>(ptr));
     if (it == s.blocks.end()) fatal(function, "the address was not returned to this process by ARMCI_Malloc");
     s.blocks.erase(it);
+    host_blocks_changed(world_rank(), s);
   }
   std::free(ptr);
   return 0;
@@ -152,6 +155,10 @@ int PARMCI_Finalize(void) {
     state& s = my_state();
     s.initialized = false;
     end_mpi = s.started_mpi;
+    if (const char* v = std::getenv("ROAM_ARMCI_STATS"); v && *v && *v != '0')
+      std::fprintf(stderr, "armci: rank %d: %llu operations memory to memory in its process, %llu in another "
+                   "process of the host, %llu as messages\n", world_rank(), static_cast<unsigned long long>(s.done_here),
+                   static_cast<unsigned long long>(s.done_peer), static_cast<unsigned long long>(s.sent));
   }
   if (end_mpi) MPI_Finalize();
   return 0;

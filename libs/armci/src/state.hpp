@@ -83,10 +83,17 @@ struct state : ampi::rank_extension {
   int next_mutex_set = 1;
   // ---- groups ----
   int default_group = 0;  // communicator of the default group (0: world)
+  // ---- how this rank's operations went (ROAM_ARMCI_STATS=1 prints them) ----
+  std::uint64_t done_here = 0;   // memory to memory in this process
+  std::uint64_t done_peer = 0;   // memory to memory in another process of the host
+  std::uint64_t sent = 0;        // as messages to the target's element
+  // Not packed: the host's table and this arrival's tag in it (host_residence.hpp).
+  void* host_table = nullptr;
+  std::uint64_t host_tag = 0;
 
   void pup(pup_er& p) override {
     p | initialized | started_mpi | world_size | sent_to | unfenced | tickets | next_ticket | handles | next_handle |
-        expected_from | early | blocks | mutex_sets | next_mutex_set | default_group;
+        expected_from | early | blocks | mutex_sets | next_mutex_set | default_group | done_here | done_peer | sent;
   }
 };
 

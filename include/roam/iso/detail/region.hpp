@@ -88,6 +88,12 @@ void populate_pages(std::uintptr_t address, std::size_t bytes) noexcept;
 /// Drops the pages of [address, address + bytes) and makes them inaccessible.
 void close_pages(std::uintptr_t address, std::size_t bytes) noexcept;
 
+/// In a range shared on the host (include/roam/iso/host_memory.hpp): makes
+/// `slot`, whose thread lives in another process of this host, readable and
+/// writable here until a thread of the slot arrives, leaves or ends here.
+/// False when the range is not shared, or the slot is live here.
+bool open_peer_slot(std::uint32_t slot) noexcept;
+
 /// Names what owns `slot` in this process, for the fault handler's message
 /// ("array worker[3] on pe 2"); empty: nothing (or not known). Kept in a
 /// fixed table so the handler needs no allocation.

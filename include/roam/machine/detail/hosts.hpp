@@ -26,6 +26,17 @@ void set_node_hosts(std::vector<std::uint64_t> hosts);
 /// exactly one other's copy (memory stays even), a node's buddy is on
 /// another host whenever the interleaving allows it (always, when every
 /// host has as many nodes), and on one host the ring is n -> n + 1 mod N.
+/// What names this job and epoch apart from every other run on the host
+/// (node 0's random number from the bootstrap exchange, and the epoch):
+/// processes of one host that share memory find each other by it
+/// (src/iso/host_share.cpp). Zero in a single process. Set with the hosts.
+struct job_instance {
+  std::uint64_t key = 0;
+  std::uint64_t epoch = 0;
+};
+const job_instance& this_job() noexcept;
+void set_this_job(job_instance job) noexcept;
+
 std::vector<std::uint32_t> buddy_ring(std::span<const std::uint64_t> hosts);
 
 }  // namespace roam::detail

@@ -90,6 +90,9 @@ class membership_transport final : public transport {
   /// The host of each physical process (this_host_id() of each, from the
   /// bootstrap), so that the layout can say where each logical node runs.
   void set_hosts(std::vector<std::uint64_t> by_physical) { hosts_ = std::move(by_physical); }
+  /// The job's key (node 0's random number from the bootstrap), for job_instance.
+  void set_job_key(std::uint64_t key) noexcept { job_key_ = key; }
+  std::uint64_t job_key() const noexcept { return job_key_; }
   /// The host of each logical node in effect (empty if set_hosts was not called).
   std::vector<std::uint64_t> logical_hosts() const {
     std::vector<std::uint64_t> out;
@@ -152,6 +155,7 @@ class membership_transport final : public transport {
   std::vector<std::uint32_t> logical_of_;  // [physical] -> logical or no_node
   std::uint32_t my_logical_ = no_node;
   std::vector<std::uint64_t> hosts_;  // [physical]
+  std::uint64_t job_key_ = 0;
 
   // Membership (progress thread).
   std::uint64_t epoch_ = 0;
