@@ -98,8 +98,13 @@ namespace {
 // dst[i] += scale * src[i] for n elements. Aligned (the usual case: blocks
 // of the element type) as a plain loop the compiler vectorises; otherwise
 // each element through memcpy (a segment's address need not be aligned).
+// The loop is aligned to 64 bytes: placed across a 32-byte boundary it ran
+// at half speed on this machine's AMD EPYC (1 MiB of doubles: 100 µs
+// against 50 µs for the same instructions aligned; measured 2026-11-29).
+// Where the CPU has AVX2 a second copy uses it (chosen once, at load time).
 #if defined(__GNUC__) && !defined(__clang__)
-#define ROAM_ARMCI_VECTORIZE __attribute__((optimize("tree-vectorize")))  // GCC vectorises only at -O3 otherwise
+#define ROAM_ARMCI_VECTORIZE \
+  __attribute__((optimize("tree-vectorize", "align-loops=64"), target_clones("avx2", "default")))
 #else
 #define ROAM_ARMCI_VECTORIZE
 #endif

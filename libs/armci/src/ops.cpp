@@ -283,9 +283,9 @@ enum class direct { done, not_here, refused };
 // The operation on a pinned target; the pin and the entry lock are let go
 // before a refused operation stops the thread.
 // The same, to a rank in another process of this host (host_residence.hpp).
-direct contiguous_on_peer(int me, int target, op_header::kind_t kind, void* local, void* remote, std::int64_t bytes,
-                          int type, const void* scale) {
-  const host_pinned there(my_state(), target);
+direct contiguous_on_peer(const state& origin, int me, int target, op_header::kind_t kind, void* local, void* remote,
+                          std::int64_t bytes, int type, const void* scale) {
+  const host_pinned there(origin, target);
   if (!there.usable()) return direct::not_here;
   const auto at = reinterpret_cast<std::uint64_t>(remote);
   const auto n = static_cast<std::size_t>(bytes);
@@ -300,8 +300,8 @@ direct contiguous_on_peer(int me, int target, op_header::kind_t kind, void* loca
     return direct::refused;
   }
   if (kind == op_header::acc) {
-    accumulate(contiguous(remote, bytes), static_cast<const std::byte*>(local), type,
-               static_cast<const std::byte*>(scale));
+    accumulate_block(static_cast<std::byte*>(remote), static_cast<const std::byte*>(local), bytes, type,
+                     static_cast<const std::byte*>(scale));
     e.unlock();
     return direct::done;
   }
@@ -322,8 +322,8 @@ direct contiguous_on(int me, int target, op_header::kind_t kind, void* local, vo
     const entry_lock atomic(there.entry());
     const host_lock across(*ts, target);
     if (!check_span(me, target, *ts, at, at + n, kind, me)) return direct::refused;
-    accumulate(contiguous(remote, bytes), static_cast<const std::byte*>(local), type,
-               static_cast<const std::byte*>(scale));
+    accumulate_block(static_cast<std::byte*>(remote), static_cast<const std::byte*>(local), bytes, type,
+                     static_cast<const std::byte*>(scale));
     return direct::done;
   }
   {
@@ -344,8 +344,8 @@ bool direct_contiguous(op_header::kind_t kind, void* local, void* remote, std::i
   const int me = ampi::world_rank_of(r);
   direct d = contiguous_on(me, target, kind, local, remote, bytes, type, scale);
   if (d == direct::done) ++s.done_here;
-  if (d == direct::not_here && (d = contiguous_on_peer(me, target, kind, local, remote, bytes, type, scale)) ==
-                                   direct::done)
+  if (d == direct::not_here &&
+      (d = contiguous_on_peer(s, me, target, kind, local, remote, bytes, type, scale)) == direct::done)
     ++s.done_peer;
   if (d == direct::refused) stop_here();
   return d == direct::done;
@@ -382,8 +382,8 @@ struct temporary {
 };
 
 // The same, to a rank in another process of this host (host_residence.hpp).
-direct layouts_on_peer(int me, const operation& op) {
-  const host_pinned there(my_state(), op.target);
+direct layouts_on_peer(const state& origin, int me, const operation& op) {
+  const host_pinned there(origin, op.target);
   if (!there.usable()) return direct::not_here;
   std::uint64_t lo = 0, hi = 0;
   span_of(op.remote, &lo, &hi);
@@ -434,8 +434,8 @@ direct layouts_on(int me, const operation& op) {
 }
 
 // A read-modify-write on a rank in another process of this host.
-direct rmw_on_peer(int me, const operation& op) {
-  const host_pinned there(my_state(), op.target);
+direct rmw_on_peer(const state& origin, int me, const operation& op) {
+  const host_pinned there(origin, op.target);
   if (!there.usable()) return direct::not_here;
   const std::uint64_t at = op.remote.bases[0];
   const std::size_t n = rmw_bytes(op.type);
@@ -466,7 +466,7 @@ int start(const operation& op) {
   if (nothing_in_flight && op.kind != op_header::rmw) {
     direct d = layouts_on(me, op);
     if (d == direct::done) ++s.done_here;
-    if (d == direct::not_here && (d = layouts_on_peer(me, op)) == direct::done) ++s.done_peer;
+    if (d == direct::not_here && (d = layouts_on_peer(s, me, op)) == direct::done) ++s.done_peer;
     if (d == direct::refused) stop_here();
     if (d == direct::done) return 0;
   }
@@ -499,7 +499,7 @@ int start(const operation& op) {
       ++s.done_here;
       return 0;
     }
-    const direct d = rmw_on_peer(me, op);
+    const direct d = rmw_on_peer(s, me, op);
     if (d == direct::refused) stop_here();
     if (d == direct::done) {
       ++s.done_peer;
