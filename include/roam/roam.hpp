@@ -6,6 +6,7 @@
 #include <roam/coll/reducers.hpp>
 #include <roam/coll/reduction.hpp>
 #include <roam/flow/mailbox.hpp>
+#include <roam/iso/host_memory.hpp>
 #include <roam/iso/thread.hpp>
 #include <roam/lb/lb.hpp>
 #include <roam/lb/strategy.hpp>

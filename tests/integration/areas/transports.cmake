@@ -43,6 +43,15 @@ if(ROAM_BUILD_EXAMPLES AND TARGET roamrun)
                     COMMAND $<TARGET_FILE:roamrun> -n 2 +ppn 2 $<TARGET_FILE:thread_migration_check> walk)
   roam_program_test(tcp.thread_migration_check.thousand_moves_n2 RC 0 REGEX "thread_migration_check: OK \\(1 walkers, 1000 hops each\\)"
                     COMMAND $<TARGET_FILE:roamrun> -n 2 $<TARGET_FILE:thread_migration_check> walk 1 6 1000)
+  # The same moves with the range shared by the two processes
+  # (+isomalloc_share on): a slot's pages are the host's, adopted and left
+  # without being dropped, and dropped (punched out) where the thread ends.
+  roam_program_test(tcp.thread_migration_check.shared_walk_n2_ppn2 RC 0
+                    EACH_REGEX "thread memory shared on the host" "thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                    COMMAND $<TARGET_FILE:roamrun> -n 2 +ppn 2 $<TARGET_FILE:thread_migration_check> +isomalloc_share on walk)
+  roam_program_test(tcp.thread_migration_check.shared_thousand_moves_n2 RC 0
+                    EACH_REGEX "thread memory shared on the host" "thread_migration_check: OK \\(1 walkers, 1000 hops each\\)"
+                    COMMAND $<TARGET_FILE:roamrun> -n 2 $<TARGET_FILE:thread_migration_check> +isomalloc_share on walk 1 6 1000)
   roam_program_test(tcp.thread_migration_check.balance_n2_ppn2 RC 0
                     REGEX "thread_migration_check: OK \\(64 elements, 3 steps, 192 moves\\)"
                     COMMAND ${CMAKE_COMMAND} -E env ROAM_TEST_EVERY_STEP_MOVES=1
@@ -74,6 +83,7 @@ if(ROAM_BUILD_EXAMPLES AND TARGET roamrun)
                     REGEX "killing the last process.*recovered from .* on 2 pes.*thread_migration_check: OK \\(16 walkers, 12 hops each\\)"
                     COMMAND $<TARGET_FILE:roamrun> --ft -n 3 $<TARGET_FILE:thread_migration_check> checkpoint memory)
   set_tests_properties(tcp.thread_migration_check.walk_n2_ppn2 tcp.thread_migration_check.thousand_moves_n2
+                       tcp.thread_migration_check.shared_walk_n2_ppn2 tcp.thread_migration_check.shared_thousand_moves_n2
                        tcp.thread_migration_check.balance_n2_ppn2 tcp.thread_migration_check.checkpoint_n2_ppn2
                        ${_thread_restarts} PROPERTIES LABELS "integration;tcp")
   set_tests_properties(ft.thread_migration_check.memory_kill PROPERTIES LABELS "integration;tcp;ft")
@@ -83,6 +93,12 @@ if(ROAM_BUILD_EXAMPLES AND TARGET roamrun)
   roam_program_test(tcp.thread_migration_check.heap_walk_n2_ppn2 RC 0
                     REGEX "thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
                     COMMAND $<TARGET_FILE:roamrun> -n 2 +ppn 2 $<TARGET_FILE:thread_migration_check> heap-walk)
+  roam_program_test(tcp.thread_migration_check.shared_heap_walk_n2_ppn2 RC 0
+                    EACH_REGEX "thread memory shared on the host" "thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                    COMMAND $<TARGET_FILE:roamrun> -n 2 +ppn 2 $<TARGET_FILE:thread_migration_check> +isomalloc_share on heap-walk)
+  roam_program_test(ft.thread_migration_check.shared_heap_memory_kill RC 0
+                    REGEX "killing the last process.*recovered from .* on 2 pes.*thread_migration_check: OK \\(16 walkers, 12 hops each\\)"
+                    COMMAND $<TARGET_FILE:roamrun> --ft -n 3 $<TARGET_FILE:thread_migration_check> +isomalloc_share on heap-checkpoint memory)
   roam_program_test(tcp.thread_migration_check.heap_checkpoint_n2_ppn2 RC 0
                     REGEX "thread_migration_check: checkpoint written \\(8 walkers parked\\)"
                     COMMAND $<TARGET_FILE:roamrun> -n 2 +ppn 2 $<TARGET_FILE:thread_migration_check> heap-checkpoint
@@ -105,7 +121,9 @@ if(ROAM_BUILD_EXAMPLES AND TARGET roamrun)
                        PROPERTIES LABELS "integration;tcp")
   set_tests_properties(tcp.thread_migration_check.heap_walk_n2_ppn2 tcp.thread_migration_check.heap_checkpoint_n2_ppn2
                        tcp.thread_migration_check.heap_restart_n3 PROPERTIES LABELS "integration;tcp")
-  set_tests_properties(ft.thread_migration_check.heap_memory_kill PROPERTIES LABELS "integration;tcp;ft")
+  set_tests_properties(ft.thread_migration_check.heap_memory_kill ft.thread_migration_check.shared_heap_memory_kill
+                       PROPERTIES LABELS "integration;tcp;ft")
+  set_tests_properties(tcp.thread_migration_check.shared_heap_walk_n2_ppn2 PROPERTIES LABELS "integration;tcp")
 endif()
 if(ROAM_BUILD_EXAMPLES AND ROAM_HAVE_MPI AND ROAM_MPIRUN)
   if(ROAM_SETARCH)
@@ -115,6 +133,11 @@ if(ROAM_BUILD_EXAMPLES AND ROAM_HAVE_MPI AND ROAM_MPIRUN)
                                 $<TARGET_FILE:thread_migration_check> +ppn ${ppn} walk)
       set_tests_properties(mpi.thread_migration_check.walk_n2_ppn${ppn} PROPERTIES LABELS "integration;mpi" ${_mpi_tsan_env})
     endforeach()
+    roam_program_test(mpi.thread_migration_check.shared_walk_n2_ppn2 RC 0
+                      EACH_REGEX "thread memory shared on the host" "thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
+                      COMMAND ${ROAM_MPIRUN} ${ROAM_MPIRUN_FLAGS} -n 2 ${ROAM_SETARCH} -R
+                              $<TARGET_FILE:thread_migration_check> +ppn 2 +isomalloc_share on walk)
+    set_tests_properties(mpi.thread_migration_check.shared_walk_n2_ppn2 PROPERTIES LABELS "integration;mpi" ${_mpi_tsan_env})
     roam_program_test(mpi.thread_migration_check.heap_walk_n2_ppn2 RC 0
                       REGEX "thread_migration_check: OK \\(8 walkers, 12 hops each\\)"
                       COMMAND ${ROAM_MPIRUN} ${ROAM_MPIRUN_FLAGS} -n 2 ${ROAM_SETARCH} -R

@@ -103,6 +103,7 @@ struct tally : roam::chare<tally> {
       bad_ = true;
     }
     if (++seen_ < n_) return;
+    if (roam::thread_memory_shared_on_host()) std::printf("thread_migration_check: thread memory shared on the host\n");
     if (!bad_) std::printf("thread_migration_check: OK (%d walkers, %d hops each)\n", n_, hops_);
     roam::exit(bad_ ? 1 : 0);
   }
