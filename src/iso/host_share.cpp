@@ -67,14 +67,14 @@ std::string g_name;         // the file's name, until it is removed
 std::uint32_t g_local = 0;  // processes of the job on this host
 std::atomic<bool> g_shared{false};
 
-control_header& header() { return *reinterpret_cast<control_header*>(g_control); }
+control_header& control() { return *reinterpret_cast<control_header*>(g_control); }
 
 void warn(const std::string& what) {
   const std::string line = "roam: isomalloc: " + what + "; the range stays private to each process\n";
   std::fwrite(line.data(), 1, line.size(), stderr);
 }
 
-std::string hex(std::uint64_t v) {
+std::string hex16(std::uint64_t v) {
   char t[20];
   std::snprintf(t, sizeof t, "%016llx", static_cast<unsigned long long>(v));
   return t;
@@ -93,8 +93,8 @@ int open_host_backing(const region_layout& layout, std::uint32_t my_node) {
   if (g_local < 2) return -1;
   // Named by the user, the job, its epoch (a recovery starts a new file) and
   // the host (processes told they run on different hosts share nothing).
-  g_name = "/roam-" + std::to_string(::getuid()) + "-" + hex(job.key) + "-" + std::to_string(job.epoch) + "-" +
-           hex(hosts[my_node]);
+  g_name = "/roam-" + std::to_string(::getuid()) + "-" + hex16(job.key) + "-" + std::to_string(job.epoch) + "-" +
+           hex16(hosts[my_node]);
   const int fd = ::shm_open(g_name.c_str(), O_RDWR | O_CREAT, 0600);
   if (fd < 0) {
     warn("cannot open the host's shared file /dev/shm" + g_name + ": " + std::strerror(errno));
@@ -121,7 +121,7 @@ void host_backing_mapped(int fd, const region_layout& layout) {
   g_shared.store(true, std::memory_order_release);
   // The last process of the host to open the file removes its name: nothing
   // stays in /dev/shm, whatever happens to the job later.
-  if (header().openers.fetch_add(1, std::memory_order_acq_rel) + 1 == g_local) {
+  if (control().openers.fetch_add(1, std::memory_order_acq_rel) + 1 == g_local) {
     ::shm_unlink(g_name.c_str());
     g_name.clear();
   }
@@ -152,7 +152,7 @@ void* roam::host_shared_area(std::string_view name, std::size_t bytes) noexcept 
   using namespace detail::iso;
   if (!g_control || name.empty() || name.size() >= sizeof(area_entry::name)) return nullptr;
   bytes = (bytes + 63) / 64 * 64;
-  control_header& h = header();
+  control_header& h = control();
   while (h.lock.exchange(1, std::memory_order_acquire) != 0) {
   }
   void* out = nullptr;

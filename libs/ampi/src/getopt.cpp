@@ -34,7 +34,7 @@ roam::thread_private<parse_state> g_parse;
 std::mutex g_globals;               // the C library's getopt is not thread-safe either
 const parse_state* g_holder = nullptr;  // the rank whose parse the globals hold (its thread's copy)
 
-bool on_a_rank() noexcept {
+bool in_a_rank_thread() noexcept {
   try {
     return roam::this_thread_owner_address() != nullptr;
   } catch (const std::exception&) {
@@ -43,7 +43,7 @@ bool on_a_rank() noexcept {
 }
 
 template <class F>
-F real(const char* name) noexcept {
+F libc_function(const char* name) noexcept {
   return reinterpret_cast<F>(::dlsym(RTLD_NEXT, name));
 }
 
@@ -55,7 +55,7 @@ using long_form = int (*)(int, char* const*, const char*, const struct option*, 
 // may have ended, or moved to another process, since).
 template <class Parse>
 int as_this_rank(Parse parse) {
-  if (!on_a_rank()) return parse();
+  if (!in_a_rank_thread()) return parse();
   parse_state& mine = g_parse.get();
   const std::lock_guard lock(g_globals);
   if (!mine.started) {
@@ -77,18 +77,18 @@ int as_this_rank(Parse parse) {
 }  // namespace
 
 extern "C" int getopt(int argc, char* const* argv, const char* options) noexcept {
-  static const auto libc = real<short_form>("getopt");
+  static const auto libc = libc_function<short_form>("getopt");
   return as_this_rank([&] { return libc(argc, argv, options); });
 }
 
 extern "C" int getopt_long(int argc, char* const* argv, const char* options, const struct option* longs,
                            int* index) noexcept {
-  static const auto libc = real<long_form>("getopt_long");
+  static const auto libc = libc_function<long_form>("getopt_long");
   return as_this_rank([&] { return libc(argc, argv, options, longs, index); });
 }
 
 extern "C" int getopt_long_only(int argc, char* const* argv, const char* options, const struct option* longs,
                                 int* index) noexcept {
-  static const auto libc = real<long_form>("getopt_long_only");
+  static const auto libc = libc_function<long_form>("getopt_long_only");
   return as_this_rank([&] { return libc(argc, argv, options, longs, index); });
 }
