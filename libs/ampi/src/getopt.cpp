@@ -1,38 +1,49 @@
 // getopt() and its long forms called by ranks. The C library keeps the
-// parse in process globals (optind, optarg, optopt, opterr, and its own
-// position inside an argument), and the ranks of a process share them: the
-// first rank to parse its command line leaves optind past the end, and the
-// next rank's getopt returns -1 at once — it sees no options. These
-// definitions take the C library's place (in the loader and in programs
-// linked with roam::ampi) and give each rank its own parse: the globals
-// belong to one rank at a time; each call leaves their values in the
-// calling rank's thread (a thread_private, which moves with it), and a call
-// by another rank puts its own back first, or, at its first call, starts a
-// fresh parse (optind 0: glibc's full restart). What a rank writes to optind itself
-// (optind = 1 to parse again) is kept, as long as no other rank parses
-// in between. Off a rank these are the C library's functions.
+// parse in process globals (optind, optarg, optopt, opterr, and, hidden
+// inside glibc, its position within an argument and the permutation it is
+// building), and the ranks of a process share them: the first rank to parse
+// its command line leaves optind past the end, and the next rank's getopt
+// returns -1 at once — it sees no options; ranks parsing at once on two PEs
+// would read each other's optarg. These definitions take the C library's
+// place (in the loader and in programs linked with roam::ampi):
+// - one rank parses at a time: from its first call until a call returns -1
+//   it owns the globals, and another rank that calls meanwhile yields its
+//   PE until they are free (so what the owner reads between its calls,
+//   optarg and optind, is its own);
+// - each rank keeps in its thread (a thread_private: it moves with the
+//   rank) how many calls its parse made; a rank whose parse was left
+//   unfinished (it stopped before -1, or it blocked in the middle of its
+//   parse — an MPI call inside the loop — for 100 ms while others waited:
+//   the globals are taken from it) finds glibc's hidden state rebuilt when
+//   it calls again: a fresh parse replayed, silently, for as many calls as
+//   it made, on its arguments;
+// - optind written by the program since the last call (1 or 0, to parse
+//   again) starts a new parse.
 #include <dlfcn.h>
 #include <getopt.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <mutex>
 #include <stdexcept>
 
 #include <roam/iso/thread.hpp>
+#include <roam/sched/thread.hpp>
 
 namespace {
 
 struct parse_state {
   bool started = false;
-  int optind = 1;
-  int opterr = 1;
-  int optopt = '?';
-  char* optarg = nullptr;
+  int calls = 0;  // calls made in the current parse
 };
 
 roam::thread_private<parse_state> g_parse;
-std::mutex g_globals;               // the C library's getopt is not thread-safe either
-const parse_state* g_holder = nullptr;  // the rank whose parse the globals hold (its thread's copy)
+std::mutex g_globals;                   // held during one call (and to take ownership)
+const parse_state* g_holder = nullptr;  // the rank whose parse glibc's state is (compared, never written through)
+const parse_state* g_owner = nullptr;   // the rank parsing now (until -1), or none
+std::chrono::steady_clock::time_point g_owner_seen;  // its last call
+int g_left_at = 1;                      // optind as the last call left it (another value: the program wrote it)
+constexpr auto owner_patience = std::chrono::milliseconds(100);
 
 bool in_a_rank_thread() noexcept {
   try {
@@ -50,27 +61,40 @@ F libc_function(const char* name) noexcept {
 using short_form = int (*)(int, char* const*, const char*);
 using long_form = int (*)(int, char* const*, const char*, const struct option*, int*);
 
-// Runs `parse` with the calling rank's state in the globals, and keeps the
-// state it leaves in the rank (never in another rank's memory: that rank
-// may have ended, or moved to another process, since).
+// Runs `parse` (one call of the C library's function) as the calling rank.
 template <class Parse>
 int as_this_rank(Parse parse) {
   if (!in_a_rank_thread()) return parse();
   parse_state& mine = g_parse.get();
-  const std::lock_guard lock(g_globals);
-  if (!mine.started) {
-    optind = 0;  // a fresh parse of this rank's arguments
-    optarg = nullptr;
-    mine.started = true;
-  } else if (g_holder != &mine) {
-    optind = mine.optind;
-    opterr = mine.opterr;
-    optopt = mine.optopt;
-    optarg = mine.optarg;
+  std::unique_lock lock(g_globals);
+  // (The owner's own record is in its thread, which may have moved away
+  // or ended: only the time of its last call, kept here, is looked at.)
+  while (g_owner != nullptr && g_owner != &mine) {
+    if (std::chrono::steady_clock::now() - g_owner_seen > owner_patience)
+      break;  // the owner blocked in the middle of its parse: take the globals (it replays later)
+    lock.unlock();
+    roam::this_thread_yield();
+    lock.lock();
   }
-  g_holder = &mine;  // compared, never written through
+  if (!mine.started || optind != g_left_at) {
+    // This rank's first parse, or optind was written since the last call
+    // (by the caller, to parse again: it has not yielded since).
+    if (!mine.started || optind <= 1) optind = 0;  // glibc's full restart
+    mine.started = true;
+    mine.calls = 0;
+  } else if (g_holder != &mine) {
+    const int errors_were = opterr;
+    opterr = 0;  // the replay prints nothing: its messages were printed the first time
+    optind = 0;
+    for (int i = 0; i < mine.calls; ++i) parse();
+    opterr = errors_were;
+  }
+  g_holder = &mine;
   const int result = parse();
-  mine = {true, optind, opterr, optopt, optarg};
+  ++mine.calls;
+  g_left_at = optind;
+  g_owner = result == -1 ? nullptr : &mine;
+  g_owner_seen = std::chrono::steady_clock::now();
   return result;
 }
 
