@@ -6,10 +6,12 @@
 // returns -1 at once — it sees no options; ranks parsing at once on two PEs
 // would read each other's optarg. These definitions take the C library's
 // place (in the loader and in programs linked with roam::ampi):
-// - one rank parses at a time: from its first call until a call returns -1
-//   it owns the globals, and another rank that calls meanwhile yields its
-//   PE until they are free (so what the owner reads between its calls,
-//   optarg and optind, is its own);
+// - one rank parses at a time: from its first call until 2 ms after a call
+//   returned -1 (time to read optind: the positional arguments) it owns the
+//   globals, and another rank that calls meanwhile yields its PE until they
+//   are free (so what the owner reads between its calls, optarg and
+//   optind, is its own; a rank descheduled by the system for longer than
+//   that between -1 and its read of optind could still see another's);
 // - each rank keeps in its thread (a thread_private: it moves with the
 //   rank) how many calls its parse made; a rank whose parse was left
 //   unfinished (it stopped before -1, or it blocked in the middle of its
@@ -43,7 +45,9 @@ const parse_state* g_holder = nullptr;  // the rank whose parse glibc's state is
 const parse_state* g_owner = nullptr;   // the rank parsing now (until -1), or none
 std::chrono::steady_clock::time_point g_owner_seen;  // its last call
 int g_left_at = 1;                      // optind as the last call left it (another value: the program wrote it)
+bool g_owner_done = false;              // its last call returned -1 (it reads optind now)
 constexpr auto owner_patience = std::chrono::milliseconds(100);
+constexpr auto owner_reading = std::chrono::milliseconds(2);
 
 bool in_a_rank_thread() noexcept {
   try {
@@ -70,8 +74,8 @@ int as_this_rank(Parse parse) {
   // (The owner's own record is in its thread, which may have moved away
   // or ended: only the time of its last call, kept here, is looked at.)
   while (g_owner != nullptr && g_owner != &mine) {
-    if (std::chrono::steady_clock::now() - g_owner_seen > owner_patience)
-      break;  // the owner blocked in the middle of its parse: take the globals (it replays later)
+    if (std::chrono::steady_clock::now() - g_owner_seen > (g_owner_done ? owner_reading : owner_patience))
+      break;  // done and read, or blocked in the middle of its parse: take the globals (it replays later)
     lock.unlock();
     roam::this_thread_yield();
     lock.lock();
@@ -93,7 +97,8 @@ int as_this_rank(Parse parse) {
   const int result = parse();
   ++mine.calls;
   g_left_at = optind;
-  g_owner = result == -1 ? nullptr : &mine;
+  g_owner = &mine;
+  g_owner_done = result == -1;
   g_owner_seen = std::chrono::steady_clock::now();
   return result;
 }

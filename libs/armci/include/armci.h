@@ -35,6 +35,12 @@ typedef long armci_size_t;
 int ARMCI_Init(void);
 int ARMCI_Init_args(int *argc, char ***argv);
 int ARMCI_Init_thread(int armci_requested);
+/* ARMCI-MPI's: ARMCI over a communicator (Global Arrays' GA_Initialize_comm).
+ * roam's ARMCI processes are MPI_COMM_WORLD's ranks: `comm` must hold all of
+ * them in order (MPI_COMM_WORLD or a duplicate), else the job stops saying
+ * so. 0 on success, as ARMCI-MPI. */
+int ARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm);
+int ARMCI_Init_mpi_comm(MPI_Comm comm);
 int ARMCI_Initialized(void);
 int ARMCI_Finalize(void);
 void ARMCI_Cleanup(void);
@@ -158,6 +164,11 @@ void ARMCI_Group_get_world(ARMCI_Group *group_out);
 int ARMCI_Absolute_id(ARMCI_Group *group, int group_rank);
 int ARMCI_Malloc_group(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group);
 int ARMCI_Free_group(void *ptr, ARMCI_Group *group);
+/* ARMCI-MPI's memory-device allocations (Global Arrays calls them): the
+ * device is ignored, as in ARMCI-MPI. */
+int ARMCI_Malloc_memdev(void **ptr_arr, armci_size_t bytes, const char *device);
+int ARMCI_Malloc_group_memdev(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group, const char *device);
+int ARMCI_Free_memdev(void *ptr);
 
 /* Topology: a "node" is a process of the job (its PEs share memory). */
 enum armci_domain_e { ARMCI_DOMAIN_SMP };
@@ -187,10 +198,15 @@ int ARMCI_Checkpoint(const char *dirname);
 int PARMCI_Init(void);
 int PARMCI_Init_args(int *argc, char ***argv);
 int PARMCI_Init_thread(int armci_requested);
+int PARMCI_Init_thread_comm(int armci_requested, MPI_Comm comm);
+int PARMCI_Init_mpi_comm(MPI_Comm comm);
 int PARMCI_Initialized(void);
 int PARMCI_Finalize(void);
 int PARMCI_Malloc(void **base_ptrs, armci_size_t size);
 int PARMCI_Free(void *ptr);
+int PARMCI_Malloc_memdev(void **ptr_arr, armci_size_t bytes, const char *device);
+int PARMCI_Malloc_group_memdev(void **ptr_arr, armci_size_t bytes, ARMCI_Group *group, const char *device);
+int PARMCI_Free_memdev(void *ptr);
 void *PARMCI_Malloc_local(armci_size_t size);
 int PARMCI_Free_local(void *ptr);
 void PARMCI_Barrier(void);
