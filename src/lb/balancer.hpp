@@ -196,6 +196,12 @@ struct pe_sync {
   /// time moved them): by identity, since the message saying so may come before they do.
   std::set<identity_key> synced_elsewhere;
   std::size_t participants = 0;              ///< the count the last walk found
+  /// Objects that left here before calling at_sync: counted here until the PE they went to says
+  /// they called it there (or ended), so that no step ends while one is on its way.
+  std::set<identity_key> departed;
+  /// Objects here (or on their way here) whose at_sync another PE waits to hear about: by identity,
+  /// the PE that waits.
+  std::map<identity_key, std::uint32_t> owed;
   bool membership_changed = false;           ///< an object was born, arrived, left or died since
   bool woke = false;                         ///< told the coordinator this step began here
   std::optional<std::uint32_t> polled;       ///< the coordinator asked for this sync step's report
@@ -318,6 +324,8 @@ void on_moves(std::uint8_t kind, std::uint32_t number, std::vector<move_order> o
 void on_done(std::uint8_t kind, std::uint32_t number);
 void on_finish(std::uint8_t kind, std::uint32_t number, std::vector<std::uint32_t> served, bool balanced);
 void on_synced_elsewhere(std::uint32_t sync_step, wire_identity who);
+void on_expect_sync(wire_identity who, std::uint32_t waiting_pe);
+void on_synced_away(wire_identity who);
 /// An object here died: it no longer takes part in the step (its PE may now be complete).
 void note_died(pe_lb& p, const object_event& e);
 void on_membership_recheck();

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -127,6 +128,7 @@ void send_report(pe_lb& p, step_kind kind, std::uint32_t number, bool grouped) {
 void try_report_sync(pe_lb& p) {
   pe_sync& y = p.sync;
   if (y.reported || !y.polled || *y.polled != y.sync_step) return;
+  if (!y.departed.empty()) return;  // an object that left unsynced has not called at_sync where it went
   if (y.synced.size() + y.synced_elsewhere.size() < y.participants && !y.membership_changed) return;
   y.membership_changed = false;
   // Perhaps everyone: count again (objects may have been created, or arrived, since).
@@ -228,12 +230,64 @@ void note_arrival(pe_lb& p, const object_identity& who) {
 void note_leaving(pe_lb& p, const object_event& e) {
   pe_sync& y = p.sync;
   const bool was_synced = y.synced.erase(e.obj) > 0 || y.synced_elsewhere.erase({e.object}) > 0;
-  if (was_synced && e.peer != ~0u) post_control<&on_synced_elsewhere>(e.peer, 0, y.sync_step, wire_identity{e.object});
+  if (e.peer == ~0u) return;
+  if (was_synced) {
+    post_control<&on_synced_elsewhere>(e.peer, 0, y.sync_step, wire_identity{e.object});
+    return;
+  }
+  // Not synced yet: on its way it is counted on no PE, and a step could end
+  // without it (its at_sync would then join the next step, and whoever
+  // waits for its resume would wait a step more: ranks of Adaptive MPI
+  // moving by hand as others balance hung so). The PE that waits for it —
+  // this one, or the one it owed its at_sync to — hears from the
+  // destination when it calls at_sync there.
+  if (auto it = y.owed.find({e.object}); it != y.owed.end()) {
+    post_control<&on_expect_sync>(e.peer, 0, wire_identity{e.object}, it->second);
+    y.owed.erase(it);
+    return;
+  }
+  if (!e.syncs) return;
+  y.departed.insert({e.object});
+  post_control<&on_expect_sync>(e.peer, 0, wire_identity{e.object}, p.pe);
+}
+
+namespace {
+// The identity of the local object at `obj` (found by a walk: only while
+// some PE waits for an object's at_sync here).
+std::optional<object_identity> identity_here(const void* obj) {
+  std::optional<object_identity> id;
+  for_each_local_object([&](const local_object& o) {
+    if (o.obj == obj) id = o.id;
+  });
+  return id;
+}
+}  // namespace
+
+void on_expect_sync(wire_identity who, std::uint32_t waiting_pe) {
+  pe_lb& p = this_pe_lb("load balancing");
+  pe_sync& y = p.sync;
+  // Arrived and synced already: say so at once; else when it calls at_sync.
+  bool synced_here = false;
+  for_each_local_object([&](const local_object& o) {
+    if (o.id == who.id && y.synced.contains(o.obj)) synced_here = true;
+  });
+  if (synced_here || y.synced_elsewhere.contains({who.id})) post_control<&on_synced_away>(waiting_pe, 0, who);
+  else y.owed[{who.id}] = waiting_pe;
+}
+
+void on_synced_away(wire_identity who) {
+  pe_lb& p = this_pe_lb("load balancing");
+  if (p.sync.departed.erase({who.id}) > 0) try_report_sync(p);
 }
 
 void note_died(pe_lb& p, const object_event& e) {
   // Its address may be reused by the next object born here.
   p.sync.synced.erase(e.obj);
+  // A PE waiting for its at_sync waits no more.
+  if (auto it = p.sync.owed.find({e.object}); it != p.sync.owed.end()) {
+    post_control<&on_synced_away>(it->second, 0, wire_identity{e.object});
+    p.sync.owed.erase(it);
+  }
   // Perhaps it was the last one this PE waited for (it was asked for its
   // report and has not sent it): look again once the destruction is over
   // (not from inside it).
@@ -259,6 +313,12 @@ void at_sync(void* obj, std::string_view type_name) {
                  std::to_string(y.sync_step) + " (wait for resume_from_sync before the next at_sync)");
     return;
   }
+  if (!y.owed.empty())
+    if (const auto id = identity_here(obj))
+      if (auto it = y.owed.find({*id}); it != y.owed.end()) {
+        post_control<&on_synced_away>(it->second, 0, wire_identity{*id});
+        y.owed.erase(it);
+      }
   if (!y.woke) {
     y.woke = true;
     post_control<&on_wake>(0, 0, y.sync_step);

@@ -165,7 +165,7 @@ void carry_out_chare_move(pe_objects& objs, std::uint64_t id, const chare_record
       [&] { return describe_chare(ops, id) + " on pe " + std::to_string(me()); },
       [&] {
         ++epoch;
-        chare_lifecycle(lifecycle_step::leaving, id, rec.obj, dest);
+        chare_lifecycle(lifecycle_step::leaving, id, rec.obj, dest, ops->moves->resume_from_sync != nullptr);
         objs.chares.erase(id);
         note_location(objs, id, {dest, epoch});
       },

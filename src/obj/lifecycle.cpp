@@ -36,12 +36,14 @@ object_identity chare_identity(std::uint64_t chare_id) noexcept {
   return id;
 }
 
-void notify_lifecycle(lifecycle_step step, const object_identity& who, void* obj, std::uint32_t peer) noexcept {
+void notify_lifecycle(lifecycle_step step, const object_identity& who, void* obj, std::uint32_t peer,
+                      bool syncs) noexcept {
   object_event e;
   e.object = who;
   e.obj = obj;
   e.pe = tls_pe ? tls_pe->id() : 0;
   e.peer = peer;
+  e.syncs = syncs;
   g_lifecycle.for_each([&](lifecycle_observer& o) {
     switch (step) {
       case lifecycle_step::born: o.born(e); break;

@@ -152,14 +152,19 @@ enum class lifecycle_step : std::uint8_t { born, arrived, leaving, died };
 object_identity element_identity(const collection_desc* d, const index_storage& idx) noexcept;
 object_identity chare_identity(std::uint64_t chare_id) noexcept;
 [[gnu::cold]] void notify_lifecycle(lifecycle_step step, const object_identity& who, void* obj,
-                                    std::uint32_t peer = no_pe) noexcept;
+                                    std::uint32_t peer = no_pe, bool syncs = false) noexcept;
 /// Tells lifecycle observers, if any, about collection member `idx` of `d`.
 inline void member_lifecycle(lifecycle_step step, const collection_desc* d, const index_storage& idx, void* obj,
                              std::uint32_t peer = no_pe) noexcept {
-  if (g_lifecycle.any()) [[unlikely]] notify_lifecycle(step, element_identity(d, idx), obj, peer);
+  if (g_lifecycle.any()) [[unlikely]] {
+    const bool syncs = d->kind == collection_kind::array && d->elem && d->elem->moves &&
+                       d->elem->moves->resume_from_sync != nullptr;
+    notify_lifecycle(step, element_identity(d, idx), obj, peer, syncs);
+  }
 }
-inline void chare_lifecycle(lifecycle_step step, std::uint64_t id, void* obj, std::uint32_t peer = no_pe) noexcept {
-  if (g_lifecycle.any()) [[unlikely]] notify_lifecycle(step, chare_identity(id), obj, peer);
+inline void chare_lifecycle(lifecycle_step step, std::uint64_t id, void* obj, std::uint32_t peer = no_pe,
+                            bool syncs = false) noexcept {
+  if (g_lifecycle.any()) [[unlikely]] notify_lifecycle(step, chare_identity(id), obj, peer, syncs);
 }
 
 // observation.cpp (only while an observer is subscribed)

@@ -20,6 +20,7 @@ struct object_event {
   void* obj = nullptr;       ///< the object's address on this PE
   std::uint32_t pe = 0;      ///< where it happens
   std::uint32_t peer = ~0u;  ///< leaving: the destination PE
+  bool syncs = false;        ///< takes part in load balancing at sync points (its type has resume_from_sync)
 };
 
 class lifecycle_observer {

@@ -202,12 +202,9 @@ int migrate(MPI_Info hints) {
   if (!me().jobs.empty())
     return fail(MPI_COMM_WORLD, MPI_ERR_PENDING, "AMPI_Migrate",
                 "non-blocking collectives are still in progress (complete them first)");
-  // No rank is still on its way to another PE (AMPI_Migrate_to_pe) when
-  // the balancing step starts: an element in flight is counted by no PE,
-  // and the step could end without it (docs/design/ampi.md, "Still to
-  // come"). Every rank calls AMPI_Migrate, so a barrier costs one round.
-  PAMPI_Barrier(MPI_COMM_WORLD);
-  // Every rank's element reaches its sync point; the balancer may move it
+  // Every rank's element reaches its sync point (one still on its way to
+  // another PE, after AMPI_Migrate_to_pe, is counted by the PE it left
+  // until it gets there: src/lb/protocol.cpp); the balancer may move it
   // (thread and all) and resumes it where it then is.
   roam::at_sync_and_wait();
   return MPI_SUCCESS;

@@ -109,6 +109,76 @@ void expect_steps(unsigned pes, std::vector<std::string> options, int shift) {
   EXPECT_EQ(t[3], n) << "the broadcast reached every element once";
 }
 
+// Elements that move by hand (migrate_to) before they call at_sync, as
+// others already wait: while one is on its way it is counted by the PE it
+// left, so no step ends without it (before, the step ended, its at_sync
+// joined the next step, and once the others stopped it waited for good).
+// Each element records the step number it resumes from: all must agree.
+struct hopper : roam::element<hopper> {
+  hopper() = default;
+  explicit hopper(roam::migrating) {}
+  void pup(roam::pup_er& p) { p | resumes | out_of_step | n; }
+  int resumes = 0, out_of_step = 0, n = 0;
+
+  void start(int elements) {
+    n = elements;
+    step();
+  }
+  void step() {
+    // Odd elements (and, on odd steps, even ones) hop first, a PE on.
+    if ((this_index()[0] + resumes) % 2 == 1 && roam::num_pes() > 1) {
+      migrate_to(roam::pe_id{(roam::my_pe().value() + 1) % roam::num_pes()});
+      this_proxy().send<&hopper::sync_there>();  // follows it
+      return;
+    }
+    at_sync();
+  }
+  void sync_there() { at_sync(); }
+  void resume_from_sync() {
+    ++resumes;
+    if (roam::load_balancing_enabled() && static_cast<int>(roam::load_balancing_steps()) != resumes) ++out_of_step;
+    if (resumes < steps) step();
+  }
+  void report(roam::callback<std::array<long, 2>> cb) {
+    contribute(std::array<long, 2>{resumes, out_of_step}, roam::sum, cb);
+  }
+};
+
+std::array<long, 2> run_hoppers(unsigned pes, std::vector<std::string> options) {
+  std::array<long, 2> result{};
+  const int n = 6 * static_cast<int>(pes);
+  int rc = roam_test::run_on(
+      pes,
+      [&result, n](const roam::args&) -> roam::task<> {
+        auto cells = roam::create_array<hopper>(roam::array_options<1>({n}));
+        cells.send<&hopper::start>(n);
+        co_await quiet();
+        auto [f, p] = roam::make_future<std::array<long, 2>>();
+        cells.send<&hopper::report>(roam::callback<std::array<long, 2>>::to_future(p));
+        result = co_await f;
+        roam::exit(0);
+      },
+      std::move(options));
+  EXPECT_EQ(rc, 0);
+  return result;
+}
+
+TEST(lb_sync, elements_moving_by_hand_before_at_sync_are_waited_for_p2) {
+  const auto t = run_hoppers(2, {"+balancer", "TestShift"});
+  EXPECT_EQ(t[0], 12 * steps) << "resume_from_sync exactly once per element per step";
+  EXPECT_EQ(t[1], 0) << "an element resumed from another step than the others";
+}
+TEST(lb_sync, elements_moving_by_hand_before_at_sync_are_waited_for_p3) {
+  const auto t = run_hoppers(3, {"+balancer", "TestShift"});
+  EXPECT_EQ(t[0], 18 * steps) << "resume_from_sync exactly once per element per step";
+  EXPECT_EQ(t[1], 0) << "an element resumed from another step than the others";
+}
+TEST(lb_sync, elements_moving_by_hand_before_at_sync_are_waited_for_no_strategy_p2) {
+  const auto t = run_hoppers(2, {});
+  EXPECT_EQ(t[0], 12 * steps) << "resume_from_sync exactly once per element per step";
+  EXPECT_EQ(t[1], 0) << "an element resumed from another step than the others";
+}
+
 TEST(lb_sync, every_step_moves_and_resumes_each_element_once_p1) { expect_steps(1, {"+balancer", "TestShift"}, 1); }
 TEST(lb_sync, every_step_moves_and_resumes_each_element_once_p2) { expect_steps(2, {"+balancer", "TestShift"}, 1); }
 TEST(lb_sync, every_step_moves_and_resumes_each_element_once_p4) { expect_steps(4, {"+balancer", "TestShift"}, 1); }
