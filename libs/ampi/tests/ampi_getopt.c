@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static int parse(int argc, char** argv, int* n, int* b, int* verbose) {
+/* One parse; `interleave`: a barrier after each option (the other ranks
+ * parse meanwhile). */
+static int parse(int argc, char** argv, int* n, int* b, int* verbose, int interleave) {
   static const struct option longs[] = {{"verbose", no_argument, NULL, 'v'}, {NULL, 0, NULL, 0}};
   int c;
   *n = *b = -1;
@@ -21,22 +23,7 @@ static int parse(int argc, char** argv, int* n, int* b, int* verbose) {
     else if (c == 'b') *b = atoi(optarg);
     else if (c == 'v') *verbose = 1;
     else return 0;
-    MPI_Barrier(MPI_COMM_WORLD); /* the other ranks parse meanwhile */
-  }
-  return optind == argc - 1 && strcmp(argv[optind], "last") == 0;
-}
-
-/* The same without yielding between options. */
-static int parse_alone(int argc, char** argv, int* n, int* b, int* verbose) {
-  static const struct option longs[] = {{"verbose", no_argument, NULL, 'v'}, {NULL, 0, NULL, 0}};
-  int c;
-  *n = *b = -1;
-  *verbose = 0;
-  while ((c = getopt_long(argc, argv, "n:b:", longs, NULL)) != -1) {
-    if (c == 'n') *n = atoi(optarg);
-    else if (c == 'b') *b = atoi(optarg);
-    else if (c == 'v') *verbose = 1;
-    else return 0;
+    if (interleave) MPI_Barrier(MPI_COMM_WORLD);
   }
   return optind == argc - 1 && strcmp(argv[optind], "last") == 0;
 }
@@ -46,7 +33,7 @@ int main(int argc, char** argv) {
   int me, size, n, b, verbose, ok;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  ok = parse(argc, argv, &n, &b, &verbose) && n == 100 && b == 7 && verbose;
+  ok = parse(argc, argv, &n, &b, &verbose, 1) && n == 100 && b == 7 && verbose;
   if (!ok) printf("ampi_getopt: FAILED: rank %d saw -n %d -b %d --verbose %d\n", me, n, b, verbose);
   /* Parse again from optind = 1, one rank at a time (optind itself is one
    * variable of the process: a rank that writes it while another parses on
@@ -55,7 +42,7 @@ int main(int argc, char** argv) {
   for (int turn = 0; turn < size; ++turn) {
     if (turn == me) {
       optind = 1;
-      again = parse_alone(argc, argv, &n, &b, &verbose) && n == 100 && b == 7 && verbose;
+      again = parse(argc, argv, &n, &b, &verbose, 0) && n == 100 && b == 7 && verbose;
       if (!again) printf("ampi_getopt: FAILED: rank %d's second parse saw -n %d -b %d --verbose %d\n", me, n, b, verbose);
     }
     MPI_Barrier(MPI_COMM_WORLD);
