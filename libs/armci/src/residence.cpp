@@ -45,8 +45,8 @@ pinned::~pinned() { entry_.pins.fetch_sub(1, std::memory_order_release); }
 void rank_arrived(ampi::rank& r) {
   state& s = state_of(r);  // made here, on the rank's PE
   const int world = ampi::world_rank_of(r);
+  host_arrived(world, s);  // first: origins of this process read the state's host table once it is resident
   residence_of(world).resident.store(&s, std::memory_order_seq_cst);
-  host_arrived(world, s);
 }
 
 void rank_leaving(ampi::rank& r) {
