@@ -1503,6 +1503,11 @@ int AMPI_Register_just_migrated(MPI_MigrateFn fn);
 #endif
 
 /* ---- the program's main becomes each rank's ---------------------------- */
+/* Only for a program linked into an executable with roam-ampi, whose main the
+ * runtime's main must call: ampicc / ampicxx define ROAM_AMPI_NO_MAIN_RENAME
+ * and the loader calls the program's own main. A renamed C++ main is an
+ * ordinary function: it must end with a return statement (main's implicit
+ * `return 0` is lost; -Wreturn-type says so). */
 #ifndef ROAM_AMPI_NO_MAIN_RENAME
 #ifdef __cplusplus
 int roam_ampi_main_cpp(int argc, char** argv);

@@ -76,7 +76,7 @@ struct image_layout {
     std::size_t count = 0;
   };
   std::vector<initializers> inits;  // in the order they run: libraries first, the program last
-  std::uintptr_t main_c = 0, main_args = 0, main_noargs = 0;  // offsets of the renamed mains
+  std::uintptr_t main_c = 0, main_args = 0, main_noargs = 0;  // offsets of main (or of mpi.h's renamed mains)
 };
 image_layout g_layout;
 std::once_flag g_loaded;
@@ -290,11 +290,14 @@ void read_layout() {
     const auto a = reinterpret_cast<std::uintptr_t>(p);
     return p && a >= L.start && a < L.end ? a - L.start : 0;
   };
-  L.main_c = offset_of("roam_ampi_main_c");
+  // ampicc keeps the program's main; a program whose objects were compiled
+  // with mpi.h's rename (built some other way) has the renamed one.
+  L.main_c = offset_of("main");
+  if (!L.main_c) L.main_c = offset_of("roam_ampi_main_c");
   L.main_args = offset_of("_Z18roam_ampi_main_cppiPPc");
   L.main_noargs = offset_of("_Z18roam_ampi_main_cppv");
   if (!L.main_c && !L.main_args && !L.main_noargs)
-    cannot("it has no main of its own: build it with ampicc or ampicxx (mpi.h renames main so that each rank runs it)");
+    cannot("it has no main of its own (build it with ampicc or ampicxx, which make PROG.so with the program's main)");
 }
 
 // What a rank's copy calls instead of libc's __cxa_atexit (its C++
