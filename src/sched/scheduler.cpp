@@ -6,6 +6,7 @@
 #include <roam/sched/detail/heap_route.hpp>
 #include <roam/sched/detail/runtime_state.hpp>
 #include <roam/sched/observe.hpp>
+#include <roam/sched/poller.hpp>
 
 #include <roam/machine/detail/futex.hpp>
 #include <roam/machine/detail/transport.hpp>
@@ -99,10 +100,12 @@ void pe_state::run_loop() {
         run_timers();
         if (work_item* n = rt_.take_node_item()) run_item(n);
         if (drives_) drives_->progress();  // the transport caps how much one turn takes
+        if (have_pollers()) [[unlikely]] poll_pollers(id_);
       }
       continue;
     }
     if (drives_ && drives_->progress()) continue;
+    if (have_pollers() && poll_pollers(id_)) [[unlikely]] continue;
     if (run_timers()) continue;
     go_idle();
   }
@@ -163,8 +166,9 @@ void pe_state::go_idle() {
     idle_stats_.spinning += last_look - start;
     idle_policy_.episode(last_look - start);
   };
+  const bool polled = have_pollers();
   for (unsigned i = 1;; ++i) {
-    if (work_visible() || (drives_ && drives_->progress())) {
+    if (work_visible() || (drives_ && drives_->progress()) || (polled && poll_pollers(id_))) {
       end_spinning();
       return;
     }
@@ -197,6 +201,17 @@ void pe_state::go_idle() {
   const auto sleep_start = clock::now();
   std::uint32_t seen = wake_.load(std::memory_order_seq_cst);
   sleeping_.store(1, std::memory_order_seq_cst);
+  // Pollers learn it first, then look once more: a producer in another
+  // process that published before it saw the flag is found here.
+  if (polled) {
+    tell_pollers_sleeping(id_, true);
+    if (poll_pollers(id_)) {
+      tell_pollers_sleeping(id_, false);
+      sleeping_.store(0, std::memory_order_relaxed);
+      idle_policy_.episode(last_look - start);
+      return;
+    }
+  }
   if (drives_) {
     // Sleep in the transport, so a frame from a peer wakes this PE too; wake() interrupts it.
     constexpr std::chrono::microseconds longest{100'000};
@@ -207,6 +222,7 @@ void pe_state::go_idle() {
     futex_wait(wake_, seen, timeout);
   }
   sleeping_.store(0, std::memory_order_relaxed);
+  if (polled) tell_pollers_sleeping(id_, false);
   const auto woke = clock::now();
   idle_stats_.asleep += woke - sleep_start;
   const std::int64_t stamp = wake_stamp_.load(std::memory_order_relaxed);

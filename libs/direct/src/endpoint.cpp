@@ -40,16 +40,16 @@ void report(endpoint& e) noexcept {
     e.notice.post(pe);
     return;
   }
-  std::uint32_t s = e.state.fetch_and(~std::uint32_t{queued}, std::memory_order_acq_rel) & ~std::uint32_t{queued};
+  std::uint32_t s = e.st().fetch_and(~std::uint32_t{queued}, std::memory_order_acq_rel) & ~std::uint32_t{queued};
   for (;;) {
     if ((s & (landed | polling)) != (landed | polling) || (s & (away | closed))) return;
-    if (e.state.compare_exchange_weak(s, s & ~std::uint32_t{landed}, std::memory_order_acq_rel)) break;
+    if (e.st().compare_exchange_weak(s, s & ~std::uint32_t{landed}, std::memory_order_acq_rel)) break;
   }
   // The receiver may have settled on another PE between the look at `pe`
   // above and the claim (its arrival stores pe, then clears away): the
   // callback must run where it is now.
   if (e.pe.load(std::memory_order_acquire) != this_pe()) {
-    e.state.fetch_or(landed, std::memory_order_acq_rel);
+    e.st().fetch_or(landed, std::memory_order_acq_rel);
     signal(e);
     return;
   }
@@ -63,6 +63,15 @@ void report(endpoint& e) noexcept {
 }  // namespace
 
 endpoint::endpoint(std::uint64_t i, std::uint64_t b) : id(i), bytes(b), notice([this] { report(*this); }) {}
+
+void endpoint::share_state() noexcept {
+  std::uint32_t index = 0;
+  if (std::atomic<std::uint32_t>* w = claim_slot(index)) {
+    w->store(own_state.load(std::memory_order_relaxed), std::memory_order_release);
+    state_word = w;
+    slot = index;
+  }
+}
 
 registry& the_registry() {
   static registry r;
@@ -90,7 +99,7 @@ std::string describe(const endpoint& e) {
 void fail(const std::string& what) { throw std::logic_error("roam::direct: " + what); }
 
 void signal(endpoint& e) {
-  const std::uint32_t before = e.state.fetch_or(queued, std::memory_order_acq_rel);
+  const std::uint32_t before = e.st().fetch_or(queued, std::memory_order_acq_rel);
   if (before & queued) return;
   e.keep = e.shared_from_this();
   e.notice.post(e.pe.load(std::memory_order_acquire));
@@ -100,16 +109,16 @@ void land_here(endpoint& e, std::span<const std::byte> data, std::uint32_t from_
   if (data.size() != e.bytes)
     fail("a put of " + std::to_string(data.size()) + " bytes from pe " + std::to_string(from_pe) + " into " +
          describe(e));
-  std::uint32_t s = e.state.load(std::memory_order_acquire);
+  std::uint32_t s = e.st().load(std::memory_order_acquire);
   for (;;) {
     if (s & closed) fail("a put from pe " + std::to_string(from_pe) + " into " + describe(e) + ", which is closed");
     if (!(s & armed))
       fail("a put from pe " + std::to_string(from_pe) + " into " + describe(e) +
            " before its receiver was ready (ready() must come before each put after the first)");
-    if (e.state.compare_exchange_weak(s, (s & ~std::uint32_t{armed}) | landing, std::memory_order_acq_rel)) break;
+    if (e.st().compare_exchange_weak(s, (s & ~std::uint32_t{armed}) | landing, std::memory_order_acq_rel)) break;
   }
   if (!data.empty()) std::memcpy(e.data, data.data(), data.size());
-  s = e.state.fetch_add(landed - landing, std::memory_order_acq_rel) + (landed - landing);
+  s = e.st().fetch_add(landed - landing, std::memory_order_acq_rel) + (landed - landing);
   if (s & polling) signal(e);
 }
 
@@ -122,7 +131,8 @@ std::shared_ptr<endpoint> open(const void* owner, std::string owner_name, std::s
   e->owner = owner;
   e->owner_name = std::move(owner_name);
   e->pe.store(this_pe(), std::memory_order_relaxed);
-  e->state.store(armed | polling, std::memory_order_release);
+  e->st().store(armed | polling, std::memory_order_release);
+  e->share_state();
   registry& r = the_registry();
   std::lock_guard lock(r.mu);
   r.by_id[e->id] = e;
@@ -142,7 +152,8 @@ std::shared_ptr<endpoint> reopen(const receiver_record& from, const void* owner,
   e->owner = owner;
   e->epoch = from.epoch;
   e->pe.store(this_pe(), std::memory_order_relaxed);
-  e->state.store(from.state & travelling, std::memory_order_release);
+  e->st().store(from.state & travelling, std::memory_order_release);
+  e->share_state();
   std::shared_ptr<endpoint> old;
   {
     registry& r = the_registry();
@@ -167,7 +178,7 @@ std::shared_ptr<endpoint> reopen(const receiver_record& from, const void* owner,
     roam::call_on_pe<&relocated>(from.from_pe, e->id, e->epoch, here);
   if (home != here && home != from.from_pe) roam::call_on_pe<&relocated>(home, e->id, e->epoch, here);
   for (parked_put& p : waiting) land_here(*e, p.data.span(), p.from_pe);
-  if ((e->state.load(std::memory_order_acquire) & (landed | polling)) == (landed | polling)) signal(*e);
+  if ((e->st().load(std::memory_order_acquire) & (landed | polling)) == (landed | polling)) signal(*e);
   return e;
 }
 
@@ -182,7 +193,7 @@ void relocated(std::uint64_t id, std::uint32_t epoch, std::uint32_t to) {
     auto& slot = r.by_id[id];
     if (!slot) {
       slot = std::make_shared<endpoint>(id, 0);
-      slot->state.store(away, std::memory_order_relaxed);
+      slot->st().store(away, std::memory_order_relaxed);
       slot->epoch = epoch;
     }
     e = slot;
@@ -190,7 +201,7 @@ void relocated(std::uint64_t id, std::uint32_t epoch, std::uint32_t to) {
   std::vector<parked_put> waiting;
   {
     std::lock_guard lock(e->mu);
-    if (!(e->state.load(std::memory_order_acquire) & away)) return;  // live here: news of an older move
+    if (!(e->st().load(std::memory_order_acquire) & away)) return;  // live here: news of an older move
     if (e->epoch > epoch) return;
     e->epoch = epoch;
     e->gone_to = to;
@@ -205,7 +216,7 @@ receiver_record record_of(const endpoint& e) {
   r.id = e.id;
   r.bytes = e.bytes;
   r.epoch = e.epoch;
-  r.state = e.state.load(std::memory_order_acquire) & travelling;
+  r.state = e.st().load(std::memory_order_acquire) & travelling;
   r.owner = e.owner_name;
   r.from_pe = e.pe.load(std::memory_order_acquire);
   return r;
@@ -222,22 +233,22 @@ void close(const std::shared_ptr<endpoint>& e) noexcept {
   // Moving through pup (away): it stays as the record that forwards puts.
   // Otherwise the channel ends; the record stays to name it in errors.
   std::lock_guard elock(e->mu);
-  if (!(e->state.load(std::memory_order_acquire) & away)) e->state.fetch_or(closed, std::memory_order_acq_rel);
+  if (!(e->st().load(std::memory_order_acquire) & away)) e->st().fetch_or(closed, std::memory_order_acq_rel);
 }
 
 void ready_mark(endpoint& e) {
-  std::uint32_t s = e.state.load(std::memory_order_acquire);
+  std::uint32_t s = e.st().load(std::memory_order_acquire);
   for (;;) {
     if (s & closed) fail("ready on " + describe(e) + ", which is closed");
     if (s & landing)
       fail("ready on " + describe(e) + " while a put is landing: the receiver was ready already (ready() twice before a put?)");
     const std::uint32_t next = (s & ~std::uint32_t{landed | polling}) | armed;
-    if (e.state.compare_exchange_weak(s, next, std::memory_order_acq_rel)) return;
+    if (e.st().compare_exchange_weak(s, next, std::memory_order_acq_rel)) return;
   }
 }
 
 void ready_poll(endpoint& e) {
-  const std::uint32_t s = e.state.fetch_or(polling, std::memory_order_acq_rel) | polling;
+  const std::uint32_t s = e.st().fetch_or(polling, std::memory_order_acq_rel) | polling;
   if (s & landed) signal(e);
 }
 
@@ -246,6 +257,6 @@ void ready(endpoint& e) {
   ready_poll(e);
 }
 
-bool arrived(const endpoint& e) noexcept { return e.state.load(std::memory_order_acquire) & landed; }
+bool arrived(const endpoint& e) noexcept { return e.st().load(std::memory_order_acquire) & landed; }
 
 }  // namespace roam::direct::detail

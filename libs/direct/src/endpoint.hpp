@@ -13,6 +13,8 @@
 #include <vector>
 
 #include <roam/direct/channel.hpp>
+
+#include "host.hpp"
 #include <roam/msg/buffer.hpp>
 #include <roam/sched/notice.hpp>
 #include <roam/sched/runtime.hpp>
@@ -46,10 +48,18 @@ struct parked_put {
 
 struct endpoint : std::enable_shared_from_this<endpoint> {
   endpoint(std::uint64_t id, std::uint64_t bytes);
+  /// Moves the state word into this process's segment (a receiver's, not a record's).
+  void share_state() noexcept;
 
   const std::uint64_t id;
   const std::uint64_t bytes;
-  std::atomic<std::uint32_t> state{0};
+  /// The state word: in this process's shared segment when it has one
+  /// (senders of other processes of the host take it there), else own_state.
+  std::atomic<std::uint32_t>& st() noexcept { return *state_word; }
+  const std::atomic<std::uint32_t>& st() const noexcept { return *state_word; }
+  std::atomic<std::uint32_t> own_state{0};
+  std::atomic<std::uint32_t>* state_word = &own_state;
+  std::uint32_t slot = nowhere;  ///< its index in the segment (nowhere: own_state)
   std::atomic<std::uint32_t> pe{nowhere};  ///< where the receiver (and the callback) is
   std::byte* data = nullptr;               ///< null: a forwarding record, no receiver here
   std::function<void()> on_arrival;

@@ -13,6 +13,18 @@ namespace roam::direct {
 namespace detail {
 namespace {
 
+// Location news: channel `id` is reached directly by `v` (from a PE of this host).
+void way_news(std::uint64_t id, host_view v) { remember_view(id, v); }
+
+// A put came by message from `from_pe`: if that PE is in another process of
+// this host, it can come straight here next time.
+void tell_the_way(const endpoint& e, std::uint32_t from_pe) {
+  if (e.slot == nowhere || e.data == nullptr || from_pe >= roam::num_pes()) return;
+  const std::uint32_t node = node_of(from_pe);
+  if (node == roam::my_node().value() || !roam::shares_host(roam::node_id{node})) return;
+  roam::call_on_pe<&way_news>(from_pe, e.id, view_of(e.slot, e.data, e.pe.load(std::memory_order_acquire), e.epoch));
+}
+
 // A put that travelled as a message, on a PE where the receiver was (or is).
 void put_arrives(std::uint64_t id, std::uint32_t from_pe, roam::buffer<std::byte> data) {
   std::shared_ptr<endpoint> e = lookup(id);
@@ -30,21 +42,22 @@ void put_arrives(std::uint64_t id, std::uint32_t from_pe, roam::buffer<std::byte
       auto& slot = r.by_id[id];
       if (!slot) {
         slot = std::make_shared<endpoint>(id, 0);
-        slot->state.store(away, std::memory_order_relaxed);
+        slot->st().store(away, std::memory_order_relaxed);
       }
       e = slot;
     }
   }
   for (;;) {
-    const std::uint32_t s = e->state.load(std::memory_order_acquire);
+    const std::uint32_t s = e->st().load(std::memory_order_acquire);
     if (!(s & away) || (s & closed)) {
       land_here(*e, data.span(), from_pe);
+      tell_the_way(*e, from_pe);
       return;
     }
     std::shared_ptr<endpoint> next;
     {
       std::lock_guard lock(e->mu);
-      if (!(e->state.load(std::memory_order_acquire) & away)) continue;  // it came back meanwhile
+      if (!(e->st().load(std::memory_order_acquire) & away)) continue;  // it came back meanwhile
       next = e->successor.lock();
       if (!next) {
         park_or_forward(*e, std::move(data), from_pe);
@@ -80,6 +93,7 @@ channel::channel(const receiver& r) {
     pe_ = e.pe.load(std::memory_order_acquire);
     receiver_ = e.owner_name;
     cached_ = r.ep_;
+    if (e.slot != detail::nowhere) view_ = detail::view_of(e.slot, e.data, pe_, e.epoch);
   } else {
     id_ = r.record_.id;
     bytes_ = r.record_.bytes;
@@ -110,21 +124,21 @@ void channel::put() {
     fail("put on channel " + std::string(hex) + " into " + receiver_ +
          " with no source attached (attach once, and again after the sender moved through pup)");
   }
-  if (!cached_) cached_ = lookup(id_);
+  if (!cached_ && !peer_state_) cached_ = lookup(id_);
   for (endpoint* e = cached_.get(); e != nullptr;) {
-    std::uint32_t s = e->state.load(std::memory_order_acquire);
+    std::uint32_t s = e->st().load(std::memory_order_acquire);
     bool took = false;
     while (!(s & (away | closed))) {
       if (!(s & armed))
         fail("a put into " + describe(*e) + " before its receiver was ready (ready() must come before each put after the first)");
-      if (e->state.compare_exchange_weak(s, (s & ~std::uint32_t{armed}) | landing, std::memory_order_acq_rel)) {
+      if (e->st().compare_exchange_weak(s, (s & ~std::uint32_t{armed}) | landing, std::memory_order_acq_rel)) {
         took = true;
         break;
       }
     }
     if (took) {
       if (bytes_ != 0) std::memcpy(e->data, source_, bytes_);
-      s = e->state.fetch_add(landed - landing, std::memory_order_acq_rel) + (landed - landing);
+      s = e->st().fetch_add(landed - landing, std::memory_order_acq_rel) + (landed - landing);
       if (s & polling) signal(*e);
       return;
     }
@@ -133,19 +147,75 @@ void channel::put() {
     std::shared_ptr<endpoint> next;
     {
       std::lock_guard lock(e->mu);
-      if (!(e->state.load(std::memory_order_acquire) & away)) continue;  // settled again as itself
+      if (!(e->st().load(std::memory_order_acquire) & away)) continue;  // settled again as itself
       next = e->successor.lock();
       if (!next) {
-        if (e->gone_to != nowhere) pe_ = e->gone_to;
+        if (e->gone_to != nowhere) {
+          // In another process now: straight there if it is on this host
+          // and has told us how (location news), else by message.
+          pe_ = e->gone_to;
+          host_view v;
+          if (recall_view(id_, v) && v.epoch >= e->epoch) {
+            view_ = v;
+            cached_.reset();
+            break;
+          }
+        }
         park_or_forward(*e, roam::buffer<std::byte>(std::span(source_, bytes_)), this_pe());
-        if (e->gone_to != nowhere) cached_.reset();  // in another process now: messages from here on
         return;
       }
     }
     cached_ = std::move(next);
     e = cached_.get();
   }
+  if (put_to_peer()) return;
   put_by_message();
+}
+
+// The host path: the receiver is in another process of this host.
+bool channel::put_to_peer() {
+  using namespace detail;
+  if (!peer_state_) {
+    if (!view_.valid() && !recall_view(id_, view_)) return false;
+    peer_access a;
+    if (!reach(view_, a)) {
+      view_ = {};
+      return false;
+    }
+    peer_state_ = a.state;
+    peer_bell_ = a.bell;
+  }
+  auto& word = *static_cast<std::atomic<std::uint32_t>*>(peer_state_);
+  std::uint32_t s = word.load(std::memory_order_acquire);
+  for (;;) {
+    if (s & closed) {
+      char hex[24];
+      std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(id_));
+      fail("a put into channel " + std::string(hex) + " into " + receiver_ + " (" + std::to_string(bytes_) +
+           " bytes), which is closed (its receiver was destroyed)");
+    }
+    if (s & away) {  // it moved: messages find it, and its news may bring us a new view
+      peer_state_ = peer_bell_ = nullptr;
+      view_ = {};
+      return false;
+    }
+    if (!(s & armed)) {
+      char hex[24];
+      std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(id_));
+      fail("a put into channel " + std::string(hex) + " into " + receiver_ + " (" + std::to_string(bytes_) +
+           " bytes) before its receiver was ready (ready() must come before each put after the first)");
+    }
+    if (word.compare_exchange_weak(s, (s & ~std::uint32_t{armed}) | landing, std::memory_order_acq_rel)) break;
+  }
+  if (!write_peer(view_, source_, bytes_)) {  // not permitted, or the process is gone: messages
+    word.fetch_sub(landing - armed, std::memory_order_acq_rel);
+    peer_state_ = peer_bell_ = nullptr;
+    view_ = {};
+    return false;
+  }
+  s = word.fetch_add(landed - landing, std::memory_order_acq_rel) + (landed - landing);
+  if (s & polling) ring(view_, *static_cast<pe_bell*>(peer_bell_));
+  return true;
 }
 
 void channel::put_by_message() {

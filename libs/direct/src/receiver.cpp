@@ -17,10 +17,10 @@ namespace {
 // Spins until a sender's copy into the buffer is over (it takes as long as
 // one memcpy; the sender does not wait for anything while landing).
 std::uint32_t wait_landed(endpoint& e) {
-  std::uint32_t s = e.state.load(std::memory_order_acquire);
+  std::uint32_t s = e.st().load(std::memory_order_acquire);
   while (s & landing) {
     std::this_thread::yield();
-    s = e.state.load(std::memory_order_acquire);
+    s = e.st().load(std::memory_order_acquire);
   }
   return s;
 }
@@ -32,7 +32,7 @@ std::uint32_t wait_landed(endpoint& e) {
 void go_away(endpoint& e) {
   {
     std::lock_guard lock(e.mu);
-    if (!(e.state.fetch_or(away, std::memory_order_acq_rel) & away)) ++e.epoch;
+    if (!(e.st().fetch_or(away, std::memory_order_acq_rel) & away)) ++e.epoch;
   }
   wait_landed(e);
 }
@@ -57,9 +57,9 @@ class move_follower final : public roam::lifecycle_observer {
       std::vector<parked_put> waiting;
       {
         std::lock_guard lock(e->mu);
-        if (!(e->state.load(std::memory_order_acquire) & away)) continue;
+        if (!(e->st().load(std::memory_order_acquire) & away)) continue;
         e->pe.store(ev.pe, std::memory_order_release);
-        e->state.fetch_and(~std::uint32_t{away}, std::memory_order_acq_rel);
+        e->st().fetch_and(~std::uint32_t{away}, std::memory_order_acq_rel);
         waiting.swap(e->parked);
       }
       try {
@@ -67,7 +67,7 @@ class move_follower final : public roam::lifecycle_observer {
       } catch (const std::exception& x) {
         roam::abort(x.what());
       }
-      if ((e->state.load(std::memory_order_acquire) & (landed | polling)) == (landed | polling)) signal(*e);
+      if ((e->st().load(std::memory_order_acquire) & (landed | polling)) == (landed | polling)) signal(*e);
     }
   }
 

@@ -60,6 +60,21 @@ struct receiver_record {
   std::string owner;          ///< the receiver's name, for errors
   void pup(roam::pup_er& p) { p | id | bytes | epoch | state | from_pe | owner; }
 };
+/// How a sender in another process of the receiver's host reaches it
+/// directly (src/host.hpp): the receiver process's shared segment, the
+/// state word's slot in it, the buffer's address there.
+struct host_view {
+  std::uint32_t node = ~0u;  ///< the receiver's process; ~0u: none
+  std::int32_t pid = 0;
+  std::int32_t fd = -1;
+  std::uint64_t token = 0;
+  std::uint32_t slot = 0;
+  std::uint32_t pe = 0;
+  std::uint32_t epoch = 0;
+  std::uint64_t address = 0;
+  bool valid() const noexcept { return node != ~0u; }
+  void pup(roam::pup_er& p) { p | node | pid | fd | token | slot | pe | epoch | address; }
+};
 std::shared_ptr<endpoint> open(const void* owner, std::string owner_name, std::span<std::byte> buffer,
                                std::function<void()> on_arrival);
 std::shared_ptr<endpoint> reopen(const receiver_record& from, const void* owner, std::span<std::byte> buffer,
@@ -162,21 +177,27 @@ class channel {
   explicit operator bool() const noexcept { return id_ != 0; }
 
   void pup(roam::pup_er& p) {
-    p | id_ | bytes_ | pe_ | receiver_;
+    p | id_ | bytes_ | pe_ | receiver_ | view_;
     if (p.is_unpacking()) {
       source_ = nullptr;
       cached_.reset();
+      peer_state_ = nullptr;
+      peer_bell_ = nullptr;
     }
   }
 
  private:
   void put_by_message();
+  bool put_to_peer();
   std::uint64_t id_ = 0;
   std::uint64_t bytes_ = 0;
   std::uint32_t pe_ = 0;  ///< where the receiver was last known to be
   std::string receiver_;
   const std::byte* source_ = nullptr;       ///< not serialised: attach again after a move through pup
   std::shared_ptr<detail::endpoint> cached_;  ///< the receiver's endpoint when it is in this process
+  detail::host_view view_;                    ///< the receiver in another process of this host
+  void* peer_state_ = nullptr;                ///< view_'s state word, mapped here (not serialised)
+  void* peer_bell_ = nullptr;
 };
 
 /// Makes a channel into `buffer`, owned by `owner` (the receiving object:

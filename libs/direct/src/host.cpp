@@ -1,0 +1,249 @@
+// The host path's memory: this process's segment, peers' segments mapped
+// here, the copy into another process, doorbells and the poller.
+#include "host.hpp"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <random>
+#include <string>
+#include <unordered_map>
+
+#include "endpoint.hpp"
+
+#include <roam/msg/pe_call.hpp>
+#include <roam/sched/poller.hpp>
+
+namespace roam::direct::detail {
+namespace {
+
+constexpr std::uint32_t segment_magic = 0x726f6444;  // "roDd"
+constexpr std::size_t max_bells = 4096;               // PEs of the whole run a segment serves
+constexpr std::size_t segment_bytes = std::size_t{16} << 20;  // sparse: pages appear as slots are used
+
+struct segment_header {
+  std::uint32_t magic = 0;
+  std::uint32_t pad = 0;
+  std::uint64_t token = 0;  ///< tells this segment from another behind a reused pid or fd
+};
+constexpr std::size_t bells_offset = 64;
+constexpr std::size_t slots_offset = bells_offset + max_bells * sizeof(pe_bell);
+constexpr std::size_t slot_capacity = (segment_bytes - slots_offset) / sizeof(shared_slot);
+
+struct own_segment {
+  std::byte* base = nullptr;
+  int fd = -1;
+  std::uint64_t token = 0;
+  std::atomic<std::uint32_t> next{0};
+  pe_bell* bells() const { return reinterpret_cast<pe_bell*>(base + bells_offset); }
+  shared_slot* slots() const { return reinterpret_cast<shared_slot*>(base + slots_offset); }
+};
+
+void open_segment(own_segment& o) {
+  if (std::getenv("ROAM_DIRECT_NO_HOST")) return;
+  const int fd = ::memfd_create("roam-direct", MFD_CLOEXEC);
+  if (fd < 0) return;
+  if (::ftruncate(fd, static_cast<off_t>(segment_bytes)) != 0) {
+    ::close(fd);
+    return;
+  }
+  void* p = ::mmap(nullptr, segment_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    ::close(fd);
+    return;
+  }
+  std::random_device rd;
+  const std::uint64_t token = (std::uint64_t{rd()} << 32) | rd();
+  auto* base = static_cast<std::byte*>(p);
+  auto* h = ::new (base) segment_header;
+  h->token = token;
+  for (std::size_t i = 0; i < max_bells; ++i) ::new (reinterpret_cast<pe_bell*>(base + bells_offset) + i) pe_bell;
+  h->magic = segment_magic;
+  o.fd = fd;
+  o.token = token;
+  o.base = base;
+}
+
+own_segment& segment() {
+  static own_segment s;
+  static std::once_flag once;
+  std::call_once(once, [] { open_segment(s); });
+  return s;
+}
+
+// Peers' segments mapped here, by (pid, fd, token); never unmapped (a
+// sender may hold a slot pointer for the run).
+struct peer_segments {
+  std::mutex mu;
+  std::map<std::tuple<std::int32_t, std::int32_t, std::uint64_t>, std::byte*> mapped;
+};
+peer_segments& peers() {
+  static peer_segments p;
+  return p;
+}
+
+std::byte* map_peer(const host_view& v) {
+  peer_segments& ps = peers();
+  std::lock_guard lock(ps.mu);
+  auto key = std::make_tuple(v.pid, v.fd, v.token);
+  if (auto it = ps.mapped.find(key); it != ps.mapped.end()) return it->second;
+  std::byte* base = nullptr;
+  const std::string path = "/proc/" + std::to_string(v.pid) + "/fd/" + std::to_string(v.fd);
+  const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+  if (fd >= 0) {
+    void* p = ::mmap(nullptr, segment_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    ::close(fd);
+    if (p != MAP_FAILED) {
+      auto* h = static_cast<const segment_header*>(p);
+      if (h->magic == segment_magic && h->token == v.token) base = static_cast<std::byte*>(p);
+      else ::munmap(p, segment_bytes);
+    }
+  }
+  ps.mapped.emplace(key, base);  // a failure is remembered too: messages from then on
+  return base;
+}
+
+// A message that only wakes a PE that went to sleep; its poller then looks.
+void wake_up() {}
+
+class bell_poller final : public roam::pe_poller {
+ public:
+  bool poll(std::uint32_t pe) noexcept override {
+    if (pe >= max_bells) return false;
+    const own_segment& s = segment();
+    const std::uint32_t r = s.bells()[pe].ring.load(std::memory_order_seq_cst);
+    if (r == seen_[pe]) return false;
+    seen_[pe] = r;
+    // Which receivers have a put that landed and is not yet reported:
+    // report each (the notice runs the callback on the receiver's PE). All
+    // of the process's, not only this PE's: the sender rang the PE it knew,
+    // and the receiver may have moved to another PE of this process since.
+    bool found = false;
+    registry& reg = the_registry();
+    std::lock_guard lock(reg.mu);
+    for (auto& [owner, e] : reg.by_owner) {
+      (void)owner;
+      const std::uint32_t st = e->st().load(std::memory_order_acquire);
+      if ((st & (landed | polling)) == (landed | polling) && !(st & (queued | away))) {
+        signal(*e);
+        found = true;
+      }
+    }
+    return found;
+  }
+  void sleeping(std::uint32_t pe, bool asleep) noexcept override {
+    if (pe < max_bells) segment().bells()[pe].asleep.store(asleep ? 1 : 0, std::memory_order_seq_cst);
+  }
+
+ private:
+  std::array<std::uint32_t, max_bells> seen_{};  // each PE its own entry
+};
+bell_poller g_poller;
+
+struct news_table {
+  std::mutex mu;
+  std::unordered_map<std::uint64_t, host_view> views;
+};
+news_table& news() {
+  static news_table t;
+  return t;
+}
+
+}  // namespace
+
+std::atomic<std::uint32_t>* claim_slot(std::uint32_t& index) noexcept {
+  own_segment& s = segment();
+  if (!s.base) return nullptr;
+  const std::uint32_t i = s.next.fetch_add(1, std::memory_order_relaxed);
+  if (i >= slot_capacity) return nullptr;
+  index = i;
+  start_polling();
+  return &(::new (s.slots() + i) shared_slot)->state;
+}
+
+host_view view_of(std::uint32_t slot, const void* buffer, std::uint32_t pe, std::uint32_t epoch) noexcept {
+  const own_segment& s = segment();
+  host_view v;
+  v.node = roam::my_node().value();
+  v.pid = static_cast<std::int32_t>(::getpid());
+  v.fd = s.fd;
+  v.token = s.token;
+  v.slot = slot;
+  v.address = reinterpret_cast<std::uint64_t>(buffer);
+  v.pe = pe;
+  v.epoch = epoch;
+  return v;
+}
+
+bool reach(const host_view& v, peer_access& out) noexcept {
+  if (!v.valid() || v.node == roam::my_node().value() || v.slot >= slot_capacity || v.pe >= max_bells) return false;
+  if (!roam::shares_host(roam::node_id{v.node})) return false;
+  std::byte* base;
+  try {
+    base = map_peer(v);
+  } catch (...) {
+    return false;
+  }
+  if (!base) return false;
+  out.state = &reinterpret_cast<shared_slot*>(base + slots_offset)[v.slot].state;
+  out.bell = &reinterpret_cast<pe_bell*>(base + bells_offset)[v.pe];
+  return true;
+}
+
+bool write_peer(const host_view& v, const void* source, std::size_t bytes) noexcept {
+  if (bytes == 0) return true;
+  ::iovec local{const_cast<void*>(source), bytes};
+  ::iovec remote{reinterpret_cast<void*>(v.address), bytes};
+  std::size_t done = 0;
+  while (done < bytes) {
+    local.iov_base = const_cast<std::byte*>(static_cast<const std::byte*>(source) + done);
+    local.iov_len = bytes - done;
+    remote.iov_base = reinterpret_cast<std::byte*>(v.address) + done;
+    remote.iov_len = bytes - done;
+    const ssize_t n = ::process_vm_writev(v.pid, &local, 1, &remote, 1, 0);
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+void ring(const host_view& v, pe_bell& bell) noexcept {
+  bell.ring.fetch_add(1, std::memory_order_seq_cst);
+  if (bell.asleep.load(std::memory_order_seq_cst)) roam::call_on_pe<&wake_up>(v.pe);
+}
+
+void start_polling() noexcept {
+  static std::once_flag once;
+  std::call_once(once, [] { roam::add_pe_poller(g_poller); });
+}
+
+void remember_view(std::uint64_t id, const host_view& v) {
+  news_table& t = news();
+  std::lock_guard lock(t.mu);
+  auto& slot = t.views[id];
+  if (!slot.valid() || slot.epoch <= v.epoch) slot = v;
+}
+
+bool recall_view(std::uint64_t id, host_view& v) {
+  news_table& t = news();
+  std::lock_guard lock(t.mu);
+  auto it = t.views.find(id);
+  if (it == t.views.end()) return false;
+  v = it->second;
+  return true;
+}
+
+std::uint32_t node_of(std::uint32_t pe) noexcept {
+  const std::uint32_t nodes = roam::num_nodes();
+  const std::uint32_t per = nodes ? roam::num_pes() / nodes : 1;
+  return per ? pe / per : 0;
+}
+
+}  // namespace roam::direct::detail
