@@ -40,6 +40,18 @@ class pe_notice {
     detail::post(pe, &item_);
   }
 
+  /// The same for work whose producer already counted it as sent with
+  /// roam::count_external_send (another process wrote it into shared
+  /// memory): queued without counting it again, counted as processed when
+  /// it runs. The call must be made on a PE thread.
+  void post_received(std::uint32_t pe) noexcept {
+    item_.priority = 0;
+    item_.flags = 0;
+    detail::pe_state* me = detail::tls_pe;
+    if (me && me->id() == pe) me->enqueue_local(&item_);
+    else detail::route(*detail::g_runtime.load(std::memory_order_acquire), pe, &item_);
+  }
+
  private:
   struct item : detail::work_item {
     pe_notice* owner = nullptr;
@@ -51,5 +63,15 @@ class pe_notice {
   detail::unique_function<void()> fn_;
   item item_{{}, this};
 };
+
+/// Counts one message as sent by the calling PE, for work a library hands
+/// over outside messages (a put into another process's shared memory): the
+/// receiving PE counts it as processed by running a notice posted with
+/// pe_notice::post_received. Quiescence detection then sees the work in
+/// flight between the two, as it sees a message.
+inline void count_external_send() noexcept {
+  if (detail::pe_state* me = detail::tls_pe) me->count_created();
+  else detail::g_foreign_created.fetch_add(1, std::memory_order_relaxed);
+}
 
 }  // namespace roam

@@ -43,16 +43,17 @@ void report(endpoint& e) noexcept {
   std::uint32_t s = e.st().fetch_and(~std::uint32_t{queued}, std::memory_order_acq_rel) & ~std::uint32_t{queued};
   for (;;) {
     if ((s & (landed | polling)) != (landed | polling) || (s & (away | closed))) return;
-    if (e.st().compare_exchange_weak(s, s & ~std::uint32_t{landed}, std::memory_order_acq_rel)) break;
+    if (e.st().compare_exchange_weak(s, s & ~std::uint32_t{landed | staged}, std::memory_order_acq_rel)) break;
   }
   // The receiver may have settled on another PE between the look at `pe`
   // above and the claim (its arrival stores pe, then clears away): the
   // callback must run where it is now.
   if (e.pe.load(std::memory_order_acquire) != this_pe()) {
-    e.st().fetch_or(landed, std::memory_order_acq_rel);
+    e.st().fetch_or(s & (landed | staged), std::memory_order_acq_rel);
     signal(e);
     return;
   }
+  if ((s & staged) && e.staging) std::memcpy(e.data, e.staging, e.bytes);
   try {
     e.on_arrival();
   } catch (const std::exception& x) {
@@ -70,6 +71,17 @@ void endpoint::share_state() noexcept {
     w->store(own_state.load(std::memory_order_relaxed), std::memory_order_release);
     state_word = w;
     slot = index;
+    staging = claim_staging(bytes, staging_offset);
+  }
+}
+
+void unstage(endpoint& e) noexcept {
+  std::uint32_t s = e.st().load(std::memory_order_acquire);
+  while (s & staged) {
+    if (e.st().compare_exchange_weak(s, s & ~std::uint32_t{staged}, std::memory_order_acq_rel)) {
+      if (e.staging) std::memcpy(e.data, e.staging, e.bytes);
+      return;
+    }
   }
 }
 
@@ -242,7 +254,7 @@ void ready_mark(endpoint& e) {
     if (s & closed) fail("ready on " + describe(e) + ", which is closed");
     if (s & landing)
       fail("ready on " + describe(e) + " while a put is landing: the receiver was ready already (ready() twice before a put?)");
-    const std::uint32_t next = (s & ~std::uint32_t{landed | polling}) | armed;
+    const std::uint32_t next = (s & ~std::uint32_t{landed | staged | polling}) | armed;
     if (e.st().compare_exchange_weak(s, next, std::memory_order_acq_rel)) return;
   }
 }
@@ -257,6 +269,10 @@ void ready(endpoint& e) {
   ready_poll(e);
 }
 
-bool arrived(const endpoint& e) noexcept { return e.st().load(std::memory_order_acquire) & landed; }
+bool arrived(endpoint& e) noexcept {
+  if (!(e.st().load(std::memory_order_acquire) & landed)) return false;
+  unstage(e);
+  return true;
+}
 
 }  // namespace roam::direct::detail

@@ -33,6 +33,7 @@ enum state_bits : std::uint32_t {
   away = 1u << 4,
   closed = 1u << 5,
   queued = 1u << 6,     ///< the notice is queued
+  staged = 1u << 7,     ///< landed in the staging area (a put from another process): copy before use
   travelling = armed | polling | landed,  ///< what a move or checkpoint keeps
 };
 
@@ -60,6 +61,8 @@ struct endpoint : std::enable_shared_from_this<endpoint> {
   std::atomic<std::uint32_t> own_state{0};
   std::atomic<std::uint32_t>* state_word = &own_state;
   std::uint32_t slot = nowhere;  ///< its index in the segment (nowhere: own_state)
+  std::byte* staging = nullptr;  ///< where puts from other processes land first (nullptr: none)
+  std::uint64_t staging_offset = 0;
   std::atomic<std::uint32_t> pe{nowhere};  ///< where the receiver (and the callback) is
   std::byte* data = nullptr;               ///< null: a forwarding record, no receiver here
   std::function<void()> on_arrival;
@@ -85,6 +88,9 @@ struct registry {
 registry& the_registry();
 std::shared_ptr<endpoint> lookup(std::uint64_t id);
 
+/// A put from another process landed in the staging area: into the buffer
+/// with it (on the receiver's PE; clears `staged`).
+void unstage(endpoint& e) noexcept;
 /// Queues the notice (once) so the callback runs on the receiver's PE.
 void signal(endpoint& e);
 /// Copies `data` into the receiver's buffer on its own PE and reports it

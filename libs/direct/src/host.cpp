@@ -26,7 +26,7 @@ namespace {
 
 constexpr std::uint32_t segment_magic = 0x726f6444;  // "roDd"
 constexpr std::size_t max_bells = 4096;               // PEs of the whole run a segment serves
-constexpr std::size_t segment_bytes = std::size_t{16} << 20;  // sparse: pages appear as slots are used
+constexpr std::size_t segment_bytes = std::size_t{1} << 30;  // sparse: pages appear as they are used
 
 struct segment_header {
   std::uint32_t magic = 0;
@@ -35,13 +35,15 @@ struct segment_header {
 };
 constexpr std::size_t bells_offset = 64;
 constexpr std::size_t slots_offset = bells_offset + max_bells * sizeof(pe_bell);
-constexpr std::size_t slot_capacity = (segment_bytes - slots_offset) / sizeof(shared_slot);
+constexpr std::size_t slot_capacity = 1u << 18;
+constexpr std::size_t staging_offset = slots_offset + slot_capacity * sizeof(shared_slot);
 
 struct own_segment {
   std::byte* base = nullptr;
   int fd = -1;
   std::uint64_t token = 0;
   std::atomic<std::uint32_t> next{0};
+  std::atomic<std::uint64_t> staged{staging_offset};  ///< the staging region's bump pointer (never freed)
   pe_bell* bells() const { return reinterpret_cast<pe_bell*>(base + bells_offset); }
   shared_slot* slots() const { return reinterpret_cast<shared_slot*>(base + slots_offset); }
 };
@@ -113,6 +115,33 @@ std::byte* map_peer(const host_view& v) {
 // A message that only wakes a PE that went to sleep; its poller then looks.
 void wake_up() {}
 
+// Quiescence detection's count of host-path puts: each sender counted one
+// message sent (roam::count_external_send) and rang a bell once; the PE of
+// that bell counts one processed per ring by running its credit notice that
+// many times (posted with post_received, which does not count a send).
+struct credit {
+  std::uint32_t pending = 0;  // rings not yet counted (this PE's thread only)
+  bool queued = false;
+  std::uint32_t pe = 0;
+  roam::pe_notice notice{[this] { absorb(); }};
+  void absorb() {
+    if (--pending > 0) notice.post_received(pe);
+    else queued = false;
+  }
+  void add(std::uint32_t pe_id, std::uint32_t rings) {
+    pe = pe_id;
+    pending += rings;
+    if (!queued && pending > 0) {
+      queued = true;
+      notice.post_received(pe);
+    }
+  }
+};
+std::array<credit, max_bells>& credits() {
+  static std::array<credit, max_bells> c;
+  return c;
+}
+
 class bell_poller final : public roam::pe_poller {
  public:
   bool poll(std::uint32_t pe) noexcept override {
@@ -120,6 +149,7 @@ class bell_poller final : public roam::pe_poller {
     const own_segment& s = segment();
     const std::uint32_t r = s.bells()[pe].ring.load(std::memory_order_seq_cst);
     if (r == seen_[pe]) return false;
+    credits()[pe].add(pe, r - seen_[pe]);
     seen_[pe] = r;
     // Which receivers have a put that landed and is not yet reported:
     // report each (the notice runs the callback on the receiver's PE). All
@@ -136,7 +166,8 @@ class bell_poller final : public roam::pe_poller {
         found = true;
       }
     }
-    return found;
+    (void)found;
+    return true;  // the credit notice at least is queued
   }
   void sleeping(std::uint32_t pe, bool asleep) noexcept override {
     if (pe < max_bells) segment().bells()[pe].asleep.store(asleep ? 1 : 0, std::memory_order_seq_cst);
@@ -168,7 +199,18 @@ std::atomic<std::uint32_t>* claim_slot(std::uint32_t& index) noexcept {
   return &(::new (s.slots() + i) shared_slot)->state;
 }
 
-host_view view_of(std::uint32_t slot, const void* buffer, std::uint32_t pe, std::uint32_t epoch) noexcept {
+std::byte* claim_staging(std::size_t bytes, std::uint64_t& offset) noexcept {
+  own_segment& s = segment();
+  if (!s.base || bytes == 0) return nullptr;
+  const std::uint64_t size = (bytes + 63) & ~std::uint64_t{63};
+  const std::uint64_t at = s.staged.fetch_add(size, std::memory_order_relaxed);
+  if (at + size > segment_bytes) return nullptr;
+  offset = at;
+  return s.base + at;
+}
+
+host_view view_of(std::uint32_t slot, std::uint64_t staging, const void* buffer, std::uint32_t pe,
+                  std::uint32_t epoch) noexcept {
   const own_segment& s = segment();
   host_view v;
   v.node = roam::my_node().value();
@@ -176,6 +218,7 @@ host_view view_of(std::uint32_t slot, const void* buffer, std::uint32_t pe, std:
   v.fd = s.fd;
   v.token = s.token;
   v.slot = slot;
+  v.staging = staging;
   v.address = reinterpret_cast<std::uint64_t>(buffer);
   v.pe = pe;
   v.epoch = epoch;
@@ -194,6 +237,7 @@ bool reach(const host_view& v, peer_access& out) noexcept {
   if (!base) return false;
   out.state = &reinterpret_cast<shared_slot*>(base + slots_offset)[v.slot].state;
   out.bell = &reinterpret_cast<pe_bell*>(base + bells_offset)[v.pe];
+  out.staging = v.staging >= staging_offset && v.staging < segment_bytes ? base + v.staging : nullptr;
   return true;
 }
 
@@ -215,7 +259,7 @@ bool write_peer(const host_view& v, const void* source, std::size_t bytes) noexc
 }
 
 void ring(const host_view& v, pe_bell& bell) noexcept {
-  bell.ring.fetch_add(1, std::memory_order_seq_cst);
+  bell.ring.fetch_add(1, std::memory_order_seq_cst);  // one per put: quiescence detection's receipt
   if (bell.asleep.load(std::memory_order_seq_cst)) roam::call_on_pe<&wake_up>(v.pe);
 }
 

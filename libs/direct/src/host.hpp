@@ -29,13 +29,19 @@ struct alignas(64) pe_bell {
 /// This process's segment: a state word for `e`, or nullptr when there is
 /// no segment (memfd unavailable) or it is full (the word is then private).
 std::atomic<std::uint32_t>* claim_slot(std::uint32_t& index) noexcept;
-/// How senders of other processes of this host reach slot `index` and `buffer`.
-host_view view_of(std::uint32_t slot, const void* buffer, std::uint32_t pe, std::uint32_t epoch) noexcept;
+/// A staging area of `bytes` in the segment for puts from other processes
+/// (they copy there, the receiver copies on): nullptr when there is no room.
+std::byte* claim_staging(std::size_t bytes, std::uint64_t& offset) noexcept;
+/// How senders of other processes of this host reach slot `index`, its
+/// staging area (offset 0: none, they write the buffer itself) and `buffer`.
+host_view view_of(std::uint32_t slot, std::uint64_t staging, const void* buffer, std::uint32_t pe,
+                  std::uint32_t epoch) noexcept;
 
 /// A sender's access to a receiver in another process of this host.
 struct peer_access {
   std::atomic<std::uint32_t>* state = nullptr;
   pe_bell* bell = nullptr;
+  std::byte* staging = nullptr;  ///< nullptr: write the buffer (process_vm_writev)
 };
 /// Maps the receiver's segment (once per process) and finds its slot; false
 /// when it cannot (another host, the process is gone, not permitted).

@@ -7,6 +7,7 @@
 #include "endpoint.hpp"
 
 #include <roam/msg/pe_call.hpp>
+#include <roam/sched/notice.hpp>
 #include <roam/sched/runtime.hpp>
 
 namespace roam::direct {
@@ -22,7 +23,7 @@ void tell_the_way(const endpoint& e, std::uint32_t from_pe) {
   if (e.slot == nowhere || e.data == nullptr || from_pe >= roam::num_pes()) return;
   const std::uint32_t node = node_of(from_pe);
   if (node == roam::my_node().value() || !roam::shares_host(roam::node_id{node})) return;
-  roam::call_on_pe<&way_news>(from_pe, e.id, view_of(e.slot, e.data, e.pe.load(std::memory_order_acquire), e.epoch));
+  roam::call_on_pe<&way_news>(from_pe, e.id, view_of(e.slot, e.staging_offset, e.data, e.pe.load(std::memory_order_acquire), e.epoch));
 }
 
 // A put that travelled as a message, on a PE where the receiver was (or is).
@@ -93,7 +94,7 @@ channel::channel(const receiver& r) {
     pe_ = e.pe.load(std::memory_order_acquire);
     receiver_ = e.owner_name;
     cached_ = r.ep_;
-    if (e.slot != detail::nowhere) view_ = detail::view_of(e.slot, e.data, pe_, e.epoch);
+    if (e.slot != detail::nowhere) view_ = detail::view_of(e.slot, e.staging_offset, e.data, pe_, e.epoch);
   } else {
     id_ = r.record_.id;
     bytes_ = r.record_.bytes;
@@ -184,6 +185,7 @@ bool channel::put_to_peer() {
     }
     peer_state_ = a.state;
     peer_bell_ = a.bell;
+    peer_staging_ = a.staging;
   }
   auto& word = *static_cast<std::atomic<std::uint32_t>*>(peer_state_);
   std::uint32_t s = word.load(std::memory_order_acquire);
@@ -195,7 +197,7 @@ bool channel::put_to_peer() {
            " bytes), which is closed (its receiver was destroyed)");
     }
     if (s & away) {  // it moved: messages find it, and its news may bring us a new view
-      peer_state_ = peer_bell_ = nullptr;
+      peer_state_ = peer_bell_ = peer_staging_ = nullptr;
       view_ = {};
       return false;
     }
@@ -207,14 +209,19 @@ bool channel::put_to_peer() {
     }
     if (word.compare_exchange_weak(s, (s & ~std::uint32_t{armed}) | landing, std::memory_order_acq_rel)) break;
   }
-  if (!write_peer(view_, source_, bytes_)) {  // not permitted, or the process is gone: messages
+  std::uint32_t arrival = landed;
+  if (peer_staging_) {  // two memcpys (here, and the receiver's into its buffer)
+    if (bytes_ != 0) std::memcpy(peer_staging_, source_, bytes_);
+    arrival |= staged;
+  } else if (!write_peer(view_, source_, bytes_)) {  // not permitted, or the process is gone: messages
     word.fetch_sub(landing - armed, std::memory_order_acq_rel);
     peer_state_ = peer_bell_ = nullptr;
     view_ = {};
     return false;
   }
-  s = word.fetch_add(landed - landing, std::memory_order_acq_rel) + (landed - landing);
-  if (s & polling) ring(view_, *static_cast<pe_bell*>(peer_bell_));
+  roam::count_external_send();  // received when the bell's PE counts the ring
+  word.fetch_add(arrival - landing, std::memory_order_acq_rel);
+  ring(view_, *static_cast<pe_bell*>(peer_bell_));  // every put: the receiver counts it
   return true;
 }
 

@@ -35,6 +35,7 @@ void go_away(endpoint& e) {
     if (!(e.st().fetch_or(away, std::memory_order_acq_rel) & away)) ++e.epoch;
   }
   wait_landed(e);
+  unstage(e);  // what landed is in the buffer when it is packed or handed over
 }
 
 namespace {
@@ -137,7 +138,7 @@ detail::endpoint& receiver::bound(const char* what) const {
 void receiver::ready() { detail::ready(bound("ready")); }
 void receiver::ready_mark() { detail::ready_mark(bound("ready_mark")); }
 void receiver::ready_poll() { detail::ready_poll(bound("ready_poll")); }
-bool receiver::arrived() const noexcept { return ep_ && detail::arrived(*ep_); }
+bool receiver::arrived() noexcept { return ep_ && detail::arrived(*ep_); }
 
 std::uint64_t receiver::id() const noexcept { return ep_ ? ep_->id : record_.id; }
 std::size_t receiver::bytes() const noexcept { return ep_ ? ep_->bytes : record_.bytes; }
@@ -165,6 +166,7 @@ void receiver::pup(roam::pup_er& p) {
     // (what landed before travels, with the `landed` bit). For a checkpoint
     // the channel goes on as it is.
     if (ep_ && roam::packing_to_move()) detail::go_away(*ep_);
+    if (ep_) detail::unstage(*ep_);  // a put from another process travels in the buffer
     r = ep_ ? detail::record_of(*ep_) : record_;
   }
   p | r;

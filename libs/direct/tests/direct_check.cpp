@@ -84,7 +84,9 @@ struct node : roam::element<node> {
     for (int k = 0; k < config->values; ++k) edge[static_cast<std::size_t>(k)] = value(me(), steps, k);
     out.put();
     ++steps;
-    if (config->move_every > 0 && steps % config->move_every == 0) {
+    // Not after the last put: this element's last arrival (and its final
+    // contribution, with the count of moves) may already have happened.
+    if (config->move_every > 0 && steps % config->move_every == 0 && steps < config->iterations) {
       ++moves;
       migrate_to(roam::pe_id{(roam::my_pe().value() + 1) % roam::num_pes()});
     }
@@ -118,6 +120,42 @@ struct node : roam::element<node> {
   int iteration = 0;  // arrivals so far
   int steps = 0;      // puts so far
   std::int64_t arrivals = 0, moves = 0, bad = 0;
+};
+
+// Quiescence: every element puts once per round into its right neighbour,
+// with no other synchronisation; the callback sends its element a message
+// that counts. main waits for quiescence after each round: the count must
+// be complete then (puts across processes are counted like messages).
+struct quiet_node : roam::element<quiet_node> {
+  int me() const { return this_index()[0]; }
+  void setup(roam::callback<void> done) {
+    in = roam::direct::make_channel(*this, std::span(ghost), [this] {
+      ok += ghost[0] == static_cast<double>(round_seen * 1000 + left()) ? 1 : 0;
+      in.ready();
+      this_array()[me()].send<&quiet_node::bump>();
+    });
+    this_array()[left()].send<&quiet_node::connect>(roam::direct::channel(in), done);
+  }
+  int left() const { return (me() + config->elements - 1) % config->elements; }
+  void connect(roam::direct::channel c, roam::callback<void> done) {
+    out = std::move(c);
+    out.attach(std::span(edge));
+    contribute(done);
+  }
+  void fire(int round) {
+    edge[0] = static_cast<double>(round * 1000 + me());
+    out.put();
+  }
+  void bump() {
+    ++count;
+    ++round_seen;
+  }
+  void report(roam::callback<std::array<std::int64_t, 2>> done) { contribute(std::array<std::int64_t, 2>{count, ok}, roam::sum, done); }
+  std::vector<double> ghost = std::vector<double>(4), edge = std::vector<double>(4);
+  roam::direct::receiver in;
+  roam::direct::channel out;
+  std::int64_t count = 0, ok = 0;
+  int round_seen = 0;
 };
 
 // Misuse: each must stop the program with a clear message.
@@ -155,7 +193,7 @@ struct misuser : roam::element<misuser> {
 }  // namespace
 
 int main(int argc, char** argv) {
-  return roam::run(argc, argv, [](const roam::args& a) {
+  return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
     settings s;
     std::vector<std::string> pos;
     for (std::size_t i = 1; i < a.size(); ++i) {
@@ -171,6 +209,23 @@ int main(int argc, char** argv) {
     config = s;
     if (s.mode == "ring") {
       roam::create_array<node>(roam::index<1>{s.elements}).send<&node::setup>();
+    } else if (s.mode == "quiescence") {
+      auto arr = roam::create_array<quiet_node>(roam::index<1>{s.elements});
+      auto [ready, ready_cb] = roam::make_future_callback<void>();
+      arr.send<&quiet_node::setup>(ready_cb);
+      co_await ready;
+      for (int r = 0; r < s.iterations; ++r) {
+        arr.send<&quiet_node::fire>(r);
+        co_await roam::quiescence();
+      }
+      auto [sums, sums_cb] = roam::make_future_callback<std::array<std::int64_t, 2>>();
+      arr.send<&quiet_node::report>(sums_cb);
+      const std::array<std::int64_t, 2> got = co_await sums;
+      const std::int64_t expected = std::int64_t{s.elements} * s.iterations;
+      std::printf("direct_check: %s (quiescence, %lld of %lld counted at quiescence, %lld right)\n",
+                  got[0] == expected && got[1] == expected ? "OK" : "FAILED", static_cast<long long>(got[0]),
+                  static_cast<long long>(expected), static_cast<long long>(got[1]));
+      roam::exit(got[0] == expected && got[1] == expected ? 0 : 1);
     } else if (s.mode == "twice" || s.mode == "size" || s.mode == "closed" || s.mode == "empty") {
       auto arr = roam::create_array<misuser>(roam::index<1>{2});
       arr[0].send<&misuser::setup>();

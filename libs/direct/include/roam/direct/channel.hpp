@@ -71,9 +71,10 @@ struct host_view {
   std::uint32_t slot = 0;
   std::uint32_t pe = 0;
   std::uint32_t epoch = 0;
+  std::uint64_t staging = 0;  ///< the receiver's staging area's offset in the segment (0: none)
   std::uint64_t address = 0;
   bool valid() const noexcept { return node != ~0u; }
-  void pup(roam::pup_er& p) { p | node | pid | fd | token | slot | pe | epoch | address; }
+  void pup(roam::pup_er& p) { p | node | pid | fd | token | slot | pe | epoch | staging | address; }
 };
 std::shared_ptr<endpoint> open(const void* owner, std::string owner_name, std::span<std::byte> buffer,
                                std::function<void()> on_arrival);
@@ -84,7 +85,7 @@ void close(const std::shared_ptr<endpoint>& e) noexcept;
 void ready_mark(endpoint& e);
 void ready_poll(endpoint& e);
 void ready(endpoint& e);
-bool arrived(const endpoint& e) noexcept;
+bool arrived(endpoint& e) noexcept;
 std::uint32_t home_of(std::uint64_t id) noexcept;
 
 template <class O>
@@ -123,8 +124,9 @@ class receiver {
   /// The callback on: runs soon (from the scheduler) if a put has already
   /// landed since ready_mark(), else when one lands.
   void ready_poll();
-  /// Whether a put has landed since the last ready()/ready_mark().
-  bool arrived() const noexcept;
+  /// Whether a put has landed since the last ready()/ready_mark() (its
+  /// data is then in the buffer). Call it on the receiver's PE.
+  bool arrived() noexcept;
   /// After a move through pup: the buffer's new place and the callback.
   /// Same size as before; puts that waited meanwhile land now.
   /// `owner`: the receiving object at its new place.
@@ -183,6 +185,7 @@ class channel {
       cached_.reset();
       peer_state_ = nullptr;
       peer_bell_ = nullptr;
+      peer_staging_ = nullptr;
     }
   }
 
@@ -198,6 +201,7 @@ class channel {
   detail::host_view view_;                    ///< the receiver in another process of this host
   void* peer_state_ = nullptr;                ///< view_'s state word, mapped here (not serialised)
   void* peer_bell_ = nullptr;
+  void* peer_staging_ = nullptr;
 };
 
 /// Makes a channel into `buffer`, owned by `owner` (the receiving object:
