@@ -40,18 +40,25 @@ void report(endpoint& e) noexcept {
     e.notice.post(pe);
     return;
   }
-  std::uint32_t s = e.st().fetch_and(~std::uint32_t{queued}, std::memory_order_acq_rel) & ~std::uint32_t{queued};
+  e.st().fetch_and(~std::uint32_t{queued}, std::memory_order_acq_rel);
+  deliver_landed(e);
+}
+
+}  // namespace
+
+bool deliver_landed(endpoint& e) noexcept {
+  std::uint32_t s = e.st().load(std::memory_order_acquire);
   for (;;) {
-    if ((s & (landed | polling)) != (landed | polling) || (s & (away | closed))) return;
+    if ((s & (landed | polling)) != (landed | polling) || (s & (away | closed | queued))) return false;
     if (e.st().compare_exchange_weak(s, s & ~std::uint32_t{landed | staged}, std::memory_order_acq_rel)) break;
   }
-  // The receiver may have settled on another PE between the look at `pe`
-  // above and the claim (its arrival stores pe, then clears away): the
+  // The receiver may have settled on another PE between the caller's look
+  // at `pe` and the claim (its arrival stores pe, then clears away): the
   // callback must run where it is now.
   if (e.pe.load(std::memory_order_acquire) != this_pe()) {
     e.st().fetch_or(s & (landed | staged), std::memory_order_acq_rel);
     signal(e);
-    return;
+    return true;
   }
   if ((s & staged) && e.staging) std::memcpy(e.data, e.staging, e.bytes);
   try {
@@ -59,9 +66,8 @@ void report(endpoint& e) noexcept {
   } catch (const std::exception& x) {
     roam::abort("roam::direct: the arrival callback of " + describe(e) + " threw: " + x.what());
   }
+  return true;
 }
-
-}  // namespace
 
 endpoint::endpoint(std::uint64_t i, std::uint64_t b) : id(i), bytes(b), notice([this] { report(*this); }) {}
 

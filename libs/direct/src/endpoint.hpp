@@ -91,6 +91,9 @@ std::shared_ptr<endpoint> lookup(std::uint64_t id);
 /// A put from another process landed in the staging area: into the buffer
 /// with it (on the receiver's PE; clears `staged`).
 void unstage(endpoint& e) noexcept;
+/// On the receiver's PE: claims a landed put (callback on, notice not
+/// queued) and runs the callback; false when there was none.
+bool deliver_landed(endpoint& e) noexcept;
 /// Queues the notice (once) so the callback runs on the receiver's PE.
 void signal(endpoint& e);
 /// Copies `data` into the receiver's buffer on its own PE and reports it

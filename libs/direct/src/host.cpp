@@ -15,6 +15,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "endpoint.hpp"
 
@@ -119,18 +120,31 @@ void wake_up() {}
 // message sent (roam::count_external_send) and rang a bell once; the PE of
 // that bell counts one processed per ring by running its credit notice that
 // many times (posted with post_received, which does not count a send).
+// The credit notice's run is also where the PE reports what landed: its
+// own receivers' callbacks run right there (a counted work item, no further
+// notice), others' are signalled.
+void report_landed(std::uint32_t pe) noexcept;
+
 struct credit {
   std::uint32_t pending = 0;  // rings not yet counted (this PE's thread only)
   bool queued = false;
+  bool fresh = false;         // rings added since the last look
   std::uint32_t pe = 0;
   roam::pe_notice notice{[this] { absorb(); }};
   void absorb() {
+    // A look covers every ring counted before it (each put landed before
+    // its ring); rings counted later make the next run look again.
+    if (fresh) {
+      fresh = false;
+      report_landed(pe);
+    }
     if (--pending > 0) notice.post_received(pe);
     else queued = false;
   }
   void add(std::uint32_t pe_id, std::uint32_t rings) {
     pe = pe_id;
     pending += rings;
+    fresh = true;
     if (!queued && pending > 0) {
       queued = true;
       notice.post_received(pe);
@@ -151,23 +165,7 @@ class bell_poller final : public roam::pe_poller {
     if (r == seen_[pe]) return false;
     credits()[pe].add(pe, r - seen_[pe]);
     seen_[pe] = r;
-    // Which receivers have a put that landed and is not yet reported:
-    // report each (the notice runs the callback on the receiver's PE). All
-    // of the process's, not only this PE's: the sender rang the PE it knew,
-    // and the receiver may have moved to another PE of this process since.
-    bool found = false;
-    registry& reg = the_registry();
-    std::lock_guard lock(reg.mu);
-    for (auto& [owner, e] : reg.by_owner) {
-      (void)owner;
-      const std::uint32_t st = e->st().load(std::memory_order_acquire);
-      if ((st & (landed | polling)) == (landed | polling) && !(st & (queued | away))) {
-        signal(*e);
-        found = true;
-      }
-    }
-    (void)found;
-    return true;  // the credit notice at least is queued
+    return true;  // the credit notice is queued
   }
   void sleeping(std::uint32_t pe, bool asleep) noexcept override {
     if (pe < max_bells) segment().bells()[pe].asleep.store(asleep ? 1 : 0, std::memory_order_seq_cst);
@@ -177,6 +175,25 @@ class bell_poller final : public roam::pe_poller {
   std::array<std::uint32_t, max_bells> seen_{};  // each PE its own entry
 };
 bell_poller g_poller;
+
+// Which receivers have a put that landed and is not yet reported: all of
+// the process's, not only this PE's (the sender rang the PE it knew, and the
+// receiver may have moved to another PE of this process since).
+void report_landed(std::uint32_t pe) noexcept {
+  std::vector<std::shared_ptr<endpoint>> here;
+  {
+    registry& reg = the_registry();
+    std::lock_guard lock(reg.mu);
+    for (auto& [owner, e] : reg.by_owner) {
+      (void)owner;
+      const std::uint32_t st = e->st().load(std::memory_order_acquire);
+      if ((st & (landed | polling)) != (landed | polling) || (st & (queued | away))) continue;
+      if (e->pe.load(std::memory_order_acquire) == pe) here.push_back(e);
+      else signal(*e);
+    }
+  }
+  for (auto& e : here) deliver_landed(*e);  // callbacks outside the registry's lock
+}
 
 struct news_table {
   std::mutex mu;
