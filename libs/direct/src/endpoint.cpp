@@ -96,6 +96,18 @@ registry& the_registry() {
   return r;
 }
 
+std::shared_ptr<endpoint> record_for(std::uint64_t id, std::uint32_t epoch) {
+  registry& r = the_registry();
+  std::lock_guard lock(r.mu);
+  auto& slot = r.by_id[id];
+  if (!slot) {  // nothing known here: a record that waits to learn where the receiver is
+    slot = std::make_shared<endpoint>(id, 0);
+    slot->st().store(away, std::memory_order_relaxed);
+    slot->epoch = epoch;
+  }
+  return slot;
+}
+
 std::shared_ptr<endpoint> lookup(std::uint64_t id) {
   registry& r = the_registry();
   std::lock_guard lock(r.mu);
@@ -204,18 +216,7 @@ namespace {
 // On PE `pe`'s old place, or the channel's home: the receiver settled on
 // `to` after its move number `epoch`. Puts waiting here go there.
 void relocated(std::uint64_t id, std::uint32_t epoch, std::uint32_t to) {
-  std::shared_ptr<endpoint> e;
-  {
-    registry& r = the_registry();
-    std::lock_guard lock(r.mu);
-    auto& slot = r.by_id[id];
-    if (!slot) {
-      slot = std::make_shared<endpoint>(id, 0);
-      slot->st().store(away, std::memory_order_relaxed);
-      slot->epoch = epoch;
-    }
-    e = slot;
-  }
+  std::shared_ptr<endpoint> e = record_for(id, epoch);
   std::vector<parked_put> waiting;
   {
     std::lock_guard lock(e->mu);

@@ -87,6 +87,8 @@ struct registry {
 };
 registry& the_registry();
 std::shared_ptr<endpoint> lookup(std::uint64_t id);
+/// The endpoint or record of `id` here, made (away, going nowhere yet) if none.
+std::shared_ptr<endpoint> record_for(std::uint64_t id, std::uint32_t epoch);
 
 /// A put from another process landed in the staging area: into the buffer
 /// with it (on the receiver's PE; clears `staged`).

@@ -37,16 +37,7 @@ void put_arrives(std::uint64_t id, std::uint32_t from_pe, roam::buffer<std::byte
     }
     // At the home with no record: the receiver has not told it where it
     // settled yet (after a restart). The record waits for it.
-    registry& r = the_registry();
-    {
-      std::lock_guard lock(r.mu);
-      auto& slot = r.by_id[id];
-      if (!slot) {
-        slot = std::make_shared<endpoint>(id, 0);
-        slot->st().store(away, std::memory_order_relaxed);
-      }
-      e = slot;
-    }
+    e = record_for(id, 0);
   }
   for (;;) {
     const std::uint32_t s = e->st().load(std::memory_order_acquire);
