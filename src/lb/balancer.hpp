@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string_view>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -202,6 +203,13 @@ struct pe_sync {
   /// Objects here (or on their way here) whose at_sync another PE waits to hear about: by identity,
   /// the PE that waits.
   std::map<identity_key, std::uint32_t> owed;
+  /// at_sync of objects that are already in a later step (`ahead`): they arrived (moved by hand)
+  /// from a PE that finished this step first and resumed them. Applied when this PE begins that
+  /// step (counting them now would end them a step early, and this PE's finish would resume them
+  /// a second time).
+  std::vector<std::pair<void*, std::string_view>> early;
+  /// Objects here (or on their way) that are in a later step than this PE: by identity, that step.
+  std::map<identity_key, std::uint32_t> ahead;
   bool membership_changed = false;           ///< an object was born, arrived, left or died since
   bool woke = false;                         ///< told the coordinator this step began here
   std::optional<std::uint32_t> polled;       ///< the coordinator asked for this sync step's report
@@ -324,7 +332,7 @@ void on_moves(std::uint8_t kind, std::uint32_t number, std::vector<move_order> o
 void on_done(std::uint8_t kind, std::uint32_t number);
 void on_finish(std::uint8_t kind, std::uint32_t number, std::vector<std::uint32_t> served, bool balanced);
 void on_synced_elsewhere(std::uint32_t sync_step, wire_identity who);
-void on_expect_sync(wire_identity who, std::uint32_t waiting_pe);
+void on_expect_sync(wire_identity who, std::uint32_t waiting_pe, std::uint32_t step);
 void on_synced_away(wire_identity who);
 /// An object here died: it no longer takes part in the step (its PE may now be complete).
 void note_died(pe_lb& p, const object_event& e);

@@ -190,15 +190,23 @@ void on_finish(std::uint8_t kind_byte, std::uint32_t number, std::vector<std::ui
   pe_sync& y = p.sync;
   const auto kind = static_cast<step_kind>(kind_byte);
   std::vector<std::pair<void (*)(void*), void*>> resume;
+  std::vector<std::pair<void*, std::string_view>> early;
   if (kind == step_kind::sync) {
+    // The objects of this step only: one that arrived already resumed by a
+    // PE that finished first (and may have called at_sync for the next step
+    // here) is not resumed again.
     for_each_local_object([&](const local_object& o) {
-      if (o.resume_from_sync) resume.emplace_back(o.resume_from_sync, o.obj);
+      if (o.resume_from_sync && (y.synced.contains(o.obj) || y.synced_elsewhere.contains({o.id})))
+        resume.emplace_back(o.resume_from_sync, o.obj);
     });
     y.sync_step = number + 1;
     y.synced.clear();
     y.synced_elsewhere.clear();
     y.woke = false;
     y.reported = false;
+    // Objects that came from a PE already in this step called at_sync for it.
+    std::erase_if(y.ahead, [&](const auto& a) { return a.second <= y.sync_step; });
+    early.swap(y.early);
   }
   y.current.reset();
   y.moves_known = false;
@@ -215,6 +223,7 @@ void on_finish(std::uint8_t kind_byte, std::uint32_t number, std::vector<std::ui
       callbacks.push_back(std::move(y.balance_now_done.front()));
       y.balance_now_done.pop_front();
     }
+  for (auto& [obj, type_name] : early) at_sync(obj, type_name);  // they are in this step now
   for (auto& [fn, obj] : resume) fn(obj);
   for (auto& cb : callbacks)
     if (cb) cb();
@@ -227,8 +236,11 @@ void note_arrival(pe_lb& p, const object_identity& who) {
   check_done(p);
 }
 
+void forget_early(pe_sync& y, const void* obj);
+
 void note_leaving(pe_lb& p, const object_event& e) {
   pe_sync& y = p.sync;
+  forget_early(y, e.obj);
   const bool was_synced = y.synced.erase(e.obj) > 0 || y.synced_elsewhere.erase({e.object}) > 0;
   if (e.peer == ~0u) return;
   if (was_synced) {
@@ -241,14 +253,21 @@ void note_leaving(pe_lb& p, const object_event& e) {
   // moving by hand as others balance hung so). The PE that waits for it —
   // this one, or the one it owed its at_sync to — hears from the
   // destination when it calls at_sync there.
+  // The step it is in goes with it: the PE it goes to may not have begun it
+  // yet (this PE finished the last step and resumed it first).
+  std::uint32_t step = y.sync_step;
+  if (auto it = y.ahead.find({e.object}); it != y.ahead.end()) {
+    step = std::max(step, it->second);
+    y.ahead.erase(it);
+  }
   if (auto it = y.owed.find({e.object}); it != y.owed.end()) {
-    post_control<&on_expect_sync>(e.peer, 0, wire_identity{e.object}, it->second);
+    post_control<&on_expect_sync>(e.peer, 0, wire_identity{e.object}, it->second, step);
     y.owed.erase(it);
     return;
   }
   if (!e.syncs) return;
   y.departed.insert({e.object});
-  post_control<&on_expect_sync>(e.peer, 0, wire_identity{e.object}, p.pe);
+  post_control<&on_expect_sync>(e.peer, 0, wire_identity{e.object}, p.pe, step);
 }
 
 namespace {
@@ -263,9 +282,10 @@ std::optional<object_identity> identity_here(const void* obj) {
 }
 }  // namespace
 
-void on_expect_sync(wire_identity who, std::uint32_t waiting_pe) {
+void on_expect_sync(wire_identity who, std::uint32_t waiting_pe, std::uint32_t step) {
   pe_lb& p = this_pe_lb("load balancing");
   pe_sync& y = p.sync;
+  if (step > y.sync_step) y.ahead[{who.id}] = step;  // its at_sync waits for this PE to begin that step
   // Arrived and synced already: say so at once; else when it calls at_sync.
   bool synced_here = false;
   for_each_local_object([&](const local_object& o) {
@@ -280,9 +300,14 @@ void on_synced_away(wire_identity who) {
   if (p.sync.departed.erase({who.id}) > 0) try_report_sync(p);
 }
 
+void forget_early(pe_sync& y, const void* obj) {
+  std::erase_if(y.early, [obj](const auto& x) { return x.first == obj; });
+}
+
 void note_died(pe_lb& p, const object_event& e) {
   // Its address may be reused by the next object born here.
   p.sync.synced.erase(e.obj);
+  forget_early(p.sync, e.obj);
   // A PE waiting for its at_sync waits no more.
   if (auto it = p.sync.owed.find({e.object}); it != p.sync.owed.end()) {
     post_control<&on_synced_away>(it->second, 0, wire_identity{e.object});
@@ -308,6 +333,12 @@ void on_synced_elsewhere(std::uint32_t sync_step, wire_identity who) {
 void at_sync(void* obj, std::string_view type_name) {
   pe_lb& p = this_pe_lb("at_sync");
   pe_sync& y = p.sync;
+  if (!y.ahead.empty())  // an object already in a later step than this PE (pe_sync::early)
+    if (const auto id = identity_here(obj))
+      if (auto it = y.ahead.find({*id}); it != y.ahead.end() && it->second > y.sync_step) {
+        y.early.emplace_back(obj, type_name);
+        return;
+      }
   if (!y.synced.insert(obj).second) {
     report_fatal("roam: " + describe_local(obj, type_name) + ": at_sync() called twice in balancing step " +
                  std::to_string(y.sync_step) + " (wait for resume_from_sync before the next at_sync)");
