@@ -43,7 +43,7 @@ class pe_notice {
   /// The same for work whose producer already counted it as sent with
   /// roam::count_external_send (another process wrote it into shared
   /// memory): queued without counting it again, counted as processed when
-  /// it runs. The call must be made on a PE thread.
+  /// it runs. `pe` is a PE of this process, as for post().
   void post_received(std::uint32_t pe) noexcept {
     item_.priority = 0;
     item_.flags = 0;

@@ -103,6 +103,13 @@ int main(int argc, char** argv) {
     std::vector<std::string> modes{"channel", "message"};
     double seconds = 2.0;
     for (std::size_t i = 1; i < a.size(); ++i) {
+      if (a[i] == "--help" || a[i] == "-h") {
+        std::printf("usage: direct_pingpong [--sizes 100,1000,...] [--modes channel,message] [--seconds S] [+p2 | under "
+                    "roamrun -n 2 / mpirun -n 2]\n  round trips between two elements on PEs 0 and 1: a channel put "
+                    "each way, or a message each way\n");
+        roam::exit(0);
+        co_return;
+      }
       if (a[i] == "--sizes" && i + 1 < a.size()) sizes = numbers(a[++i]);
       else if (a[i] == "--modes" && i + 1 < a.size()) {
         modes.clear();
@@ -110,11 +117,23 @@ int main(int argc, char** argv) {
         for (std::string m; std::getline(ss, m, ',');) modes.push_back(m);
       } else if (a[i] == "--seconds" && i + 1 < a.size()) seconds = std::atof(a[++i].c_str());
       else {
-        std::fprintf(stderr, "direct_pingpong: unknown argument '%s'\n", a[i].c_str());
+        std::fprintf(stderr, "direct_pingpong: unknown argument '%s' (--help lists them)\n", a[i].c_str());
         roam::exit(2);
         co_return;
       }
     }
+    for (long long b : sizes)
+      if (b <= 0) {
+        std::fprintf(stderr, "direct_pingpong: --sizes takes positive byte counts\n");
+        roam::exit(2);
+        co_return;
+      }
+    for (const std::string& m : modes)
+      if (m != "channel" && m != "message") {
+        std::fprintf(stderr, "direct_pingpong: unknown mode '%s' (channel, message)\n", m.c_str());
+        roam::exit(2);
+        co_return;
+      }
     if (roam::num_pes() < 2) {
       std::fprintf(stderr, "direct_pingpong: needs 2 PEs (+p2, or two processes)\n");
       roam::exit(2);

@@ -87,8 +87,23 @@ int main(int argc, char** argv) {
       for (std::string t; std::getline(ss, t, ',');) sizes.push_back(std::atoll(t.c_str()));
     } else if (!std::strcmp(argv[i], "--seconds") && i + 1 < argc) {
       seconds = std::atof(argv[++i]);
+    } else {
+      if (me == 0) {
+        if (!std::strcmp(argv[i], "--help"))
+          std::printf("usage: mpirun -n 2 mpi_put_pingpong [--sizes 100,1000,...] [--seconds S]\n");
+        else
+          std::fprintf(stderr, "mpi_put_pingpong: unknown argument '%s' (--help lists them)\n", argv[i]);
+      }
+      MPI_Finalize();
+      return std::strcmp(argv[i], "--help") ? 2 : 0;
     }
   }
+  for (long long b : sizes)
+    if (b <= 0 || seconds <= 0) {
+      if (me == 0) std::fprintf(stderr, "mpi_put_pingpong: --sizes takes positive byte counts, --seconds a positive time\n");
+      MPI_Finalize();
+      return 2;
+    }
   for (long long bytes : sizes) {
     std::vector<char> buf(static_cast<std::size_t>(bytes), 1);
     char* win_mem = nullptr;

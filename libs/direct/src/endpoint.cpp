@@ -119,12 +119,14 @@ std::uint32_t home_of(std::uint64_t id) noexcept {
   return static_cast<std::uint32_t>((id >> pe_shift) % roam::num_pes());
 }
 
-std::string describe(const endpoint& e) {
+std::string describe_channel(std::uint64_t id, const std::string& receiver, std::uint64_t bytes) {
   char hex[24];
-  std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(e.id));
-  return "channel " + std::string(hex) + " into " + (e.owner_name.empty() ? std::string("a receiver") : e.owner_name) +
-         " (" + std::to_string(e.bytes) + " bytes)";
+  std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(id));
+  return "channel " + std::string(hex) + " into " + (receiver.empty() ? std::string("a receiver") : receiver) + " (" +
+         std::to_string(bytes) + " bytes)";
 }
+
+std::string describe(const endpoint& e) { return describe_channel(e.id, e.owner_name, e.bytes); }
 
 void fail(const std::string& what) { throw std::logic_error("roam::direct: " + what); }
 

@@ -114,5 +114,7 @@ void rebind_owner(endpoint& e, const void* owner);
 
 [[noreturn]] void fail(const std::string& what);
 std::string describe(const endpoint& e);
+/// "channel ID into RECEIVER (N bytes)", for errors.
+std::string describe_channel(std::uint64_t id, const std::string& receiver, std::uint64_t bytes);
 
 }  // namespace roam::direct::detail

@@ -98,10 +98,8 @@ channel::channel(const receiver& r) {
 void channel::attach_bytes(std::span<const std::byte> source) {
   if (id_ == 0) detail::fail("attach on an empty channel (no make_channel behind it)");
   if (source.size() != bytes_) {
-    char hex[24];
-    std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(id_));
-    detail::fail("attach of a " + std::to_string(source.size()) + "-byte source to channel " + hex + " into " +
-                 receiver_ + ", whose buffer has " + std::to_string(bytes_) + " bytes");
+    detail::fail("attach of a " + std::to_string(source.size()) + "-byte source to " +
+                 detail::describe_channel(id_, receiver_, bytes_) + ": the sizes must be equal");
   }
   source_ = source.data();
   if (source.empty()) source_ = reinterpret_cast<const std::byte*>(this);  // attached, nothing to copy
@@ -111,9 +109,7 @@ void channel::put() {
   using namespace detail;
   if (id_ == 0) fail("put on an empty channel (no make_channel behind it)");
   if (!source_) {
-    char hex[24];
-    std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(id_));
-    fail("put on channel " + std::string(hex) + " into " + receiver_ +
+    fail("put on " + describe_channel(id_, receiver_, bytes_) +
          " with no source attached (attach once, and again after the sender moved through pup)");
   }
   if (!cached_ && !peer_state_) cached_ = lookup(id_);
@@ -181,23 +177,15 @@ bool channel::put_to_peer() {
   auto& word = *static_cast<std::atomic<std::uint32_t>*>(peer_state_);
   std::uint32_t s = word.load(std::memory_order_acquire);
   for (;;) {
-    if (s & closed) {
-      char hex[24];
-      std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(id_));
-      fail("a put into channel " + std::string(hex) + " into " + receiver_ + " (" + std::to_string(bytes_) +
-           " bytes), which is closed (its receiver was destroyed)");
-    }
+    if (s & closed) fail("a put into " + describe_channel(id_, receiver_, bytes_) + ", which is closed (its receiver was destroyed)");
     if (s & away) {  // it moved: messages find it, and its news may bring us a new view
       peer_state_ = peer_bell_ = peer_staging_ = nullptr;
       view_ = {};
       return false;
     }
-    if (!(s & armed)) {
-      char hex[24];
-      std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(id_));
-      fail("a put into channel " + std::string(hex) + " into " + receiver_ + " (" + std::to_string(bytes_) +
-           " bytes) before its receiver was ready (ready() must come before each put after the first)");
-    }
+    if (!(s & armed))
+      fail("a put into " + describe_channel(id_, receiver_, bytes_) +
+           " before its receiver was ready (ready() must come before each put after the first)");
     if (word.compare_exchange_weak(s, (s & ~std::uint32_t{armed}) | landing, std::memory_order_acq_rel)) break;
   }
   std::uint32_t arrival = landed;

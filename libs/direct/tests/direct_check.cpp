@@ -202,6 +202,12 @@ int main(int argc, char** argv) {
       else if (w == "--split") s.split = true;
       else pos.push_back(w);
     }
+    if (!pos.empty() && (pos[0] == "--help" || pos[0] == "-h")) {
+      std::printf("usage: direct_check ring N ITERS VALUES [--move-every K] [--split] | quiescence N ROUNDS | "
+                  "twice | size | closed | empty\n");
+      roam::exit(0);
+      co_return;
+    }
     if (!pos.empty()) s.mode = pos[0];
     if (pos.size() > 1) s.elements = std::atoi(pos[1].c_str());
     if (pos.size() > 2) s.iterations = std::atoi(pos[2].c_str());
@@ -230,7 +236,7 @@ int main(int argc, char** argv) {
       auto arr = roam::create_array<misuser>(roam::index<1>{2});
       arr[0].send<&misuser::setup>();
     } else {
-      std::fprintf(stderr, "direct_check: unknown mode '%s'\n", s.mode.c_str());
+      std::fprintf(stderr, "direct_check: unknown mode '%s' (--help lists them)\n", s.mode.c_str());
       roam::exit(2);
     }
   });

@@ -247,8 +247,11 @@ int main(int argc, char** argv) {
       else pos.push_back(a[i]);
     }
     if (pos.size() != 4) {
-      std::fprintf(stderr, "usage: stencil3d message|channel|both N B ITERS [--move-every K]\n");
-      roam::exit(2);
+      const bool help = pos.size() == 1 && (pos[0] == "--help" || pos[0] == "-h");
+      std::fprintf(help ? stdout : stderr,
+                   "usage: stencil3d message|channel|both N B|BXxBYxBZ ITERS [--move-every K] (N: cells per side, "
+                   "or per block side with BXxBYxBZ)\n");
+      roam::exit(help ? 0 : 2);
       co_return;
     }
     const std::string mode = pos[0];
