@@ -129,13 +129,24 @@ void main_ended() noexcept { g_main_running = false; }
 
 namespace {
 
+// The PE's place among the PEs of its host: processes of one host pin
+// their PEs to different cores (each process counting from the first core
+// put every process's PE 0 on the same core).
+std::uint32_t host_slot(const runtime_state& rt, std::uint32_t local) {
+  const auto& hosts = node_hosts();
+  std::uint32_t before = 0;
+  if (rt.my_node < hosts.size())
+    for (std::uint32_t n = 0; n < rt.my_node; ++n) before += hosts[n] == hosts[rt.my_node] ? 1 : 0;
+  return before * rt.ppn + local;
+}
+
 void pe_thread_body(runtime_state& rt, std::uint32_t local, std::barrier<>& sync) {
   pe_state& pe = *rt.pes[local];
   std::uint32_t id = pe.id();
   tls_pe = &pe;
   name_current_thread("roam-pe" + std::to_string(id));
   if (rt.opts.set_cpu_affinity) {
-    if (auto err = pin_current_thread(static_cast<int>(local)); !err.empty())
+    if (auto err = pin_current_thread(static_cast<int>(host_slot(rt, local))); !err.empty())
       std::fprintf(stderr, "[pe %u] +setcpuaffinity: %s\n", id, err.c_str());
   }
   run_pe_setups(pe);

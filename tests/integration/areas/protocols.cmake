@@ -103,3 +103,14 @@ roam_program_test(thread_migration_check.heap_futures_serialize_p3 RC 0
                   COMMAND $<TARGET_FILE:thread_migration_check> +p3 +serialize heap-futures 6 16)
 roam_seed_sweep(deterministic.thread_migration_check.futures_p3 1 5 "thread_migration_check: OK"
                 $<TARGET_FILE:thread_migration_check> +p3 futures 4 12)
+
+# +setcpuaffinity: each PE on its own core, counted over the PEs of its host
+# (processes of one host used to pin their PE 0s to the same core).
+add_executable(affinity_check programs/affinity_check.cpp)
+target_link_libraries(affinity_check PRIVATE roam roam_warnings)
+roam_program_test(affinity_check.p2 RC 0 REGEX "affinity_check: OK \\(2 pes"
+                  COMMAND $<TARGET_FILE:affinity_check> +p2 +setcpuaffinity)
+if(TARGET roamrun)
+  roam_program_test(tcp.affinity_check.n2_ppn1 RC 0 REGEX "affinity_check: OK \\(2 pes"
+                    COMMAND $<TARGET_FILE:roamrun> -n 2 +ppn 1 $<TARGET_FILE:affinity_check> +setcpuaffinity)
+endif()
