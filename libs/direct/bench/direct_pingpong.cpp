@@ -4,7 +4,11 @@
 // message each way carrying a roam::buffer made from the source (one copy
 // on each side's send, none on receipt, as the channel's one copy).
 //
-//   direct_pingpong [--sizes 100,1000,...] [--modes channel,message] [--seconds S] [+p2 | roamrun -n 2 ...]
+//   direct_pingpong [--sizes 100,1000,...] [--modes channel,message] [--seconds S] [--vector-buffers]
+//                   [+p2 | roamrun -n 2 ...]
+// The channels' receive buffers are roam::direct::host_buffers (puts from
+// another process of the host land in them directly); --vector-buffers
+// makes them std::vectors (such puts are staged, then copied on arrival).
 //
 // Prints per mode and size: "direct_pingpong: MODE BYTES B round trip X us"
 // (the median of 5 batches, each of about S/5 seconds), and one JSON line
@@ -18,6 +22,7 @@
 #include <vector>
 
 #include <roam/direct/channel.hpp>
+#include <roam/direct/host_buffer.hpp>
 #include <roam/roam.hpp>
 
 namespace {
@@ -38,10 +43,18 @@ struct player : roam::element<player> {
   roam::element_proxy<player> other() const { return this_array()[1 - me()]; }
 
   // Setup: both make a receiver and hand the channel to the other.
-  void setup(std::int64_t bytes, roam::promise<int> ready) {
-    in_buf.assign(static_cast<std::size_t>(bytes), std::byte{1});
-    out_buf.assign(static_cast<std::size_t>(bytes), std::byte{2});
-    in = roam::direct::make_channel(*this, std::span(in_buf), [this] { caught(); });
+  void setup(std::int64_t bytes, bool vector_buffers, roam::promise<int> ready) {
+    const auto n = static_cast<std::size_t>(bytes);
+    out_buf.assign(n, std::byte{2});
+    std::span<std::byte> into;
+    if (vector_buffers) {
+      in_vector.assign(n, std::byte{1});
+      into = std::span(in_vector);
+    } else {
+      in_host = roam::direct::host_buffer<std::byte>(n, std::byte{1});
+      into = in_host.span();
+    }
+    in = roam::direct::make_channel(*this, into, [this] { caught(); });
     other().send<&player::connect>(roam::direct::channel(in), ready);
   }
   void connect(roam::direct::channel c, roam::promise<int> ready) {
@@ -79,7 +92,8 @@ struct player : roam::element<player> {
   }
   void set_mode(bool channel) { use_channel = channel; }
 
-  std::vector<std::byte> in_buf, out_buf;
+  std::vector<std::byte> in_vector, out_buf;
+  roam::direct::host_buffer<std::byte> in_host;
   roam::direct::receiver in;
   roam::direct::channel out;
   bool use_channel = true;
@@ -102,15 +116,18 @@ int main(int argc, char** argv) {
     std::vector<long long> sizes{100, 1000, 5000, 10000, 20000, 30000, 40000, 70000, 100000, 500000};
     std::vector<std::string> modes{"channel", "message"};
     double seconds = 2.0;
+    bool vector_buffers = false;
     for (std::size_t i = 1; i < a.size(); ++i) {
       if (a[i] == "--help" || a[i] == "-h") {
-        std::printf("usage: direct_pingpong [--sizes 100,1000,...] [--modes channel,message] [--seconds S] [+p2 | under "
-                    "roamrun -n 2 / mpirun -n 2]\n  round trips between two elements on PEs 0 and 1: a channel put "
-                    "each way, or a message each way\n");
+        std::printf("usage: direct_pingpong [--sizes 100,1000,...] [--modes channel,message] [--seconds S] "
+                    "[--vector-buffers] [+p2 | under roamrun -n 2 / mpirun -n 2]\n  round trips between two elements on "
+                    "PEs 0 and 1: a channel put each way, or a message each way; channels receive into host_buffers "
+                    "(--vector-buffers: std::vectors)\n");
         roam::exit(0);
         co_return;
       }
       if (a[i] == "--sizes" && i + 1 < a.size()) sizes = numbers(a[++i]);
+      else if (a[i] == "--vector-buffers") vector_buffers = true;
       else if (a[i] == "--modes" && i + 1 < a.size()) {
         modes.clear();
         std::stringstream ss(a[++i]);
@@ -143,8 +160,8 @@ int main(int argc, char** argv) {
       auto pair = roam::create_array<player>(roam::array_options<1>({2}, roam::round_robin_map()));
       auto [r0, p0] = roam::make_future<int>();
       auto [r1, p1] = roam::make_future<int>();
-      pair[0].send<&player::setup>(static_cast<std::int64_t>(bytes), p0);
-      pair[1].send<&player::setup>(static_cast<std::int64_t>(bytes), p1);
+      pair[0].send<&player::setup>(static_cast<std::int64_t>(bytes), vector_buffers, p0);
+      pair[1].send<&player::setup>(static_cast<std::int64_t>(bytes), vector_buffers, p1);
       co_await r0;
       co_await r1;
       for (const std::string& mode : modes) {
@@ -172,9 +189,10 @@ int main(int argc, char** argv) {
         std::sort(us.begin(), us.end());
         std::printf("direct_pingpong: %-7s %7lld B round trip %9.3f us  [%.3f .. %.3f]\n", mode.c_str(), bytes, us[2],
                     us[0], us[4]);
-        std::printf("{\"bench\":\"direct_pingpong\",\"mode\":\"%s\",\"bytes\":%lld,\"round_trip_us\":%.4f,"
+        std::printf("{\"bench\":\"direct_pingpong\",\"mode\":\"%s\",\"buffers\":\"%s\",\"bytes\":%lld,\"round_trip_us\":%.4f,"
                     "\"min_us\":%.4f,\"max_us\":%.4f,\"nodes\":%u,\"pes\":%u}\n",
-                    mode.c_str(), bytes, us[2], us[0], us[4], roam::num_nodes(), roam::num_pes());
+                    mode.c_str(), vector_buffers ? "vector" : "host", bytes, us[2], us[0], us[4], roam::num_nodes(),
+                    roam::num_pes());
         std::fflush(stdout);
       }
     }

@@ -77,7 +77,10 @@ void endpoint::share_state() noexcept {
     w->store(own_state.load(std::memory_order_relaxed), std::memory_order_release);
     state_word = w;
     slot = index;
-    staging = claim_staging(bytes, staging_offset);
+    // A buffer in the segment (a host_buffer) is its own staging area:
+    // senders of other processes write it directly and nothing is copied
+    // on arrival (`staging` stays null).
+    if (!in_own_segment(data, bytes, staging_offset)) staging = claim_staging(bytes, staging_offset);
   }
 }
 

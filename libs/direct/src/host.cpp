@@ -216,6 +216,36 @@ std::atomic<std::uint32_t>* claim_slot(std::uint32_t& index) noexcept {
   return &(::new (s.slots() + i) shared_slot)->state;
 }
 
+namespace {
+
+// host_buffer memory: power-of-two classes from the staging region, kept
+// on free lists when released (the region itself never shrinks).
+struct shared_free_lists {
+  std::mutex mu;
+  std::array<std::vector<std::uint64_t>, 64> by_class;  // offsets, by log2 of the size
+};
+shared_free_lists& free_lists() {
+  static shared_free_lists f;
+  return f;
+}
+unsigned size_class(std::size_t bytes) noexcept {
+  unsigned c = 6;  // 64 bytes at least: a line of its own
+  while ((std::size_t{1} << c) < bytes) ++c;
+  return c;
+}
+
+}  // namespace
+
+bool in_own_segment(const void* p, std::size_t bytes, std::uint64_t& offset) noexcept {
+  const own_segment& s = segment();
+  if (!s.base || bytes == 0) return false;
+  const auto* b = static_cast<const std::byte*>(p);
+  if (b < s.base + staging_offset || b >= s.base + segment_bytes || bytes > static_cast<std::size_t>(s.base + segment_bytes - b))
+    return false;
+  offset = static_cast<std::uint64_t>(b - s.base);
+  return true;
+}
+
 std::byte* claim_staging(std::size_t bytes, std::uint64_t& offset) noexcept {
   own_segment& s = segment();
   if (!s.base || bytes == 0) return nullptr;
@@ -305,6 +335,38 @@ std::uint32_t node_of(std::uint32_t pe) noexcept {
   const std::uint32_t nodes = roam::num_nodes();
   const std::uint32_t per = nodes ? roam::num_pes() / nodes : 1;
   return per ? pe / per : 0;
+}
+
+
+// host_buffer's memory (include/roam/direct/host_buffer.hpp).
+void* host_allocate(std::size_t bytes) noexcept {
+  own_segment& s = segment();
+  if (!s.base || bytes == 0) return nullptr;
+  const unsigned c = size_class(bytes);
+  if (c >= 40) return nullptr;
+  {
+    shared_free_lists& f = free_lists();
+    std::lock_guard lock(f.mu);
+    if (auto& list = f.by_class[c]; !list.empty()) {
+      const std::uint64_t at = list.back();
+      list.pop_back();
+      return s.base + at;
+    }
+  }
+  std::uint64_t at = 0;
+  std::byte* p = claim_staging(std::size_t{1} << c, at);
+  return p;
+}
+
+void host_release(void* p, std::size_t bytes) noexcept {
+  std::uint64_t at = 0;
+  if (!p || !in_own_segment(p, bytes, at)) return;
+  shared_free_lists& f = free_lists();
+  std::lock_guard lock(f.mu);
+  try {
+    f.by_class[size_class(bytes)].push_back(at);
+  } catch (...) {  // out of memory for the list: the block stays unused
+  }
 }
 
 }  // namespace roam::direct::detail

@@ -32,6 +32,9 @@ std::atomic<std::uint32_t>* claim_slot(std::uint32_t& index) noexcept;
 /// A staging area of `bytes` in the segment for puts from other processes
 /// (they copy there, the receiver copies on): nullptr when there is no room.
 std::byte* claim_staging(std::size_t bytes, std::uint64_t& offset) noexcept;
+/// True (and its offset) when [p, p + bytes) lies in this process's
+/// segment: a host_buffer, which senders of other processes write directly.
+bool in_own_segment(const void* p, std::size_t bytes, std::uint64_t& offset) noexcept;
 /// How senders of other processes of this host reach slot `index`, its
 /// staging area (offset 0: none, they write the buffer itself) and `buffer`.
 host_view view_of(std::uint32_t slot, std::uint64_t staging, const void* buffer, std::uint32_t pe,

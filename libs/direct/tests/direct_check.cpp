@@ -21,6 +21,7 @@
 #include <vector>
 
 #include <roam/direct/channel.hpp>
+#include <roam/direct/host_buffer.hpp>
 #include <roam/roam.hpp>
 
 namespace {
@@ -32,18 +33,19 @@ struct settings {
   int values = 64;
   int move_every = 0;
   bool split = false;
-  void pup(roam::pup_er& p) { p | mode | elements | iterations | values | move_every | split; }
+  bool host_buffer = false;  // ghosts in roam::direct::host_buffers (written directly from other processes)
+  void pup(roam::pup_er& p) { p | mode | elements | iterations | values | move_every | split | host_buffer; }
 };
 roam::readonly<settings> config;
 
 double value(int sender, int iteration, int k) { return sender * 1e6 + iteration * 1e3 + k * 0.5; }
 
-using totals = std::array<std::int64_t, 3>;  // arrivals, moves, wrong values
+using totals = std::array<std::int64_t, 4>;  // arrivals, moves, wrong values, ghosts in the shared segment
 
 void finished(totals sums) {
   struct {
-    std::int64_t arrivals, moves, bad;
-  } t{sums[0], sums[1], sums[2]};
+    std::int64_t arrivals, moves, bad, shared;
+  } t{sums[0], sums[1], sums[2], sums[3]};
   const settings& s = *config;
   const std::int64_t expected = std::int64_t{s.elements} * s.iterations;
   if (t.bad != 0 || t.arrivals != expected) {
@@ -54,12 +56,17 @@ void finished(totals sums) {
   }
   std::printf("direct_check: OK (ring, %d elements, %d iterations, %lld moves, %lld arrivals)\n", s.elements,
               s.iterations, static_cast<long long>(t.moves), static_cast<long long>(t.arrivals));
+  if (s.host_buffer) std::printf("direct_check: %lld of %d ghosts in host buffers\n", static_cast<long long>(t.shared), s.elements);
   roam::exit(0);
 }
 
 struct node : roam::element<node> {
   int me() const { return this_index()[0]; }
-  node() : ghost(static_cast<std::size_t>(config->values)), edge(static_cast<std::size_t>(config->values)) {}
+  node() : edge(static_cast<std::size_t>(config->values)) {
+    if (config->host_buffer) ghost_host = roam::direct::host_buffer<double>(static_cast<std::size_t>(config->values));
+    else ghost_vector.assign(static_cast<std::size_t>(config->values), 0.0);
+  }
+  std::span<double> ghost() { return config->host_buffer ? ghost_host.span() : std::span(ghost_vector); }
   explicit node(roam::migrating) {}
 
   int left() const { return (me() + config->elements - 1) % config->elements; }
@@ -67,7 +74,7 @@ struct node : roam::element<node> {
 
   // Phase 1: make the receiver, hand the channel to the sender (left).
   void setup() {
-    in = roam::direct::make_channel(*this, std::span(ghost), [this] { arrived(); });
+    in = roam::direct::make_channel(*this, ghost(), [this] { arrived(); });
     this_array()[left()].send<&node::connect>(roam::direct::channel(in));
   }
   void connect(roam::direct::channel c) {
@@ -95,7 +102,7 @@ struct node : roam::element<node> {
   // The channel's callback: the left neighbour's edge of this iteration is in ghost.
   void arrived() {
     for (int k = 0; k < config->values; ++k)
-      if (ghost[static_cast<std::size_t>(k)] != value(left(), iteration, k)) ++bad;
+      if (ghost()[static_cast<std::size_t>(k)] != value(left(), iteration, k)) ++bad;
     ++arrivals;
     ++iteration;
     if (config->split)
@@ -105,16 +112,18 @@ struct node : roam::element<node> {
     if (iteration < config->iterations)
       contribute(roam::callback<>::broadcast<&node::step>(this_array()));
     else
-      contribute(totals{arrivals, moves, bad}, roam::sum, roam::callback<totals>::function<&finished>(roam::pe_id{0}));
+      contribute(totals{arrivals, moves, bad, ghost_host.shared() ? 1 : 0}, roam::sum,
+                 roam::callback<totals>::function<&finished>(roam::pe_id{0}));
   }
 
   void after_migration() {
-    in.rebind(*this, std::span(ghost), [this] { arrived(); });
+    in.rebind(*this, ghost(), [this] { arrived(); });
     out.attach(std::span(edge));
   }
-  void pup(roam::pup_er& p) { p | ghost | edge | in | out | iteration | steps | arrivals | moves | bad; }
+  void pup(roam::pup_er& p) { p | ghost_vector | ghost_host | edge | in | out | iteration | steps | arrivals | moves | bad; }
 
-  std::vector<double> ghost, edge;
+  std::vector<double> ghost_vector, edge;
+  roam::direct::host_buffer<double> ghost_host;
   roam::direct::receiver in;
   roam::direct::channel out;
   int iteration = 0;  // arrivals so far
@@ -200,10 +209,11 @@ int main(int argc, char** argv) {
       std::string w = a[i];
       if (w == "--move-every" && i + 1 < a.size()) s.move_every = std::atoi(a[++i].c_str());
       else if (w == "--split") s.split = true;
+      else if (w == "--host-buffer") s.host_buffer = true;
       else pos.push_back(w);
     }
     if (!pos.empty() && (pos[0] == "--help" || pos[0] == "-h")) {
-      std::printf("usage: direct_check ring N ITERS VALUES [--move-every K] [--split] | quiescence N ROUNDS | "
+      std::printf("usage: direct_check ring N ITERS VALUES [--move-every K] [--split] [--host-buffer] | quiescence N ROUNDS | "
                   "twice | size | closed | empty\n");
       roam::exit(0);
       co_return;

@@ -80,11 +80,7 @@ struct block : roam::element<block, roam::index<3>> {
     for (int r = x() * cfg_.b_rows(); r < (x() + 1) * cfg_.b_rows(); ++r)
       for (int k = 0; k < bz; ++k) b[static_cast<std::size_t>(r * bz + k)] = b_at(y() * by + r, z() * bz + k);
     partial.assign(static_cast<std::size_t>(cfg_.grid[1]), std::vector<float>(c_slice(), 0.0f));
-  }
-
-  // Channel mode: a receiver for every slice this element is sent, each
-  // into its final place (A's and B's rows) or a buffer per sender (C).
-  void connect_all(int) {
+    // Sized here: a neighbour's connect may come before this element's connect_all.
     const auto g = cfg_.grid;
     in[kA].resize(static_cast<std::size_t>(g[2]));
     in[kB].resize(static_cast<std::size_t>(g[0]));
@@ -92,6 +88,12 @@ struct block : roam::element<block, roam::index<3>> {
     out[kA].resize(static_cast<std::size_t>(g[2]));
     out[kB].resize(static_cast<std::size_t>(g[0]));
     out[kC].resize(static_cast<std::size_t>(g[1]));
+  }
+
+  // Channel mode: a receiver for every slice this element is sent, each
+  // into its final place (A's and B's rows) or a buffer per sender (C).
+  void connect_all(int) {
+    const auto g = cfg_.grid;
     for (int k = 0; k < g[2]; ++k) {
       if (k == z()) continue;
       in[kA][static_cast<std::size_t>(k)] = roam::direct::make_channel(*this, a_part(k), [this] { arrived(kA); });
