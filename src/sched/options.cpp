@@ -165,7 +165,7 @@ const std::vector<option_spec>& specs() {
       {"commthread", "ROAM_COMMTHREAD", "",
        "use a communication thread even with one PE per process (default only when +ppn > 1)",
        [](runtime_options& o, std::string_view v) { return parse_flag(v, o.commthread); }},
-      {"setcpuaffinity", "ROAM_SETCPUAFFINITY", "", "pin PE k to the k-th available core",
+      {"setcpuaffinity", "ROAM_SETCPUAFFINITY", "", "pin each PE to its own core (the k-th available for the k-th PE of its host)",
        [](runtime_options& o, std::string_view v) { return parse_flag(v, o.set_cpu_affinity); }},
       {"busywait", "ROAM_BUSYWAIT", "", "idle PEs spin instead of sleeping (lowest latency, burns cores)",
        [](runtime_options& o, std::string_view v) { return parse_flag(v, o.busywait); }},
