@@ -2,9 +2,12 @@
 // which are in different processes under roamrun -n 2 / mpirun -n 2), the
 // seed's microbenchmark: a channel put each way (roam::direct) against a
 // message each way carrying a roam::buffer made from the source (one copy
-// on each side's send, none on receipt, as the channel's one copy).
+// on each side's send, none on receipt, as the channel's one copy), or
+// such a message copied on receipt into the receive buffer, where a put
+// leaves its data (message_copy: what the seed's and Charm++'s message
+// versions do).
 //
-//   direct_pingpong [--sizes 100,1000,...] [--modes channel,message] [--seconds S] [--vector-buffers]
+//   direct_pingpong [--sizes 100,1000,...] [--modes channel,message,message_copy] [--seconds S] [--vector-buffers]
 //                   [+p2 | roamrun -n 2 ...]
 // The channels' receive buffers are roam::direct::host_buffers (puts from
 // another process of the host land in them directly); --vector-buffers
@@ -17,6 +20,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -64,17 +68,22 @@ struct player : roam::element<player> {
   }
 
   // A batch of `trips` round trips from element 0.
-  void serve(bool channel, std::int64_t trips, roam::promise<batch> done) {
+  void serve(bool channel, bool copy, std::int64_t trips, roam::promise<batch> done) {
     use_channel = channel;
+    copy_out = copy;
     remaining = trips;
     total = trips;
     done_ = done;
     t0 = bench_clock::now();
     throw_ball();
   }
-  // Message mode: the ball arrives as a message.
+  // Message modes: the ball arrives as a message (message_copy: and is
+  // copied into the receive buffer, where a channel's put leaves it).
   void ball(roam::buffer<std::byte> data) {
-    (void)data;
+    if (copy_out) {
+      std::span<std::byte> into = in_vector.empty() ? in_host.span() : std::span(in_vector);
+      std::memcpy(into.data(), data.span().data(), std::min(into.size(), data.span().size()));
+    }
     caught();
   }
 
@@ -90,13 +99,17 @@ struct player : roam::element<player> {
     if (use_channel) out.put();
     else other().send<&player::ball>(roam::buffer<std::byte>(std::span<const std::byte>(out_buf)));
   }
-  void set_mode(bool channel) { use_channel = channel; }
+  void set_mode(bool channel, bool copy) {
+    use_channel = channel;
+    copy_out = copy;
+  }
 
   std::vector<std::byte> in_vector, out_buf;
   roam::direct::host_buffer<std::byte> in_host;
   roam::direct::receiver in;
   roam::direct::channel out;
   bool use_channel = true;
+  bool copy_out = false;
   std::int64_t remaining = 0, total = 0;
   roam::promise<batch> done_;
   bench_clock::time_point t0;
@@ -114,12 +127,12 @@ std::vector<long long> numbers(const std::string& list) {
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
     std::vector<long long> sizes{100, 1000, 5000, 10000, 20000, 30000, 40000, 70000, 100000, 500000};
-    std::vector<std::string> modes{"channel", "message"};
+    std::vector<std::string> modes{"channel", "message", "message_copy"};
     double seconds = 2.0;
     bool vector_buffers = false;
     for (std::size_t i = 1; i < a.size(); ++i) {
       if (a[i] == "--help" || a[i] == "-h") {
-        std::printf("usage: direct_pingpong [--sizes 100,1000,...] [--modes channel,message] [--seconds S] "
+        std::printf("usage: direct_pingpong [--sizes 100,1000,...] [--modes channel,message,message_copy] [--seconds S] "
                     "[--vector-buffers] [+p2 | under roamrun -n 2 / mpirun -n 2]\n  round trips between two elements on "
                     "PEs 0 and 1: a channel put each way, or a message each way; channels receive into host_buffers "
                     "(--vector-buffers: std::vectors)\n");
@@ -146,8 +159,8 @@ int main(int argc, char** argv) {
         co_return;
       }
     for (const std::string& m : modes)
-      if (m != "channel" && m != "message") {
-        std::fprintf(stderr, "direct_pingpong: unknown mode '%s' (channel, message)\n", m.c_str());
+      if (m != "channel" && m != "message" && m != "message_copy") {
+        std::fprintf(stderr, "direct_pingpong: unknown mode '%s' (channel, message, message_copy)\n", m.c_str());
         roam::exit(2);
         co_return;
       }
@@ -166,12 +179,13 @@ int main(int argc, char** argv) {
       co_await r1;
       for (const std::string& mode : modes) {
         const bool channel = mode == "channel";
-        pair[1].send<&player::set_mode>(channel);
+        const bool copy = mode == "message_copy";
+        pair[1].send<&player::set_mode>(channel, copy);
         // Calibrate: trips for about seconds/5 per batch.
         std::int64_t trips = 50;
         for (;;) {
           auto [f, p] = roam::make_future<batch>();
-          pair[0].send<&player::serve>(channel, trips, p);
+          pair[0].send<&player::serve>(channel, copy, trips, p);
           batch b = co_await f;
           if (b.seconds > seconds / 50 || trips > (std::int64_t{1} << 30)) {
             trips = std::max<std::int64_t>(10, static_cast<std::int64_t>(static_cast<double>(trips) * (seconds / 5) / b.seconds));
@@ -182,12 +196,12 @@ int main(int argc, char** argv) {
         std::vector<double> us;
         for (int k = 0; k < 5; ++k) {
           auto [f, p] = roam::make_future<batch>();
-          pair[0].send<&player::serve>(channel, trips, p);
+          pair[0].send<&player::serve>(channel, copy, trips, p);
           batch b = co_await f;
           us.push_back(b.seconds * 1e6 / static_cast<double>(b.trips));
         }
         std::sort(us.begin(), us.end());
-        std::printf("direct_pingpong: %-7s %7lld B round trip %9.3f us  [%.3f .. %.3f]\n", mode.c_str(), bytes, us[2],
+        std::printf("direct_pingpong: %-12s %7lld B round trip %9.3f us  [%.3f .. %.3f]\n", mode.c_str(), bytes, us[2],
                     us[0], us[4]);
         std::printf("{\"bench\":\"direct_pingpong\",\"mode\":\"%s\",\"buffers\":\"%s\",\"bytes\":%lld,\"round_trip_us\":%.4f,"
                     "\"min_us\":%.4f,\"max_us\":%.4f,\"nodes\":%u,\"pes\":%u}\n",
