@@ -107,7 +107,7 @@ void pe_state::run_loop() {
     if (have_pollers()) [[unlikely]] {
       // A library's poller (a flag in memory) is looked at before the
       // transport, whose look is a system call: the spin in go_idle asks
-      // the transport every 16th turn while pollers are installed.
+      // the transport every 64th turn while pollers are installed.
       if (poll_pollers(id_)) continue;
     } else if (drives_ && drives_->progress()) {
       continue;
@@ -175,10 +175,11 @@ void pe_state::go_idle() {
   const bool polled = have_pollers();
   for (unsigned i = 1;; ++i) {
     // With pollers installed (flags in shared memory, a few ns a look) the
-    // transport, whose look is a system call of ~0.5 us, is asked every 16th
-    // turn: asked every turn it kept the pollers from looking for most of
-    // the spin (a host-path channel round trip 1.1 us; 0.7 us so).
-    if (work_visible() || (polled && poll_pollers(id_)) || ((!polled || (i & 15) == 0) && drives_ && drives_->progress())) {
+    // transport, whose look is a system call of ~0.5 us, is asked every 64th
+    // turn (~2 us of spinning): asked every turn it kept the pollers from
+    // looking for most of the spin (a host-path channel round trip 1.1 us;
+    // 0.5-0.7 us so). A message then waits up to ~2 us longer to be seen.
+    if (work_visible() || (polled && poll_pollers(id_)) || ((!polled || (i & 63) == 0) && drives_ && drives_->progress())) {
       end_spinning();
       return;
     }

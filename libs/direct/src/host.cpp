@@ -159,19 +159,22 @@ std::array<credit, max_bells>& credits() {
 class bell_poller final : public roam::pe_poller {
  public:
   bool poll(std::uint32_t pe) noexcept override {
-    if (pe >= max_bells) return false;
-    const own_segment& s = segment();
-    const std::uint32_t r = s.bells()[pe].ring.load(std::memory_order_seq_cst);
+    if (pe >= max_bells || !bells_) return false;
+    const std::uint32_t r = bells_[pe].ring.load(std::memory_order_seq_cst);
     if (r == seen_[pe]) return false;
     credits()[pe].add(pe, r - seen_[pe]);
     seen_[pe] = r;
     return true;  // the credit notice is queued
   }
   void sleeping(std::uint32_t pe, bool asleep) noexcept override {
-    if (pe < max_bells) segment().bells()[pe].asleep.store(asleep ? 1 : 0, std::memory_order_seq_cst);
+    if (pe < max_bells && bells_) bells_[pe].asleep.store(asleep ? 1 : 0, std::memory_order_seq_cst);
   }
+  // Before the poller is installed: polls then read the bells without
+  // going through segment()'s once-flag on every spin turn.
+  void set_bells(pe_bell* b) noexcept { bells_ = b; }
 
  private:
+  pe_bell* bells_ = nullptr;
   std::array<std::uint32_t, max_bells> seen_{};  // each PE its own entry
 };
 bell_poller g_poller;
@@ -312,7 +315,10 @@ void ring(const host_view& v, pe_bell& bell) noexcept {
 
 void start_polling() noexcept {
   static std::once_flag once;
-  std::call_once(once, [] { roam::add_pe_poller(g_poller); });
+  std::call_once(once, [] {
+    g_poller.set_bells(segment().bells());
+    roam::add_pe_poller(g_poller);
+  });
 }
 
 void remember_view(std::uint64_t id, const host_view& v) {
