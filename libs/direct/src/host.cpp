@@ -316,6 +316,7 @@ void ring(const host_view& v, pe_bell& bell) noexcept {
 void start_polling() noexcept {
   static std::once_flag once;
   std::call_once(once, [] {
+    if (roam::num_nodes() < 2) return;  // no other process can ring
     g_poller.set_bells(segment().bells());
     roam::add_pe_poller(g_poller);
   });
