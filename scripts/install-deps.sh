@@ -20,6 +20,20 @@ command -v dpkg-deb >/dev/null 2>&1 || need+=(dpkg)
 [ -f /usr/share/javascript/chart.js/chart.min.js ] || need+=(libjs-chart.js)
 # Optional: OpenMPI for the mpi transport. Its absence is reported, not fatal.
 optional=()
+# What each library and application declares in its folder's `packages`
+# file: "<required|optional|bench> <package> <file or command that shows it>";
+# `bench` packages (a benchmark's anchors) only with --bench.
+root="$(cd "$(dirname "$0")/.." && pwd)"
+with_bench=0
+[ "${1:-}" = "--bench" ] && with_bench=1
+for list in "$root"/libs/*/packages "$root"/apps/*/packages; do
+  [ -f "$list" ] || continue
+  while read -r kind pkg probe _; do
+    case "$kind" in required|optional) ;; bench) [ $with_bench = 1 ] || continue ;; *) continue ;; esac
+    if [ -e "$probe" ] || command -v "$probe" >/dev/null 2>&1; then continue; fi
+    if [ "$kind" = required ]; then need+=("$pkg"); else optional+=("$pkg"); fi
+  done < "$list"
+done
 command -v mpicxx >/dev/null 2>&1 || optional+=(openmpi-bin libopenmpi-dev)
 # Optional: libzstd for compressed traces (+tracezstd); Chromium, in which a
 # test opens roam-trace's HTML report (headless).

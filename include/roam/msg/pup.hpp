@@ -56,6 +56,7 @@ class pup_error : public std::runtime_error {
 /// `template <> inline constexpr bool roam::bitwise_serializable<my_pod> = true;`.
 /// The type must be trivially copyable (a static_assert says so otherwise) and
 /// hold no pointers; its bytes are not validated when unpacking.
+/// (std::complex: include <roam/msg/complex.hpp>.)
 template <class T>
 inline constexpr bool bitwise_serializable = false;
 
