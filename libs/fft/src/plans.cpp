@@ -16,10 +16,23 @@ aligned_complex allocate(std::size_t count) {
   return aligned_complex(p);
 }
 
+namespace {
+// Kept for the run, destroyed at exit (after the runtime, and the pencils
+// holding them, are gone).
+struct plan_cache {
+  std::mutex mu;
+  std::map<std::tuple<std::size_t, std::size_t, int, bool>, fftw_plan> plans;
+  ~plan_cache() {
+    for (auto& [key, p] : plans) fftw_destroy_plan(p);
+    fftw_cleanup();
+  }
+};
+}  // namespace
+
 fftw_plan row_plan(std::size_t rows, std::size_t n, int sign, bool measure) {
-  static std::mutex mu;
-  static std::map<std::tuple<std::size_t, std::size_t, int, bool>, fftw_plan> plans;  // kept for the run
-  std::lock_guard lock(mu);
+  static plan_cache cache;
+  auto& plans = cache.plans;
+  std::lock_guard lock(cache.mu);
   const auto key = std::make_tuple(rows, n, sign, measure);
   if (auto it = plans.find(key); it != plans.end()) return it->second;
   // Planning with FFTW_MEASURE overwrites the arrays: plan on scratch ones.
