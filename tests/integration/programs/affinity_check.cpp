@@ -52,7 +52,14 @@ struct probe : roam::group_member<probe> {
 int main(int argc, char** argv) {
   g_allowed = allowed_cores();  // before any PE thread pins itself
   const int cores = static_cast<int>(g_allowed.size());
-  return roam::run(argc, argv, [cores](const roam::args&) -> roam::task<> {
+  return roam::run(argc, argv, [cores](const roam::args& a) -> roam::task<> {
+    if (a.size() > 1) {
+      const bool help = a[1] == "--help" || a[1] == "-h";
+      std::fprintf(help ? stdout : stderr, "%saffinity_check [+setcpuaffinity] (no arguments of its own)\n",
+                   help ? "usage: " : ("affinity_check: unknown argument '" + a[1] + "'; usage: ").c_str());
+      roam::exit(help ? 0 : 2);
+      co_return;
+    }
     auto probes = roam::create_group<probe>();
     auto [f, p] = roam::make_future<std::array<std::uint64_t, 2>>();
     probes.send<&probe::report>(roam::callback<std::array<std::uint64_t, 2>>::to_future(p));
