@@ -23,7 +23,8 @@ using fft_clock = std::chrono::steady_clock;
 int usage(bool help) {
   std::fprintf(help ? stdout : stderr,
                "usage: fft [--log2 L | --n n] [--pencils P] [--measure] [--repeat R] [--seed S]\n"
-               "  the HPC Challenge Global FFT of N = 2^L (L even) or n*n complex doubles\n");
+               "  the HPC Challenge Global FFT of N = 2^L (L even) or n*n complex doubles\n"
+               "example: fft --log2 20 +p2\n");
   return help ? 0 : 2;
 }
 }  // namespace
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
       else if (w == "--seed" && has) seed = std::strtoull(a[++i].c_str(), nullptr, 10);
       else if (w == "--measure") o.measure = true;
       else {
+        if (w != "--help" && w != "-h") std::fprintf(stderr, "fft: unknown option '%s'\n", w.c_str());
         roam::exit(usage(w == "--help" || w == "-h"));
         co_return;
       }

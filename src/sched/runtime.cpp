@@ -140,6 +140,8 @@ std::uint32_t host_slot(const runtime_state& rt, std::uint32_t local) {
   return before * rt.ppn + local;
 }
 
+}  // namespace
+
 void pe_thread_body(runtime_state& rt, std::uint32_t local, std::barrier<>& sync) {
   pe_state& pe = *rt.pes[local];
   std::uint32_t id = pe.id();
@@ -171,6 +173,8 @@ bool install_runtime(runtime_state& rt) {
   std::fprintf(stderr, "roam: roam::run called while another run is active\n");
   return false;
 }
+
+namespace {
 
 // ROAM_TEST_SLOW_START=<node>:<ms> makes that node wait before its PEs start,
 // after the transport delivers to it: tests use it to have peers finish (and
@@ -213,6 +217,8 @@ struct bootstrap_record {
 };
 constexpr std::uint32_t bootstrap_magic = 0x52414f4d;
 
+}  // namespace
+
 std::string check_peers(membership_transport& net, std::uint32_t ppn) {
   std::random_device entropy;
   const std::uint64_t nonce = (std::uint64_t{entropy()} << 32 ^ entropy()) ^ static_cast<std::uint64_t>(::getpid()) ^
@@ -254,6 +260,8 @@ transport_handlers handlers_for(runtime_state& rt) {
   return h;
 }
 
+namespace {
+
 // Processes started as spares (roamrun --spares N): ROAM_SPARES.
 std::uint32_t spares_from_environment(std::uint32_t processes, std::string& error) {
   const char* v = std::getenv("ROAM_SPARES");
@@ -267,6 +275,8 @@ std::uint32_t spares_from_environment(std::uint32_t processes, std::string& erro
   }
   return static_cast<std::uint32_t>(n);
 }
+
+}  // namespace
 
 // +ftheartbeat / +fttimeout configure the transport's failure detection
 // (TCP and MPI alike).
@@ -294,6 +304,8 @@ std::unique_ptr<membership_transport> make_job_transport(const std::string& kind
   }
   return std::make_unique<membership_transport>(std::move(physical), physical->num_nodes() - spares);
 }
+
+namespace {
 
 // Runs one epoch's runtime on this thread (non-SMP: the PE drives the
 // transport) and returns its exit code.

@@ -1,8 +1,13 @@
 #pragma once
 // The steps of a PE's life that the threaded runner (runtime.cpp) and the
 // deterministic driver (deterministic.cpp) share.
+#include <barrier>
+#include <memory>
 #include <string>
 #include <vector>
+
+#include <roam/machine/detail/membership.hpp>
+#include <roam/machine/detail/transport.hpp>
 
 #include <roam/sched/detail/runtime_state.hpp>
 #include <roam/sched/detail/startup.hpp>
@@ -32,6 +37,22 @@ void run_finished_hooks(runtime_state& rt);
 std::string measure_clock_offset(transport& net);
 /// The readonly window closes for good (the run ended).
 void main_ended() noexcept;
+
+/// One PE's thread from setup to teardown (`local`: its place in this
+/// process); `sync` has one slot per PE of the process.
+void pe_thread_body(runtime_state& rt, std::uint32_t local, std::barrier<>& sync);
+/// Makes `rt` the process's runtime; false (reported) if one is installed.
+bool install_runtime(runtime_state& rt);
+/// Start-up exchange between the processes: refuses inconsistent jobs,
+/// records the hosts and the job key. Empty, or what is wrong.
+std::string check_peers(membership_transport& net, std::uint32_t ppn);
+/// What the transport calls back into `rt` with.
+transport_handlers handlers_for(runtime_state& rt);
+/// +ftheartbeat / +fttimeout as the transports' environment.
+void apply_ft_options(const runtime_options& opts);
+/// The physical transport `kind`, bootstrapped, seen through the membership;
+/// nullptr and `error` when it cannot start.
+std::unique_ptr<membership_transport> make_job_transport(const std::string& kind, std::string& error);
 
 /// After a failure, with no runtime in the process (progress thread): the
 /// survivors agree, exchange and install the newest complete in-memory

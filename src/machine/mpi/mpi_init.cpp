@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include <roam/machine/detail/mpi_base_comm.hpp>
+
 #include "mpi/mpi_error.hpp"
 #include "mpi/mpi_progress_owner.hpp"
 #include "mpi/mpi_transport.hpp"
@@ -10,6 +12,8 @@
 namespace roam::detail {
 
 namespace {
+
+MPI_Comm g_base_comm = MPI_COMM_WORLD;
 
 const char* thread_level_name(int level) {
   switch (level) {
@@ -21,10 +25,11 @@ const char* thread_level_name(int level) {
   }
 }
 
-// A duplicate of MPI_COMM_WORLD that reports errors to us instead of ending
-// the job, so a failing call can name the peer (on_peer_failure).
+// A duplicate of the base communicator (MPI_COMM_WORLD, or library mode's)
+// that reports errors to us instead of ending the job, so a failing call can
+// name the peer (on_peer_failure).
 bool private_comm(const char* name, MPI_Comm& comm, std::string& error) {
-  int rc = MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  int rc = MPI_Comm_dup(g_base_comm, &comm);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
   if (rc != MPI_SUCCESS) {
     error = "mpi transport: creating its communicator failed: " + mpi_error_text(rc);
@@ -35,6 +40,9 @@ bool private_comm(const char* name, MPI_Comm& comm, std::string& error) {
 }
 
 }  // namespace
+
+void set_mpi_base_comm(MPI_Comm comm) noexcept { g_base_comm = comm; }
+MPI_Comm mpi_base_comm() noexcept { return g_base_comm; }
 
 std::unique_ptr<transport> make_mpi_transport(std::string& error) {
   mpi_limits limits;

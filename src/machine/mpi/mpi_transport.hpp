@@ -65,6 +65,9 @@ class mpi_transport final : public transport {
   bool progress() override;
   void wait(std::chrono::microseconds timeout) override;
   void wake() noexcept override { wake_.wake(); }
+  bool sends_started() const noexcept override {
+    return !outbox_.maybe_nonempty() && staging_next_ == staging_.size();
+  }
   std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> mine) override;
   void finish() override;
   /// Forget `node`: no more sends to it, no report, finish() does not wait

@@ -51,6 +51,7 @@ class membership_transport final : public transport {
   bool progress() override;
   void wait(std::chrono::microseconds timeout) override;
   void wake() noexcept override { physical_->wake(); }
+  bool sends_started() const noexcept override { return physical_->sends_started(); }
   /// Bootstrap only (epoch 0): every process takes part, spares too; the
   /// workers' blobs are returned.
   std::vector<std::vector<std::byte>> allgather(std::span<const std::byte> mine) override;

@@ -85,6 +85,13 @@ class transport {
   /// Makes a wait() in progress (or the next one) return soon. Any thread.
   virtual void wake() noexcept = 0;
 
+  /// Every frame given to send() so far has left this process's queues
+  /// (MPI: its send is posted), so it reaches its peer even if this process
+  /// stops calling progress() for a while (MPI progresses posted sends in
+  /// any MPI call). Library mode pauses the transport between calls only
+  /// then. Progress thread. Default: true (nothing is queued).
+  virtual bool sends_started() const noexcept { return true; }
+
   /// Bootstrap exchange: every node calls it with its own small blob and gets
   /// every node's blob, indexed by node. Collective; also a barrier. Only
   /// before the PEs start.
