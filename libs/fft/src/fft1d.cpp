@@ -2,10 +2,13 @@
 // transposes as all-to-alls between pencils, FFTW for the rows.
 #include <roam/fft/fft1d.hpp>
 
+#include <roam/aggregation/aggregator.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <memory>
 #include <numbers>
 #include <stdexcept>
 #include <string>
@@ -25,6 +28,13 @@ struct shape {
     return static_cast<std::uint64_t>(q) * n / static_cast<std::uint64_t>(pencils);
   }
   std::uint64_t rows(std::int64_t q) const { return first(q + 1) - first(q); }
+};
+
+// A block of a transpose when it travels through the aggregation library.
+struct block_item {
+  std::int32_t call = 0, step = 0, from = 0;
+  std::vector<complex> part;
+  void pup(roam::pup_er& p) { p | call | step | from | part; }
 };
 
 // One transpose step's counters are kept by parity: a pencil may receive
@@ -85,7 +95,11 @@ struct pencil : roam::element<pencil> {
         place(step, me(), pack(c0, cols, n, mine).data());
         continue;
       }
-      this_array()[q].send<&pencil::block>(this_call, step, static_cast<std::int32_t>(me()), pack(c0, cols, n, mine));
+      if (agg)
+        aggregator().insert(roam::index<1>{static_cast<std::int32_t>(q)},
+                            block_item{this_call, step, static_cast<std::int32_t>(me()), pack(c0, cols, n, mine)});
+      else
+        this_array()[q].send<&pencil::block>(this_call, step, static_cast<std::int32_t>(me()), pack(c0, cols, n, mine));
     }
   }
   std::vector<complex> pack(std::size_t c0, std::size_t cols, std::size_t n, std::size_t mine) const {
@@ -107,6 +121,34 @@ struct pencil : roam::element<pencil> {
   }
 
   void block(std::int32_t call, std::int32_t s, std::int32_t from, std::vector<complex> part) {
+    accept(call, s, from, part);
+    advance();
+  }
+
+  // The aggregator's handler. It may run inside this PE's own flush (another
+  // pencil's send_blocks): the step it completes goes on in a message of its
+  // own, never inside the sender's loop.
+  void take(block_item b) {
+    accept(b.call, b.step, b.from, b.part);
+    if (started && step < 3 && got[step & 1] == cfg.pencils && !resume_posted) {
+      resume_posted = true;
+      this_proxy().send<&pencil::resume>();
+    }
+  }
+  void resume() {
+    resume_posted = false;
+    advance();
+  }
+  // The aggregator's type names this class's member: it cannot be a data
+  // member of the (then incomplete) class, so the pencil holds it erased.
+  using transposer = roam::aggregator<&pencil::take>;
+  transposer& aggregator() const { return *static_cast<transposer*>(agg.get()); }
+  void use(transposer a, roam::callback<void> done) {
+    agg = std::make_shared<transposer>(a);
+    contribute(done);
+  }
+
+  void accept(std::int32_t call, std::int32_t s, std::int32_t from, const std::vector<complex>& part) {
     if (call != this_call && !(call == this_call + 1 && step >= 3)) {
       // A block of the next call may come before this pencil's run (the
       // broadcast reaches pencils in any order); any other is a caller
@@ -117,7 +159,6 @@ struct pencil : roam::element<pencil> {
     if (part.size() != my_rows() * static_cast<std::size_t>(cfg.rows(from)))
       roam::abort("roam::fft: pencil " + std::to_string(me()) + " got a block of the wrong size from pencil " + std::to_string(from));
     place(s, from, part.data());
-    advance();
   }
 
   void advance() {
@@ -176,6 +217,12 @@ struct pencil : roam::element<pencil> {
   // travels, the twiddles and plans are made again.
   void pup(roam::pup_er& p) {
     p | cfg | direction | this_call | step | started | got;
+    bool aggregated = agg != nullptr;
+    p | aggregated;
+    if (aggregated) {
+      if (p.is_unpacking()) agg = std::make_shared<transposer>();
+      p | aggregator();
+    }
     if (p.is_unpacking()) init();
     p.bytes(static_cast<void*>(data.get()), cells() * sizeof(complex));
     p.bytes(static_cast<void*>(in[0].get()), cells() * sizeof(complex));
@@ -190,6 +237,8 @@ struct pencil : roam::element<pencil> {
   bool started = false;
   std::array<std::int32_t, 2> got{0, 0};
   roam::callback<void> done_;
+  std::shared_ptr<void> agg;  // a transposer under options::aggregated
+  bool resume_posted = false;
 };
 
 struct plan_state {
@@ -226,6 +275,16 @@ roam::task<fft1d> fft1d::create(std::size_t n, options o) {
   auto state = std::make_shared<detail::plan_state>();
   state->cfg = s;
   state->pencils = roam::create_array<detail::pencil>(roam::array_options<1>({s.pencils}, roam::block_map()), s);
+  if (o.aggregated) {
+    // Every block of one pencil to one PE's pencils fills that PE's buffer;
+    // the rest leave when this PE goes idle.
+    roam::aggregation_options a;
+    a.items_per_buffer = static_cast<std::uint32_t>(std::max<std::size_t>(1, (s.pencils + roam::num_pes() - 1) / roam::num_pes()));
+    auto agg = roam::make_aggregator<&detail::pencil::take>(state->pencils, a);
+    auto [done, cb] = roam::make_future_callback<void>();
+    state->pencils.send<&detail::pencil::use>(agg, cb);
+    co_await done;
+  }
   co_return fft1d(std::move(state));
 }
 

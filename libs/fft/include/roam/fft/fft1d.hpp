@@ -42,6 +42,12 @@ struct options {
   /// FFTW's planning effort: false FFTW_ESTIMATE (instant), true FFTW_MEASURE
   /// (seconds once per shape and process, faster transforms).
   bool measure = false;
+  /// How the transposes travel: one message per block (pencil to pencil), or
+  /// through the aggregation library (libs/aggregation: a PE's blocks for
+  /// another PE combined into its buffers, sent when full or when the PE
+  /// goes idle). Blocks are large unless n is small against the pencil
+  /// count: messages are faster here (docs/perf.md, session 35).
+  bool aggregated = false;
 };
 
 namespace detail {
