@@ -102,8 +102,9 @@ void library_call_finish(bool failed, std::vector<std::byte> bytes) {
   // Other processes first: this process's own end may let its thread go
   // on at once, and the others must already be on their way out.
   const std::vector<std::uint32_t> leaders = library_node_leaders();
-  for (std::size_t n = leaders.size(); n-- > 0;)
+  for (std::size_t n = leaders.size(); n-- > 1;)
     call_on_pe<&library_call_ended>(leaders[n], static_cast<std::uint8_t>(failed ? 1 : 0), bytes);
+  library_call_ended(static_cast<std::uint8_t>(failed ? 1 : 0), std::move(bytes));  // this process: node 0
 }
 
 std::vector<std::byte> library_call_wait() {

@@ -5,14 +5,18 @@
 #include <roam/sched/detail/library_mode.hpp>
 
 #include <atomic>
+#include <algorithm>
 #include <barrier>
+#include <chrono>
 #include <cstdlib>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <thread>
 
 #include <roam/machine/detail/hosts.hpp>
 #include <roam/machine/detail/membership.hpp>
+#include <roam/sched/detail/pe_state.hpp>
 #include <roam/sched/detail/post.hpp>
 
 #include "options.hpp"
@@ -23,6 +27,12 @@ namespace roam::detail {
 namespace {
 
 struct library_session {
+  // +ppn 1: PE 0 runs on the program's thread inside the calls and drives
+  // the transport itself, as a non-SMP node of roam::run does (a thread of
+  // its own beside a communication thread halves the rate on a busy host).
+  // More PEs: every PE a thread, the program's thread the communication
+  // thread inside the calls.
+  bool pe_on_caller = false;
   std::unique_ptr<membership_transport> net;
   std::unique_ptr<runtime_state> rt;
   std::unique_ptr<std::barrier<>> sync;
@@ -31,9 +41,13 @@ struct library_session {
   unique_function<void(const roam::args&)> main{[](const roam::args&) {}};
   roam::args program_args;
 
-  std::mutex call_mutex;  // guards outcome between a PE and the calling thread
-  library_call_outcome outcome;
-  std::atomic<bool> call_ended{false};
+  // Ends of calls, oldest first, from a PE to the calling thread. More than
+  // one can wait: a call that needs no other process (its function stays on
+  // PE 0) ends there at once, and node 0 may end the next call before this
+  // process's thread has taken the last one.
+  std::mutex call_mutex;
+  std::deque<library_call_outcome> outcomes;
+  std::atomic<std::uint32_t> calls_ended{0};
 };
 
 std::unique_ptr<library_session> g_session;
@@ -63,6 +77,53 @@ void pump_until(library_session& s, Done done) {
     }
     if (s.rt->opts.busywait || std::chrono::steady_clock::now() - idle_since < s.rt->opts.idle_spin) continue;
     s.net->wait(std::chrono::milliseconds(100));
+  }
+}
+
+// +ppn 1: PE 0's scheduler loop on the calling thread until `done()` or
+// roam stops: its items, the transport every 32 items and whenever the
+// queues are empty, timers when due, then a spin of +idlespin and a sleep in
+// the transport (a frame or a timer ends it). tls_pe is PE 0 meanwhile.
+template <class Done>
+void run_pe_here(library_session& s, Done done) {
+  pe_state& pe = *s.rt->pes[0];
+  transport& net = *s.net;
+  unsigned since_poll = 0;
+  auto idle_since = std::chrono::steady_clock::now();
+  auto timer_due = [&](std::chrono::steady_clock::time_point now) {
+    std::chrono::steady_clock::time_point when;
+    return pe.next_timer(when) && when <= now;
+  };
+  while (!done() && !s.rt->stopping()) {
+    if (pe.run_one()) {
+      if (++since_poll >= 32) {
+        since_poll = 0;
+        net.progress();
+        if (timer_due(std::chrono::steady_clock::now())) pe.run_earliest_timer();
+      }
+      idle_since = std::chrono::steady_clock::now();
+      continue;
+    }
+    if (net.progress()) {
+      idle_since = std::chrono::steady_clock::now();
+      continue;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (timer_due(now)) {
+      pe.run_earliest_timer();
+      continue;
+    }
+    if (pe.has_idle_hooks()) {
+      pe.run_idle_hooks();
+      continue;
+    }
+    if (s.rt->opts.busywait || now - idle_since < s.rt->opts.idle_spin) continue;
+    auto timeout = std::chrono::microseconds(100'000);
+    std::chrono::steady_clock::time_point when;
+    if (pe.next_timer(when))
+      timeout = std::min(timeout, std::chrono::duration_cast<std::chrono::microseconds>(when - now) +
+                                      std::chrono::microseconds(1));
+    if (!pe.has_ready_work()) net.wait(timeout);
   }
 }
 
@@ -116,13 +177,19 @@ std::string library_start(const std::string& kind, int& argc, char** argv) {
   // An empty main: node 0's readonlies go out when it ends, as in roam::run.
   if (s->rt->my_node == 0) post_main(*s->rt, s->main, s->program_args);
   s->sync = std::make_unique<std::barrier<>>(static_cast<std::ptrdiff_t>(ppn));
-  library_session& session = *s;
-  for (std::uint32_t i = 0; i < ppn; ++i)
-    s->threads.emplace_back([&session, i] {
-      pe_thread_body(*session.rt, i, *session.sync);
-      session.pes_finished.fetch_add(1, std::memory_order_release);
-      session.net->wake();
-    });
+  s->pe_on_caller = ppn == 1;
+  if (s->pe_on_caller) {
+    pe_thread_begin(*s->rt, 0, *s->sync, /*name_thread=*/false);  // the program's thread keeps its name
+    tls_pe = nullptr;  // a PE only inside the calls
+  } else {
+    library_session& session = *s;
+    for (std::uint32_t i = 0; i < ppn; ++i)
+      s->threads.emplace_back([&session, i] {
+        pe_thread_body(*session.rt, i, *session.sync);
+        session.pes_finished.fetch_add(1, std::memory_order_release);
+        session.net->wake();
+      });
+  }
   g_session = std::move(s);
   g_started_once.store(true);
   return {};
@@ -131,15 +198,30 @@ std::string library_start(const std::string& kind, int& argc, char** argv) {
 library_call_outcome library_pump() {
   library_session& s = *g_session;
   const std::uint32_t ppn = s.rt->ppn;
-  pump_until(s, [&] {
-    return s.call_ended.load(std::memory_order_acquire) ||
-           s.pes_finished.load(std::memory_order_acquire) == ppn;  // roam stopped: roam::exit or a fatal error
-  });
+  auto call_ended = [&] { return s.calls_ended.load(std::memory_order_acquire) != 0; };
+  struct pe_scope {  // +ppn 1: the calling thread is PE 0 until the pump returns
+    bool on;
+    pe_state* pe;
+    pe_scope(bool o, pe_state* p) : on(o), pe(p) {
+      if (on) tls_pe = pe;
+    }
+    ~pe_scope() {
+      if (on) tls_pe = nullptr;
+    }
+  } scope(s.pe_on_caller, s.rt->pes[0].get());
+  if (s.pe_on_caller) {
+    run_pe_here(s, call_ended);  // returns early if roam stops (roam::exit or a fatal error)
+  } else {
+    pump_until(s, [&] {
+      return call_ended() || s.pes_finished.load(std::memory_order_acquire) == ppn;  // roam stopped
+    });
+  }
   library_call_outcome out;
-  if (s.call_ended.exchange(false, std::memory_order_acq_rel)) {
+  if (s.calls_ended.load(std::memory_order_acquire) != 0) {
     std::lock_guard lock(s.call_mutex);
-    out = std::move(s.outcome);
-    s.outcome = {};
+    out = std::move(s.outcomes.front());
+    s.outcomes.pop_front();
+    s.calls_ended.fetch_sub(1, std::memory_order_acq_rel);
   } else {
     out.how = library_call_outcome::kind::stopped;
   }
@@ -153,9 +235,9 @@ void library_end_call(library_call_outcome outcome) noexcept {
   if (!s) return;
   {
     std::lock_guard lock(s->call_mutex);
-    s->outcome = std::move(outcome);
+    s->outcomes.push_back(std::move(outcome));
   }
-  s->call_ended.store(true, std::memory_order_release);
+  s->calls_ended.fetch_add(1, std::memory_order_release);
   s->net->wake();
 }
 
@@ -163,8 +245,12 @@ void library_stop() {
   if (!g_session) return;
   library_session& s = *g_session;
   s.rt->request_exit(0, /*from_peer=*/true);  // every process stops its own PEs
-  pump_until(s, [&] { return s.pes_finished.load(std::memory_order_acquire) == s.rt->ppn; });
-  for (auto& t : s.threads) t.join();
+  if (s.pe_on_caller) {
+    pe_thread_end(*s.rt, 0, *s.sync);  // PE 0's teardown on the thread that ran it
+  } else {
+    pump_until(s, [&] { return s.pes_finished.load(std::memory_order_acquire) == s.rt->ppn; });
+    for (auto& t : s.threads) t.join();
+  }
   main_ended();
   run_finished_hooks(*s.rt);
   s.net->set_handlers({});
@@ -176,7 +262,9 @@ void library_stop() {
 bool library_running() noexcept { return g_session != nullptr; }
 bool library_started_once() noexcept { return g_started_once.load(); }
 bool library_stopped() noexcept {
-  return g_session && g_session->pes_finished.load(std::memory_order_acquire) == g_session->rt->ppn;
+  if (!g_session) return false;
+  if (g_session->pe_on_caller) return g_session->rt->stopping();
+  return g_session->pes_finished.load(std::memory_order_acquire) == g_session->rt->ppn;
 }
 
 std::vector<std::uint32_t> library_node_leaders() {

@@ -142,24 +142,34 @@ std::uint32_t host_slot(const runtime_state& rt, std::uint32_t local) {
 
 }  // namespace
 
-void pe_thread_body(runtime_state& rt, std::uint32_t local, std::barrier<>& sync) {
+void pe_thread_begin(runtime_state& rt, std::uint32_t local, std::barrier<>& sync, bool name_thread) {
   pe_state& pe = *rt.pes[local];
   std::uint32_t id = pe.id();
   tls_pe = &pe;
-  name_current_thread("roam-pe" + std::to_string(id));
+  if (name_thread) name_current_thread("roam-pe" + std::to_string(id));
   if (rt.opts.set_cpu_affinity) {
     if (auto err = pin_current_thread(static_cast<int>(host_slot(rt, local))); !err.empty())
       std::fprintf(stderr, "[pe %u] +setcpuaffinity: %s\n", id, err.c_str());
   }
   run_pe_setups(pe);
   sync.arrive_and_wait();  // every PE exists before anyone sends
-  pe.run_loop();
+}
+
+void pe_thread_end(runtime_state& rt, std::uint32_t local, std::barrier<>& sync) {
+  pe_state& pe = *rt.pes[local];
+  tls_pe = &pe;
   report_pe_stopped();
   sync.arrive_and_wait();  // nobody runs messages any more
   finish_pe_objects(pe);
   sync.arrive_and_wait();  // teardown may have posted; nothing posts after this
   finish_pe_queues(pe);
   tls_pe = nullptr;
+}
+
+void pe_thread_body(runtime_state& rt, std::uint32_t local, std::barrier<>& sync) {
+  pe_thread_begin(rt, local, sync, true);
+  rt.pes[local]->run_loop();
+  pe_thread_end(rt, local, sync);
 }
 
 // Makes `rt` the process's runtime (g_runtime). Callers do this before

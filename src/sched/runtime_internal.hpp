@@ -39,8 +39,13 @@ std::string measure_clock_offset(transport& net);
 void main_ended() noexcept;
 
 /// One PE's thread from setup to teardown (`local`: its place in this
-/// process); `sync` has one slot per PE of the process.
+/// process); `sync` has one slot per PE of the process. It is
+/// pe_thread_begin (tls_pe set, pinned, setups, every PE exists), the PE's
+/// run_loop, then pe_thread_end (teardown; tls_pe cleared): library mode runs
+/// the loop of a PE on the program's thread in pieces between them.
 void pe_thread_body(runtime_state& rt, std::uint32_t local, std::barrier<>& sync);
+void pe_thread_begin(runtime_state& rt, std::uint32_t local, std::barrier<>& sync, bool name_thread);
+void pe_thread_end(runtime_state& rt, std::uint32_t local, std::barrier<>& sync);
 /// Makes `rt` the process's runtime; false (reported) if one is installed.
 bool install_runtime(runtime_state& rt);
 /// Start-up exchange between the processes: refuses inconsistent jobs,

@@ -8,7 +8,8 @@
 // broadcasts the call's result over the world, and every rank checks it
 // against the formula.
 //
-//   mpirun -n 4 library_mode_check [--calls K] [--all] [+ppn P]
+//   mpirun -n 4 library_mode_check [--calls K] [--all] [--empty-calls C] [+ppn P]
+//     --empty-calls: then times C calls of an empty function (µs per call)
 //   mpirun -n 2 library_mode_check --error WHAT
 //     WHAT: no_mpi single null_comm twice call_before_init exit_twice throw restart
 // Prints "library_mode_check: OK ..." (rank 0), or for --error the message
@@ -137,7 +138,7 @@ int run_error(const std::string& what, int& argc, char** argv) {
 
 int usage(bool help) {
   std::fprintf(help ? stdout : stderr,
-               "usage: library_mode_check [--calls K] [--all] [--error WHAT] [+ppn P]\n"
+               "usage: library_mode_check [--calls K] [--all] [--empty-calls C] [--error WHAT] [+ppn P]\n"
                "  roam on the even MPI ranks (--all: every rank), K library calls between MPI phases\n"
                "example: mpirun -n 4 library_mode_check --calls 10 +ppn 2\n");
   return help ? 0 : 2;
@@ -146,13 +147,14 @@ int usage(bool help) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int calls = 10;
+  int calls = 10, empty_calls = 0;
   bool all = false;
   for (int i = 1; i < argc; ++i) {
     const std::string w = argv[i];
     if (w == "--error" && i + 1 < argc) return run_error(argv[i + 1], argc, argv);
     if (w == "--calls" && i + 1 < argc) calls = std::atoi(argv[++i]);
     else if (w == "--all") all = true;
+    else if (w == "--empty-calls" && i + 1 < argc) empty_calls = std::atoi(argv[++i]);
     else if (w == "--help" || w == "-h") return usage(true);
     else if (w.empty() || w[0] != '+') {
       std::fprintf(stderr, "library_mode_check: unknown option '%s'\n", w.c_str());
@@ -191,6 +193,25 @@ int main(int argc, char** argv) {
                    static_cast<long long>(result), static_cast<long long>(expected(k, roam_ranks, ppn)));
       bad = 1;
     }
+  }
+  if (in_roam) {
+    // Calls back to back with no MPI between them: node 0 ends each at once
+    // (its function needs no other process), so ends queue up in the other
+    // processes, which must take them in order, one per call.
+    for (int i = 0; i < 20; ++i) {
+      const int got = roam::library_call([i] { return i; });
+      if (got != i) {
+        std::fprintf(stderr, "library_mode_check: rank %d: back-to-back call %d returned %d\n", rank, i, got);
+        bad = 1;
+      }
+    }
+  }
+  if (in_roam && empty_calls > 0) {
+    // The cost of a call itself: an empty function, every rank of `comm`.
+    const double t0 = MPI_Wtime();
+    for (int i = 0; i < empty_calls; ++i) roam::library_call([] {});
+    const double us = (MPI_Wtime() - t0) / empty_calls * 1e6;
+    if (rank == 0) std::printf("library_mode_check: an empty library_call takes %.2f us (%d calls)\n", us, empty_calls);
   }
   if (in_roam) {
     roam::library_exit();
