@@ -27,9 +27,11 @@
 ///   any communicator, including `comm` (roam works on duplicates of it).
 /// - While a call runs, no other thread of the program may call MPI unless
 ///   MPI was initialised with MPI_THREAD_MULTIPLE.
-/// - roam's PEs are threads that live from library_init to library_exit;
-///   objects, arrays and groups made in one call stay for the next. Between
-///   calls they run what is still queued and then sleep (no spinning).
+/// - With +ppn 1 (the default) the calling thread is roam's PE inside the
+///   calls and nothing of roam runs between them; with +ppn K > 1 the PEs
+///   are threads that live from library_init to library_exit, run what is
+///   still queued between calls and then sleep. Objects, arrays and groups
+///   made in one call stay for the next either way.
 /// - The call's function runs on PE 0 as roam::run's main would; it may
 ///   capture the caller's variables by reference (the caller waits), but
 ///   they are only this process's (rank 0 of `comm`): other processes reach

@@ -1,5 +1,5 @@
 // fft_check: roam::fft against FFTW's own serial transform of the same input.
-//   fft_check n [--pencils P] [--aggregated] [+p P ...]
+//   fft_check n [--pencils P] [--messages] [+p P ...]
 // Sets a pseudo-random vector of N = n·n, transforms it forward, compares
 // with fftw_plan_dft_1d's result, transforms back, compares with the input.
 // Errors are scaled as HPCC's: max |difference| / (ε log2 N max |reference|),
@@ -39,9 +39,9 @@ int main(int argc, char** argv) {
     roam::fft::options o;
     for (std::size_t i = 1; i < a.size(); ++i) {
       if (a[i] == "--pencils" && i + 1 < a.size()) o.pencils = std::atoi(a[++i].c_str());
-      else if (a[i] == "--aggregated") o.aggregated = true;
+      else if (a[i] == "--messages") o.aggregated = false;
       else if (a[i] == "--help" || a[i] == "-h") {
-        std::printf("usage: fft_check n [--pencils P] [--aggregated]  (N = n*n; +p P for PEs)\n");
+        std::printf("usage: fft_check n [--pencils P] [--messages]  (N = n*n; +p P for PEs)\n");
         roam::exit(0);
         co_return;
       } else n = static_cast<std::size_t>(std::atoll(a[i].c_str()));
