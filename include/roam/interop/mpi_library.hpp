@@ -50,6 +50,7 @@
 #include <utility>
 #include <vector>
 
+#include <roam/msg/detail/entry.hpp>
 #include <roam/msg/pup.hpp>
 #include <roam/sched/detail/unique_function.hpp>
 #include <roam/sched/task.hpp>
@@ -97,19 +98,10 @@ std::vector<std::byte> library_call_wait();
 /// The message of an exception from the call's function.
 std::string library_failure_text(std::exception_ptr e);
 
-template <class T>
-struct library_call_value {
-  using type = T;
-};
-template <class T>
-struct library_call_value<task<T>> {
-  using type = T;
-};
-
 template <class F>
 task<> run_library_call(F& fn) {
   using R = std::invoke_result_t<F&>;
-  using T = typename library_call_value<R>::type;
+  using T = call_result_t<R>;
   std::vector<std::byte> result;
   if constexpr (is_task_v<R>) {
     if constexpr (std::is_void_v<T>) co_await fn();
@@ -126,7 +118,7 @@ task<> run_library_call(F& fn) {
 template <class F>
 auto library_call(F fn) {
   using R = std::invoke_result_t<F&>;
-  using T = typename detail::library_call_value<R>::type;
+  using T = detail::call_result_t<R>;
   if (detail::library_call_begin()) {
     detail::library_call_start([&fn] {
       detail::spawn(detail::run_library_call(fn), [](std::exception_ptr e) {
