@@ -115,21 +115,12 @@ std::vector<std::byte> library_call_wait() {
   switch (out.how) {
     case library_call_outcome::kind::done: return std::move(out.bytes);
     case library_call_outcome::kind::failed:
+      // An exception_handle packs as its exception's text.
       fail("library_call", "the call's function failed on PE 0: " + roam::unpack<std::string>(out.bytes));
     case library_call_outcome::kind::stopped: break;
   }
   fail("library_call", "roam stopped during the call (roam::exit or a fatal error, reported above); only "
                        "library_exit may follow");
-}
-
-std::string library_failure_text(std::exception_ptr e) {
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& x) {
-    return x.what();
-  } catch (...) {
-    return "an exception of unknown type";
-  }
 }
 
 }  // namespace detail

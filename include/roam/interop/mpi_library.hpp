@@ -51,6 +51,7 @@
 #include <vector>
 
 #include <roam/msg/detail/entry.hpp>
+#include <roam/msg/future.hpp>
 #include <roam/msg/pup.hpp>
 #include <roam/sched/detail/unique_function.hpp>
 #include <roam/sched/task.hpp>
@@ -95,8 +96,6 @@ void library_call_finish(bool failed, std::vector<std::byte> packed);
 /// Pumps until the call ended here; the packed result (throws library_error
 /// for a failed or stopped call).
 std::vector<std::byte> library_call_wait();
-/// The message of an exception from the call's function.
-std::string library_failure_text(std::exception_ptr e);
 
 template <class F>
 task<> run_library_call(F& fn) {
@@ -122,7 +121,7 @@ auto library_call(F fn) {
   if (detail::library_call_begin()) {
     detail::library_call_start([&fn] {
       detail::spawn(detail::run_library_call(fn), [](std::exception_ptr e) {
-        if (e) detail::library_call_finish(true, roam::pack(detail::library_failure_text(e)));
+        if (e) detail::library_call_finish(true, roam::pack(detail::exception_handle{e}));  // packs its text
       });
     });
   }

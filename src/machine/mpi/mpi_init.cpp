@@ -42,7 +42,6 @@ bool private_comm(const char* name, MPI_Comm& comm, std::string& error) {
 }  // namespace
 
 void set_mpi_base_comm(MPI_Comm comm) noexcept { g_base_comm = comm; }
-MPI_Comm mpi_base_comm() noexcept { return g_base_comm; }
 
 std::unique_ptr<transport> make_mpi_transport(std::string& error) {
   mpi_limits limits;
