@@ -24,13 +24,31 @@ namespace {
 struct settings {
   std::uint32_t vp = 0;                   // 0: one rank per PE
   std::size_t stack_bytes = 1u << 20;     // each rank's thread stack
+  bool round_robin = false;               // +vpmap: rank r on PE r mod P instead of blocks of ranks
 };
 settings g_settings;
+
+// "block" (ranks 0..V/P-1 on PE 0, ...) or "round_robin"/"rr" (rank r on PE
+// r mod P); Charm++'s AMPI spells them BLOCK_MAP and RR_MAP (+mapping).
+std::string parse_vpmap(std::string_view v) {
+  if (v == "block" || v == "BLOCK_MAP") {
+    g_settings.round_robin = false;
+  } else if (v == "round_robin" || v == "rr" || v == "RR_MAP") {
+    g_settings.round_robin = true;
+  } else {
+    return "value '" + std::string(v) + "' is not a rank map (block or round_robin)";
+  }
+  return {};
+}
 
 [[maybe_unused]] const bool g_registered = register_runtime_options(
     "ampi",
     {{"vp", "ROAM_AMPI_VP", "N", "Adaptive MPI: virtual ranks (MPI_COMM_WORLD's size; default one per PE)",
       [](std::string_view v) { return option_parse::count(v, 1, 1u << 24, g_settings.vp); }},
+     {"vpmap", "ROAM_AMPI_VPMAP", "MAP",
+      "Adaptive MPI: ranks to PEs, block (default: consecutive ranks together) or round_robin (rank r on PE r mod P)",
+      parse_vpmap},
+     {"mapping", "", "MAP", "Adaptive MPI: Charm++'s name of +vpmap (BLOCK_MAP or RR_MAP)", parse_vpmap},
      {"ampi_stack", "ROAM_AMPI_STACK", "BYTES", "Adaptive MPI: each rank's stack (default 1M; only used pages count)",
       [](std::string_view v) { return option_parse::bytes(v, 64u << 10, 1u << 30, g_settings.stack_bytes); }},
      // Charm++'s AMPI needs this flag before AMPI_Migrate_to_pe works; here
@@ -305,7 +323,8 @@ int main(int argc, char** argv) {
     load_program();  // fails early when the program cannot be loaded
     auto done = roam::create_chare_on<collector>(roam::pe_id{0}, vp);
     auto hubs = roam::create_group<world_hub>();
-    auto ranks = roam::create_array<rank>({vp});
+    auto ranks = roam::create_array<rank>(
+        roam::array_options<1>{{vp}, g_settings.round_robin ? roam::round_robin_map() : roam::block_map()});
     done.send<&collector::set_ranks>(ranks);
     ranks.send<&rank::start>(done, hubs, vp, args, static_cast<std::uint64_t>(g_settings.stack_bytes));
   });

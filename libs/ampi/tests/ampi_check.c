@@ -1286,6 +1286,17 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 0;
   }
+  if (strcmp(what, "placement") == 0) { /* +vpmap: where each rank starts */
+    const int rr = argc > 2 && strcmp(argv[2], "round_robin") == 0, pes = AMPI_Num_pes();
+    const int want = rr ? me % pes : (int)(((long)me * pes) / np), bad = AMPI_My_pe() != want;
+    if (bad) printf("ampi_check: rank %d of %d starts on PE %d, not %d (%s map)\n", me, np, AMPI_My_pe(), want,
+                    rr ? "round_robin" : "block");
+    int total = 0;
+    MPI_Allreduce(&bad, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (me == 0 && total == 0) printf("ampi_check: OK (placement %s, %d ranks on %d PEs)\n", rr ? "round_robin" : "block", np, pes);
+    MPI_Finalize();
+    return total == 0 ? 0 : 1;
+  }
   int all = strcmp(what, "all") == 0;
   if (all || strcmp(what, "p2p") == 0) check_p2p(c);
   if (all || strcmp(what, "coll") == 0) check_coll(c);
