@@ -15,7 +15,7 @@ void single_threaded_blas() {
 }
 
 namespace {
-constexpr std::int64_t leaf_columns = 16;
+constexpr std::int64_t leaf_columns = 8;
 
 // Column by column (the recursion's leaves): pivot search, exchange across
 // the leaf's columns, scaling, rank-1 update of the leaf's other columns.
@@ -60,6 +60,14 @@ std::int64_t factor_panel(double* a, std::int64_t m, std::int64_t w, std::int64_
   swap_rows(a, lda, w1, piv, w1, w);
   if (zero < 0 && zero2 >= 0) zero = zero2 + w1;
   return zero;
+}
+
+void apply_exchanges(double* a, std::int64_t lda, std::int64_t cols, const std::int64_t* piv, std::int64_t count,
+                     std::int64_t first) {
+  for (std::int64_t c = 0; c < cols; ++c) {
+    double* col = a + c * lda - first;
+    for (std::int64_t r = 0; r < count; ++r) std::swap(col[first + r], col[piv[r]]);
+  }
 }
 
 void solve_unit_lower(const double* l, std::int64_t ldl, double* b, std::int64_t ldb, std::int64_t n, std::int64_t w) {

@@ -21,6 +21,11 @@ std::int64_t factor_panel(double* a, std::int64_t m, std::int64_t w, std::int64_
 /// columns of `a` (leading dimension lda).
 void swap_rows(double* a, std::int64_t lda, std::int64_t cols, const std::int64_t* piv, std::int64_t c0, std::int64_t c1);
 
+/// Exchanges rows first + r and piv[r] (r < count, in order; global row
+/// numbers, `first` the global row of a's row 0) over `cols` columns of a,
+/// column by column: a column's rows stay in cache for all the exchanges.
+void apply_exchanges(double* a, std::int64_t lda, std::int64_t cols, const std::int64_t* piv, std::int64_t count,
+                     std::int64_t first);
 /// b (n×w) := L⁻¹ b with L the unit lower triangle of the n×n `l`.
 void solve_unit_lower(const double* l, std::int64_t ldl, double* b, std::int64_t ldb, std::int64_t n, std::int64_t w);
 /// c (m×n) -= a (m×k) · b (k×n).

@@ -13,6 +13,12 @@
 //   update   A_ij −= L_ik U_kj for i, j > k
 // A PE runs one piece of work per message to itself, the next panel's
 // column first, so it factors panel k+1 while step k's updates go on.
+//
+// A PE keeps its blocks in column-major stores, one per set of block
+// columns that have the same local block rows (one store for the
+// block-cyclic maps): an update is then one dgemm over the PE's rows of
+// several adjacent columns at once (dgemm runs at 32-42 GFlop/s with
+// N = b = 128 and 47 with N ≥ 512 here), and a row exchange one dswap.
 #include <roam/lu/lu.hpp>
 
 #include <algorithm>
@@ -30,10 +36,6 @@
 
 #include "kernels.hpp"
 
-#include <cstdio>
-#include <cstdlib>
-static const bool g_trace = std::getenv("LU_TRACE") != nullptr;
-#define LUT(...) do { if (g_trace) { std::fprintf(stderr, "[%u] ", roam::my_pe().value()); std::fprintf(stderr, __VA_ARGS__); std::fprintf(stderr, "\n"); } } while (0)
 namespace roam::lu {
 namespace detail {
 
@@ -59,24 +61,30 @@ std::uint64_t mix(std::uint64_t z) {
 }
 double unit_interval(std::uint64_t bits) { return static_cast<double>(bits >> 11) * (1.0 / 9007199254740992.0); }
 
+struct sched;
+
 // ---- a block ---------------------------------------------------------------
-// b×b doubles, column-major. Blocks do not move (at_sync is never called):
-// each PE's scheduler reaches its own blocks in place.
+// Block (i, j) of the matrix, on the PE its map gives. Its b×b entries live
+// in that PE's scheduler's store (column-major, leading dimension ld), so
+// that the PE's blocks of a column are one matrix for BLAS. Blocks do not
+// move (at_sync is never called).
 struct block : roam::element<block, roam::index<2>> {
-  explicit block(config c) : cfg(c), a(c.cells(), 0.0) {}
+  block(config c, roam::group_proxy<sched> s) : cfg(c), scheds(s) {}
   explicit block(roam::migrating) {}
 
   std::int32_t row() const { return this_index()[0]; }
   std::int32_t col() const { return this_index()[1]; }
+  std::pair<double*, std::int64_t> data() const;
 
   // Entry (r, c) of the padded matrix: `value` inside n×n, the identity outside.
   template <class F>
   void fill(F value) {
+    auto [a, ld] = data();
     const std::int64_t r0 = static_cast<std::int64_t>(row()) * cfg.b, c0 = static_cast<std::int64_t>(col()) * cfg.b;
     for (std::int32_t c = 0; c < cfg.b; ++c)
       for (std::int32_t r = 0; r < cfg.b; ++r) {
         const std::int64_t gr = r0 + r, gc = c0 + c;
-        a[static_cast<std::size_t>(r + c * cfg.b)] = gr < cfg.n && gc < cfg.n ? value(gr, gc) : (gr == gc ? 1.0 : 0.0);
+        a[r + c * ld] = gr < cfg.n && gc < cfg.n ? value(gr, gc) : (gr == gc ? 1.0 : 0.0);
       }
   }
   void fill_random(std::uint64_t seed, roam::callback<void> done) {
@@ -86,35 +94,67 @@ struct block : roam::element<block, roam::index<2>> {
     contribute(done);
   }
   void set_part(std::vector<double> part, roam::callback<void> done) {
-    a = std::move(part);
+    auto [a, ld] = data();
+    for (std::int32_t c = 0; c < cfg.b; ++c)
+      std::memcpy(a + c * ld, part.data() + static_cast<std::size_t>(c) * static_cast<std::size_t>(cfg.b),
+                  static_cast<std::size_t>(cfg.b) * sizeof(double));
     contribute(done);
   }
   void get_part(roam::callback<std::vector<std::vector<double>>> done) {
+    auto [a, ld] = data();
     std::vector<double> out{static_cast<double>(row()), static_cast<double>(col())};
-    out.insert(out.end(), a.begin(), a.end());
+    for (std::int32_t c = 0; c < cfg.b; ++c) out.insert(out.end(), a + c * ld, a + c * ld + cfg.b);
     contribute(std::move(out), roam::concat, done);
   }
   void where(roam::callback<std::vector<std::vector<std::int64_t>>> done) {
     contribute(std::vector<std::int64_t>{row(), col(), static_cast<std::int64_t>(roam::my_pe().value())}, roam::concat, done);
   }
-  void pup(roam::pup_er& p) { p | cfg | a; }
+  void pup(roam::pup_er& p) { p | cfg | scheds; }
 
   config cfg;
-  std::vector<double> a;
+  roam::group_proxy<sched> scheds;
 };
 
 // ---- the scheduler of a PE --------------------------------------------------
 struct sched : roam::group_member<sched> {
-  sched(config c, roam::array_proxy<block> bl) : cfg(c), blocks(bl) {}
+  explicit sched(config c) : cfg(c) {}
 
-  // The placement, learnt from the blocks once (create).
+  // Block columns with the same local block rows, stored as one matrix.
+  struct store {
+    std::vector<std::int32_t> rows;  // block rows here, ascending
+    std::vector<std::int32_t> cols;  // block columns, ascending
+    std::vector<double> a;           // (rows·b) × (cols·b), column-major
+    std::int64_t ld = 0;
+  };
+
+  // The placement, learnt from the blocks once (create); the stores.
   void setup(std::vector<std::uint32_t> owners, roam::callback<void> done) {
     owner = std::move(owners);
     me = roam::my_pe().value();
-    rows_in_col.assign(static_cast<std::size_t>(cfg.nb), {});
+    const auto nb = static_cast<std::size_t>(cfg.nb);
+    rows_in_col.assign(nb, {});
     for (std::int32_t j = 0; j < cfg.nb; ++j)
       for (std::int32_t i = 0; i < cfg.nb; ++i)
         if (owner_of(i, j) == me) rows_in_col[static_cast<std::size_t>(j)].push_back(i);
+    store_of.assign(nb, -1);
+    col_at.assign(nb, 0);
+    row_at.assign(nb * nb, -1);
+    std::map<std::vector<std::int32_t>, std::int32_t> by_rows;
+    for (std::int32_t j = 0; j < cfg.nb; ++j) {
+      const auto& rows = rows_in_col[static_cast<std::size_t>(j)];
+      if (rows.empty()) continue;
+      auto [it, fresh] = by_rows.try_emplace(rows, static_cast<std::int32_t>(stores.size()));
+      if (fresh) stores.push_back(store{rows, {}, {}, 0});
+      store& s = stores[static_cast<std::size_t>(it->second)];
+      store_of[static_cast<std::size_t>(j)] = it->second;
+      col_at[static_cast<std::size_t>(j)] = static_cast<std::int32_t>(s.cols.size());
+      s.cols.push_back(j);
+      for (std::size_t q = 0; q < rows.size(); ++q) row_at[index(rows[q], j)] = static_cast<std::int32_t>(q);
+    }
+    for (store& s : stores) {
+      s.ld = static_cast<std::int64_t>(s.rows.size()) * cfg.b;
+      s.a.assign(static_cast<std::size_t>(s.ld) * s.cols.size() * static_cast<std::size_t>(cfg.b), 0.0);
+    }
     const double share = static_cast<double>(cfg.padded()) * static_cast<double>(cfg.padded()) * sizeof(double) /
                          static_cast<double>(roam::num_pes());
     budget = static_cast<std::uint64_t>(std::max(0.0, cfg.memory) * share);
@@ -122,30 +162,59 @@ struct sched : roam::group_member<sched> {
     contribute(done);
   }
 
-  std::uint32_t owner_of(std::int32_t i, std::int32_t j) const {
-    return owner[static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * static_cast<std::size_t>(cfg.nb)];
+  std::uint32_t owner_of(std::int32_t i, std::int32_t j) const { return owner[index(i, j)]; }
+  std::size_t index(std::int32_t i, std::int32_t j) const {
+    return static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * static_cast<std::size_t>(cfg.nb);
   }
-  block& local(std::int32_t i, std::int32_t j) const {
-    block* p = blocks[roam::index<2>{i, j}].local();
-    if (p == nullptr)
-      roam::abort("roam::lu: block (" + std::to_string(i) + ", " + std::to_string(j) + ") is not on PE " +
-                  std::to_string(me) + " where its placement says (blocks must not move)");
-    return *p;
+  store& store_for(std::int32_t j) { return stores[static_cast<std::size_t>(store_of[static_cast<std::size_t>(j)])]; }
+  // Block (i, j) of this PE: its first entry and the leading dimension.
+  std::pair<double*, std::int64_t> at(std::int32_t i, std::int32_t j) {
+    if (owner_of(i, j) != me)
+      roam::abort("roam::lu: block (" + std::to_string(i) + ", " + std::to_string(j) + ") is not on PE " + std::to_string(me));
+    store& s = store_for(j);
+    const std::int64_t r = static_cast<std::int64_t>(row_at[index(i, j)]) * cfg.b;
+    const std::int64_t c = static_cast<std::int64_t>(col_at[static_cast<std::size_t>(j)]) * cfg.b;
+    return {s.a.data() + r + c * s.ld, s.ld};
+  }
+  double* row_ptr(std::int64_t r, std::int32_t j) {
+    auto [a, ld] = at(static_cast<std::int32_t>(r / cfg.b), j);
+    (void)ld;
+    return a + r % cfg.b;
+  }
+  // Buffers of nb·b × b doubles for panels and their parts, used again once
+  // nobody holds them: fresh memory costs a page fault per 4 KiB, which on
+  // this kind of VM made gathering a panel 5x slower than factoring it.
+  roam::buffer<double>& slab() {
+    for (auto& s : pool)
+      if (s.use_count() == 1) return s;
+    pool.push_back(roam::buffer<double>::uninitialized(static_cast<std::size_t>(cfg.padded()) * static_cast<std::size_t>(cfg.b)));
+    return pool.back();
+  }
+  bool same_process(std::uint32_t pe) const {
+    const std::uint32_t per = roam::num_pes() / std::max<std::uint32_t>(1, roam::num_nodes());
+    return per == 0 || pe / per == me / per;
   }
   std::uint64_t panel_bytes(std::int32_t k) const {
     return static_cast<std::uint64_t>(cfg.nb - k) * cfg.cells() * sizeof(double);
+  }
+  // The first of column j's local rows below row block s (rows_in_col is ascending).
+  std::size_t first_below(std::int32_t j, std::int32_t s) const {
+    const auto& rows = rows_in_col[static_cast<std::size_t>(j)];
+    return static_cast<std::size_t>(std::upper_bound(rows.begin(), rows.end(), s) - rows.begin());
   }
 
   // ---- one factorization --------------------------------------------------
   struct column {
     std::int32_t step = 0;
-    bool swap_started = false, swapped = false, top_done = false, updates_queued = false, finished = false;
-    std::int32_t expect = 0, got = 0, pending = 0;
+    bool swap_started = false, swapped = false, top_done = false, update_queued = false, updated = false,
+         finished = false;
+    std::int32_t expect = 0, got = 0;
   };
   struct panel {
     roam::buffer<double> data;
     std::int64_t m = 0;
     std::int32_t consumers = 0;
+    std::map<std::int32_t, roam::buffer<double>> gathered_l;  // per store: its rows of L, when not a run of the panel
   };
   struct factored {
     roam::buffer<double> data;
@@ -153,28 +222,23 @@ struct sched : roam::group_member<sched> {
     std::int64_t m = 0;
     std::uint32_t pullers = 0;
   };
-  struct ublock {
-    roam::buffer<double> data;
-    std::int32_t consumers = 0;
-  };
   struct incoming_rows {
     std::vector<std::int64_t> ids;
     std::vector<double> values;
   };
   enum kind : std::int32_t { factor_work = 0, trsm_work = 1, update_work = 2 };
-  // (class, step, column, row, kind): the panel first, then the next
-  // panel's column, then the rest by step and column.
-  using work = std::tuple<std::int32_t, std::int32_t, std::int32_t, std::int32_t, std::int32_t>;
+  // (class, step, column, kind): the panel first, then the next panel's
+  // column, then the rest by step and column.
+  using work = std::tuple<std::int32_t, std::int32_t, std::int32_t, std::int32_t>;
 
   // A factorization's state, made ready before its start message: the
   // other PEs' panels, rows and U blocks may come first.
   void reset() {
     cols.assign(static_cast<std::size_t>(cfg.nb), {});
-    steps_done.assign(static_cast<std::size_t>(cfg.nb) * static_cast<std::size_t>(cfg.nb), 0);
     have_panel.assign(static_cast<std::size_t>(cfg.nb), false);
     piv.resize(static_cast<std::size_t>(cfg.nb));
     cache.clear();
-    ucache.clear();
+    ublocks.clear();
     early.clear();
     gathers.clear();
     gathered.clear();
@@ -184,9 +248,9 @@ struct sched : roam::group_member<sched> {
     held_panels = most_held = 0;
     swaps = 0;
     zero_column = -1;
+    for (double& t : busy) t = 0;
   }
   void start(std::uint32_t caller) {
-    LUT("start");
     if (running) roam::abort("roam::lu: factor() started while this matrix's last factorization was running");
     running = true;
     caller_pe = caller;
@@ -208,68 +272,85 @@ struct sched : roam::group_member<sched> {
         c.finished = true;
         return;
       }
-      if (s == j) {  // this column's panel: its blocks of rows ≥ j go to the panel's PE
-        for (std::int32_t i : rows)
-          if (i >= j) {
-            block& blk = local(i, j);
-            roam::buffer<double> part{std::span<const double>(blk.a)};
-            if (owner_of(j, j) == me)
-              panel_part(j, i, std::move(part));
-            else
-              this_group()[roam::pe_id{owner_of(j, j)}].send<&sched::panel_part>(roam::priority(-3), j, i, std::move(part));
-          }
+      if (s == j) {  // this column's panel: its rows ≥ j here go to the panel's PE
+        send_panel_part(j);
         c.finished = true;
         return;
       }
       if (!c.swap_started) {
         if (!have_panel[static_cast<std::size_t>(s)]) return;  // panel s not here yet
-        for (std::int32_t i : rows)
-          if (i >= s && steps_done[index(i, j)] != s) return;  // an update of step s-1 still to run
         begin_swap(s, j);
       }
       if (c.got < c.expect) return;
       if (!c.swapped) {
         c.swapped = true;
-        const bool top_here = owner_of(s, j) == me;
-        c.pending = 0;
-        for (std::int32_t i : rows)
-          if (i > s) ++c.pending;
-        if (top_here)
-          queue({j == s + 1 ? 1 : 2, s, j, s, trsm_work});
+        if (owner_of(s, j) == me)
+          queue({j == s + 1 ? 1 : 2, s, j, trsm_work});
         else
           c.top_done = true;
+        c.updated = first_below(j, s) == rows.size();  // no rows below the top here
       }
-      if (!c.updates_queued && c.pending > 0 && ucache.count({s, j}) != 0) {
-        c.updates_queued = true;
-        for (std::int32_t i : rows)
-          if (i > s) queue({j == s + 1 ? 1 : 2, s, j, i, update_work});
+      if (!c.updated && !c.update_queued && ublocks.count({s, j}) != 0) {
+        c.update_queued = true;
+        queue({j == s + 1 ? 1 : 2, s, j, update_work});
       }
-      if (!c.top_done || c.pending > 0) return;
+      if (!c.top_done || !c.updated) return;
       c = column{};
       c.step = s + 1;
     }
   }
-  std::size_t index(std::int32_t i, std::int32_t j) const {
-    return static_cast<std::size_t>(i) + static_cast<std::size_t>(j) * static_cast<std::size_t>(cfg.nb);
+
+  void send_panel_part(std::int32_t j) {
+    const auto& rows = rows_in_col[static_cast<std::size_t>(j)];
+    const std::size_t q0 = first_below(j, j - 1);  // rows ≥ j
+    std::vector<std::int32_t> ids(rows.begin() + static_cast<std::ptrdiff_t>(q0), rows.end());
+    const std::int64_t b = cfg.b, h = static_cast<std::int64_t>(ids.size()) * b;
+    auto [a, ld] = at(ids.front(), j);
+    const bool here = owner_of(j, j) == me || same_process(owner_of(j, j));
+    roam::buffer<double> part;
+    double* p = nullptr;
+    if (here) {
+      roam::buffer<double>& s = slab();
+      p = s.mutable_data();
+      part = s;
+    } else {  // the exact size: it travels
+      part = roam::buffer<double>::uninitialized(static_cast<std::size_t>(h * b));
+      p = part.mutable_data();
+    }
+    for (std::int64_t c = 0; c < b; ++c) std::memcpy(p + c * h, a + c * ld, static_cast<std::size_t>(h) * sizeof(double));
+    if (owner_of(j, j) == me)
+      panel_part(j, std::move(ids), std::move(part));
+    else
+      this_group()[roam::pe_id{owner_of(j, j)}].send<&sched::panel_part>(roam::priority(-3), j, std::move(ids), std::move(part));
   }
 
-  // The rows of column j that step s's pivots exchange: read every row
-  // that leaves a block here first, then write what arrives.
+  // The rows of column j that step s's pivots exchange. All of them here:
+  // the exchanges in order, one dswap each. Otherwise every row that leaves
+  // a block here is read first, then what arrives is written.
   void begin_swap(std::int32_t s, std::int32_t j) {
-    LUT("swap s%d j%d", s, j);
+    const auto t0 = clock::now();
     column& c = cols[static_cast<std::size_t>(j)];
     c.swap_started = true;
     const auto& p = piv[static_cast<std::size_t>(s)];
+    const std::int64_t base = static_cast<std::int64_t>(s) * cfg.b;
+    const auto& rows = rows_in_col[static_cast<std::size_t>(j)];
+    const std::size_t q_s = first_below(j, s - 1);
+    const bool all_here = static_cast<std::int32_t>(rows.size() - q_s) == cfg.nb - s;
+    if (all_here) {  // rows ≥ s·b are consecutive here, from block (s, j) on
+      auto [a, ld] = at(s, j);
+      apply_exchanges(a, ld, cfg.b, p.data(), cfg.b, base);
+      busy[3] += std::chrono::duration<double>(clock::now() - t0).count();
+      return;
+    }
     std::unordered_map<std::int64_t, std::int64_t> source;  // position -> row whose old values land there
-    auto at = [&](std::int64_t x) {
+    auto now_at = [&](std::int64_t x) {
       auto it = source.find(x);
       return it == source.end() ? x : it->second;
     };
-    const std::int64_t base = static_cast<std::int64_t>(s) * cfg.b;
     for (std::int32_t r = 0; r < cfg.b; ++r) {
       const std::int64_t x = base + r, y = p[static_cast<std::size_t>(r)];
       if (x == y) continue;
-      const std::int64_t sx = at(x), sy = at(y);
+      const std::int64_t sx = now_at(x), sy = now_at(y);
       source[x] = sy;
       source[y] = sx;
     }
@@ -297,25 +378,25 @@ struct sched : roam::group_member<sched> {
     for (auto& [to, o] : out)
       this_group()[roam::pe_id{to}].send<&sched::rows>(roam::priority(-2), s, j, std::move(o.ids), std::move(o.values));
     c.expect = static_cast<std::int32_t>(senders.size());
-    LUT("swap s%d j%d expect %d sent %zu", s, j, c.expect, out.size());
     auto e = early.find({s, j});
     if (e != early.end()) {
       for (auto& in : e->second) place_rows(j, in);
       c.got = static_cast<std::int32_t>(e->second.size());
       early.erase(e);
     }
+    busy[3] += std::chrono::duration<double>(clock::now() - t0).count();
   }
-  std::vector<double> read_row(std::int64_t r, std::int32_t j) const {
-    const block& blk = local(static_cast<std::int32_t>(r / cfg.b), j);
-    const std::int64_t lr = r % cfg.b;
+  std::vector<double> read_row(std::int64_t r, std::int32_t j) {
+    const double* a = row_ptr(r, j);
+    const std::int64_t ld = store_for(j).ld;
     std::vector<double> v(static_cast<std::size_t>(cfg.b));
-    for (std::int32_t c = 0; c < cfg.b; ++c) v[static_cast<std::size_t>(c)] = blk.a[static_cast<std::size_t>(lr + c * cfg.b)];
+    for (std::int32_t c = 0; c < cfg.b; ++c) v[static_cast<std::size_t>(c)] = a[c * ld];
     return v;
   }
   void write_row(std::int64_t r, std::int32_t j, const double* v) {
-    block& blk = local(static_cast<std::int32_t>(r / cfg.b), j);
-    const std::int64_t lr = r % cfg.b;
-    for (std::int32_t c = 0; c < cfg.b; ++c) blk.a[static_cast<std::size_t>(lr + c * cfg.b)] = v[c];
+    double* a = row_ptr(r, j);
+    const std::int64_t ld = store_for(j).ld;
+    for (std::int32_t c = 0; c < cfg.b; ++c) a[c * ld] = v[c];
   }
   void place_rows(std::int32_t j, const incoming_rows& in) {
     for (std::size_t q = 0; q < in.ids.size(); ++q) write_row(in.ids[q], j, in.values.data() + q * static_cast<std::size_t>(cfg.b));
@@ -323,7 +404,6 @@ struct sched : roam::group_member<sched> {
   void rows(std::int32_t s, std::int32_t j, std::vector<std::int64_t> ids, std::vector<double> values) {
     column& c = cols[static_cast<std::size_t>(j)];
     incoming_rows in{std::move(ids), std::move(values)};
-    LUT("rows s%d j%d (col step %d started %d)", s, j, c.step, c.swap_started);
     if (c.step != s || !c.swap_started) {
       early[{s, j}].push_back(std::move(in));
       return;
@@ -334,24 +414,26 @@ struct sched : roam::group_member<sched> {
   }
 
   // ---- the panel ----------------------------------------------------------
-  void panel_part(std::int32_t k, std::int32_t i, roam::buffer<double> part) {
-    LUT("part k%d i%d", k, i);
+  void panel_part(std::int32_t k, std::vector<std::int32_t> ids, roam::buffer<double> part) {
     auto& g = gathers[k];
-    if (g.empty()) g.resize(static_cast<std::size_t>(cfg.nb - k));
-    g[static_cast<std::size_t>(i - k)] = std::move(part);
-    if (++gathered[k] == cfg.nb - k) {
+    g.emplace_back(std::move(ids), std::move(part));
+    if ((gathered[k] += static_cast<std::int32_t>(g.back().first.size())) == cfg.nb - k) {
       gathered.erase(k);
-      queue({0, k, k, k, factor_work});
+      queue({0, k, k, factor_work});
     }
   }
   void factor_panel(std::int32_t k) {
     const std::int64_t m = static_cast<std::int64_t>(cfg.nb - k) * cfg.b, b = cfg.b;
-    auto data = roam::buffer<double>::uninitialized(static_cast<std::size_t>(m * b));
-    double* d = data.mutable_data();
-    auto& parts = gathers[k];
-    for (std::int32_t q = 0; q < cfg.nb - k; ++q) {
-      const double* src = parts[static_cast<std::size_t>(q)].data();
-      for (std::int64_t c = 0; c < b; ++c) std::memcpy(d + q * b + c * m, src + c * b, static_cast<std::size_t>(b) * sizeof(double));
+    roam::buffer<double>& mine = slab();
+    double* d = mine.mutable_data();
+    roam::buffer<double> data = mine;
+    for (const auto& [ids, part] : gathers[k]) {
+      const std::int64_t h = static_cast<std::int64_t>(ids.size()) * b;
+      for (std::size_t q = 0; q < ids.size(); ++q) {
+        const std::int64_t to = (ids[q] - k) * b, from = static_cast<std::int64_t>(q) * b;
+        for (std::int64_t c = 0; c < b; ++c)
+          std::memcpy(d + to + c * m, part.data() + from + c * h, static_cast<std::size_t>(b) * sizeof(double));
+      }
     }
     gathers.erase(k);
     std::vector<std::int64_t> p(static_cast<std::size_t>(b));
@@ -361,14 +443,13 @@ struct sched : roam::group_member<sched> {
       if (p[static_cast<std::size_t>(c)] != c) ++swaps;
       p[static_cast<std::size_t>(c)] += base;
     }
-    // The padding's rows and columns are the identity's: a zero pivot
-    // there cannot happen, and past n the columns are not the caller's.
+    // The padding's rows and columns are the identity's: past n the
+    // columns are not the caller's.
     if (zero >= 0 && base + zero < cfg.n && (zero_column < 0 || base + zero < zero_column)) zero_column = base + zero;
     done_panels[k] = factored{std::move(data), std::move(p), m, roam::num_pes()};
     this_group().send<&sched::panel_ready>(roam::priority(-3), k);
   }
   void panel_ready(std::int32_t k) {
-    LUT("ready k%d next_pull %d held %llu", k, next_pull, (unsigned long long)held);
     announced.insert(k);
     try_pull();
   }
@@ -396,28 +477,31 @@ struct sched : roam::group_member<sched> {
     factored& f = it->second;
     if (from == me)
       panel_data(k, f.piv, f.data, f.m);
-    else
+    else if (same_process(from))
       this_group()[roam::pe_id{from}].send<&sched::panel_data>(roam::priority(-3), k, f.piv, f.data, f.m);
+    else  // the panel's own m·b doubles travel, not the slab's
+      this_group()[roam::pe_id{from}].send<&sched::panel_data>(
+          roam::priority(-3), k, f.piv, roam::buffer<double>(std::span<const double>(f.data.data(), static_cast<std::size_t>(f.m * cfg.b))), f.m);
     if (--f.pullers == 0) done_panels.erase(it);
   }
   void panel_data(std::int32_t k, std::vector<std::int64_t> p, roam::buffer<double> data, std::int64_t m) {
-    LUT("data k%d", k);
     piv[static_cast<std::size_t>(k)] = std::move(p);
     have_panel[static_cast<std::size_t>(k)] = true;
     // This PE's blocks of the panel take their factored rows.
     const std::int64_t b = cfg.b;
-    for (std::int32_t i : rows_in_col[static_cast<std::size_t>(k)])
-      if (i >= k) {
-        block& blk = local(i, k);
-        for (std::int64_t c = 0; c < b; ++c)
-          std::memcpy(blk.a.data() + c * b, data.data() + (i - k) * b + c * m, static_cast<std::size_t>(b) * sizeof(double));
-      }
+    const auto& rows = rows_in_col[static_cast<std::size_t>(k)];
+    for (std::size_t q = first_below(k, k - 1); q < rows.size(); ++q) {
+      auto [a, ld] = at(rows[q], k);
+      for (std::int64_t c = 0; c < b; ++c)
+        std::memcpy(a + c * ld, data.data() + (rows[q] - k) * b + c * m, static_cast<std::size_t>(b) * sizeof(double));
+    }
     std::int32_t consumers = 0;
-    for (std::int32_t j = k + 1; j < cfg.nb; ++j)
-      for (std::int32_t i : rows_in_col[static_cast<std::size_t>(j)])
-        if (i >= k) ++consumers;  // the top block's solve and every update below it
+    for (std::int32_t j = k + 1; j < cfg.nb; ++j) {
+      if (owner_of(k, j) == me) ++consumers;                       // the top block's solve
+      if (first_below(j, k) < rows_in_col[static_cast<std::size_t>(j)].size()) ++consumers;  // the update below it
+    }
     if (consumers > 0)
-      cache[k] = panel{std::move(data), m, consumers};
+      cache[k] = panel{std::move(data), m, consumers, {}};
     else
       release(k);
     if (k == cfg.nb - 1) {
@@ -431,54 +515,125 @@ struct sched : roam::group_member<sched> {
     --held_panels;
     try_pull();
   }
-  void consumed(std::int32_t k) {
+  void consumed(std::int32_t k, std::int32_t uses = 1) {
     auto it = cache.find(k);
-    if (--it->second.consumers == 0) {
+    if ((it->second.consumers -= uses) == 0) {
       cache.erase(it);
       release(k);
     }
   }
 
   // ---- U and the updates --------------------------------------------------
+  // U_sj: in place when the top block is here, else a copy from its PE.
+  struct ublock {
+    roam::buffer<double> copy;
+  };
+  // U_sj = L_ss⁻¹ A_sj for column j and the columns after it in its store
+  // whose solves of step s are queued too: one dtrsm.
   void trsm(std::int32_t s, std::int32_t j) {
-    LUT("trsm s%d j%d", s, j);
+    std::vector<std::int32_t> batch = take_batch(s, j, trsm_work);
     const panel& pn = cache.at(s);
-    block& top = local(s, j);
-    solve_unit_lower(pn.data.data(), pn.m, top.a.data(), cfg.b, cfg.b, cfg.b);
-    consumed(s);
-    roam::buffer<double> u{std::span<const double>(top.a)};
-    std::set<std::uint32_t> to;
-    for (std::int32_t i = s + 1; i < cfg.nb; ++i) to.insert(owner_of(i, j));
-    for (std::uint32_t pe : to)
-      if (pe != me) this_group()[roam::pe_id{pe}].send<&sched::u_block>(roam::priority(-2), s, j, u);
-    steps_done[index(s, j)] = s + 1;
-    cols[static_cast<std::size_t>(j)].top_done = true;
-    if (to.count(me) != 0)
-      u_block(s, j, std::move(u));
-    else
-      advance(j);
+    auto [top, ld] = at(s, j);
+    solve_unit_lower(pn.data.data(), pn.m, top, ld, cfg.b, static_cast<std::int64_t>(batch.size()) * cfg.b);
+    consumed(s, static_cast<std::int32_t>(batch.size()));
+    for (std::size_t q = 0; q < batch.size(); ++q) {
+      const std::int32_t jj = batch[q];
+      const double* u_top = top + static_cast<std::int64_t>(q) * cfg.b * ld;
+      std::set<std::uint32_t> to;
+      for (std::int32_t i = s + 1; i < cfg.nb; ++i) to.insert(owner_of(i, jj));
+      to.erase(me);
+      if (!to.empty()) {
+        auto u = roam::buffer<double>::uninitialized(cfg.cells());
+        for (std::int32_t c = 0; c < cfg.b; ++c)
+          std::memcpy(u.mutable_data() + static_cast<std::size_t>(c) * static_cast<std::size_t>(cfg.b), u_top + c * ld,
+                      static_cast<std::size_t>(cfg.b) * sizeof(double));
+        for (std::uint32_t pe : to) this_group()[roam::pe_id{pe}].send<&sched::u_block>(roam::priority(-2), s, jj, u);
+      }
+      cols[static_cast<std::size_t>(jj)].top_done = true;
+      ublocks[{s, jj}] = ublock{};
+    }
+    for (std::int32_t jj : batch) advance(jj);
+  }
+  // Column j and the next columns of its store with the same work of step
+  // s queued, taken off the queue (at most max_batch).
+  std::vector<std::int32_t> take_batch(std::int32_t s, std::int32_t j, std::int32_t what) {
+    store& st = store_for(j);
+    std::vector<std::int32_t> batch{j};
+    for (std::size_t c = static_cast<std::size_t>(col_at[static_cast<std::size_t>(j)]) + 1;
+         c < st.cols.size() && batch.size() < max_batch; ++c) {
+      const std::int32_t jj = st.cols[c];
+      auto it = ready.find({jj == s + 1 ? 1 : 2, s, jj, what});
+      if (it == ready.end()) break;
+      ready.erase(it);
+      batch.push_back(jj);
+    }
+    return batch;
   }
   void u_block(std::int32_t s, std::int32_t j, roam::buffer<double> u) {
-    LUT("u s%d j%d", s, j);
-    std::int32_t consumers = 0;
-    for (std::int32_t i : rows_in_col[static_cast<std::size_t>(j)])
-      if (i > s) ++consumers;
-    ucache[{s, j}] = ublock{std::move(u), consumers};
+    ublocks[{s, j}] = ublock{std::move(u)};
     advance(j);
   }
-  void update(std::int32_t s, std::int32_t i, std::int32_t j) {
-    LUT("update s%d i%d j%d", s, i, j);
-    const panel& pn = cache.at(s);
-    auto u = ucache.find({s, j});
-    block& blk = local(i, j);
+  // The PE's rows below s of L_{·s}, as one matrix: a stretch of the panel
+  // when they are consecutive block rows, else gathered once per store.
+  std::pair<const double*, std::int64_t> l_rows(std::int32_t s, std::int32_t j) {
+    panel& pn = cache.at(s);
+    const auto& rows = rows_in_col[static_cast<std::size_t>(j)];
+    const std::size_t q = first_below(j, s);
     const std::int64_t b = cfg.b;
-    subtract_product(pn.data.data() + (i - s) * b, pn.m, u->second.data.data(), b, blk.a.data(), b, b, b, b);
-    steps_done[index(i, j)] = s + 1;
-    if (--u->second.consumers == 0) ucache.erase(u);
-    consumed(s);
-    --cols[static_cast<std::size_t>(j)].pending;
-    advance(j);
+    if (rows.back() - rows[q] == static_cast<std::int32_t>(rows.size() - q) - 1)
+      return {pn.data.data() + (rows[q] - s) * b, pn.m};
+    auto& g = pn.gathered_l[store_of[static_cast<std::size_t>(j)]];
+    const std::int64_t h = static_cast<std::int64_t>(rows.size() - q) * b;
+    if (g.empty()) {
+      roam::buffer<double>& scratch = slab();
+      double* to = scratch.mutable_data();
+      for (std::size_t r = q; r < rows.size(); ++r)
+        for (std::int64_t c = 0; c < b; ++c)
+          std::memcpy(to + static_cast<std::int64_t>(r - q) * b + c * h, pn.data.data() + (rows[r] - s) * b + c * pn.m,
+                      static_cast<std::size_t>(b) * sizeof(double));
+      g = scratch;
+    }
+    return {g.data(), h};
   }
+  // A_{i>s, j..} −= L_{i>s, s} U_{s, j..} for column j and the columns after
+  // it in its store whose updates of step s are queued too: one dgemm.
+  void update(std::int32_t s, std::int32_t j) {
+    store& st = store_for(j);
+    const std::vector<std::int32_t> batch = take_batch(s, j, update_work);
+    const std::size_t c0 = static_cast<std::size_t>(col_at[static_cast<std::size_t>(j)]);
+    const std::int64_t b = cfg.b, wide = static_cast<std::int64_t>(batch.size()) * b;
+    auto [l, ldl] = l_rows(s, j);
+    const auto& rows = rows_in_col[static_cast<std::size_t>(j)];
+    const std::size_t q = first_below(j, s);
+    const std::int64_t h = static_cast<std::int64_t>(rows.size() - q) * b;
+    double* c = st.a.data() + static_cast<std::int64_t>(q) * b + static_cast<std::int64_t>(c0) * b * st.ld;
+    const double* u = nullptr;
+    std::int64_t ldu = 0;
+    std::vector<double> joined;
+    if (owner_of(s, j) == me) {  // U in place, in the row block above
+      u = st.a.data() + static_cast<std::int64_t>(row_at[index(s, j)]) * b + static_cast<std::int64_t>(c0) * b * st.ld;
+      ldu = st.ld;
+    } else if (batch.size() == 1) {
+      u = ublocks.at({s, j}).copy.data();
+      ldu = b;
+    } else {
+      joined.resize(static_cast<std::size_t>(b * wide));
+      for (std::size_t k = 0; k < batch.size(); ++k)
+        std::memcpy(joined.data() + static_cast<std::int64_t>(k) * b * b, ublocks.at({s, batch[k]}).copy.data(),
+                    cfg.cells() * sizeof(double));
+      u = joined.data();
+      ldu = b;
+    }
+    subtract_product(l, ldl, u, ldu, c, st.ld, h, wide, b);
+    for (std::int32_t jj : batch) {
+      ublocks.erase({s, jj});
+      column& col = cols[static_cast<std::size_t>(jj)];
+      col.updated = true;
+    }
+    consumed(s, static_cast<std::int32_t>(batch.size()));
+    for (std::int32_t jj : batch) advance(jj);
+  }
+  static constexpr std::size_t max_batch = 8;  // N up to 8 b: dgemm's rate flattens from N ≈ 4 b
 
   // ---- running the work ---------------------------------------------------
   void queue(work w) {
@@ -493,29 +648,32 @@ struct sched : roam::group_member<sched> {
     if (ready.empty()) return;
     const work w = *ready.begin();
     ready.erase(ready.begin());
-    if (!ready.empty()) {
-      run_posted = true;
-      this_group()[roam::pe_id{me}].send<&sched::run>();
-    }
-    const auto [cls, k, j, i, what] = w;
+    const auto [cls, k, j, what] = w;
     (void)cls;
+    const auto t0 = clock::now();
     if (what == factor_work)
       factor_panel(k);
     else if (what == trsm_work)
       trsm(k, j);
     else
-      update(k, i, j);
+      update(k, j);
+    busy[what] += std::chrono::duration<double>(clock::now() - t0).count();
+    if (!ready.empty() && !run_posted) {
+      run_posted = true;
+      this_group()[roam::pe_id{me}].send<&sched::run>();
+    }
   }
 
   void finish() {
-    LUT("finish");
     if (!running) {  // every panel came before this PE's start message
       ended_early = true;
       return;
     }
     running = false;
-    std::vector<std::int64_t> mine{swaps, zero_column, static_cast<std::int64_t>(peak), most_held,
-                                   static_cast<std::int64_t>(budget)};
+    auto micros = [](double s) { return static_cast<std::int64_t>(s * 1e6); };
+    std::vector<std::int64_t> mine{swaps,           zero_column,      static_cast<std::int64_t>(peak), most_held,
+                                   static_cast<std::int64_t>(budget), micros(busy[0]), micros(busy[1]), micros(busy[2]),
+                                   micros(busy[3])};
     reset();
     contribute(std::move(mine), roam::concat,
                roam::callback<std::vector<std::vector<std::int64_t>>>::to<&sched::factored_all>(
@@ -531,6 +689,10 @@ struct sched : roam::group_member<sched> {
       s.peak_panel_bytes = std::max(s.peak_panel_bytes, static_cast<std::uint64_t>(v[2]));
       s.most_panels_held = std::max(s.most_panels_held, static_cast<std::int32_t>(v[3]));
       s.budget_bytes = static_cast<std::uint64_t>(v[4]);
+      s.panel_seconds += static_cast<double>(v[5]) * 1e-6;
+      s.solve_u_seconds += static_cast<double>(v[6]) * 1e-6;
+      s.update_seconds += static_cast<double>(v[7]) * 1e-6;
+      s.swap_seconds += static_cast<double>(v[8]) * 1e-6;
     }
     s.singular = s.zero_pivot_column >= 0;
     factored_ok = !s.singular;
@@ -546,15 +708,15 @@ struct sched : roam::group_member<sched> {
     double* x = v.mutable_data();
     const std::int64_t b = cfg.b;
     for (;;) {
-      const block& blk = local(i, k);
+      auto [a, ld] = at(i, k);
       double* xk = x + k * b;
       if (phase == 0) {
         if (i == k) {
           const auto& p = piv[static_cast<std::size_t>(k)];
           for (std::int64_t r = 0; r < b; ++r) std::swap(x[k * b + r], x[p[static_cast<std::size_t>(r)]]);
-          solve_triangle(blk.a.data(), b, xk, b, false);
+          solve_triangle(a, ld, xk, b, false);
         } else {
-          subtract_matvec(blk.a.data(), b, xk, x + i * b, b, b);
+          subtract_matvec(a, ld, xk, x + i * b, b, b);
         }
         if (i + 1 < cfg.nb) {
           ++i;
@@ -566,9 +728,9 @@ struct sched : roam::group_member<sched> {
         }
       } else {
         if (i == k)
-          solve_triangle(blk.a.data(), b, xk, b, true);
+          solve_triangle(a, ld, xk, b, true);
         else
-          subtract_matvec(blk.a.data(), b, xk, x + i * b, b, b);
+          subtract_matvec(a, ld, xk, x + i * b, b, b);
         if (i == k && k == 0) break;  // (0, 0) is the last visit
         if (i == k)
           i = k - 1;  // the blocks above the diagonal, bottom up
@@ -604,31 +766,39 @@ struct sched : roam::group_member<sched> {
   }
 
   config cfg;
-  roam::array_proxy<block> blocks;
   std::vector<std::uint32_t> owner;
   std::uint32_t me = 0;
   std::vector<std::vector<std::int32_t>> rows_in_col;
+  std::vector<store> stores;
+  std::vector<std::int32_t> store_of, col_at, row_at;
 
   bool running = false, run_posted = false, factored_ok = false, ended_early = false;
   std::uint32_t caller_pe = 0;
   clock::time_point started_at{};
   roam::callback<factor_stats> factor_done;
   std::vector<column> cols;
-  std::vector<std::int32_t> steps_done;
   std::vector<std::vector<std::int64_t>> piv;  // kept after the factorization: the solve's
   std::vector<bool> have_panel;
   std::map<std::int32_t, panel> cache;
-  std::map<std::pair<std::int32_t, std::int32_t>, ublock> ucache;
+  std::map<std::pair<std::int32_t, std::int32_t>, ublock> ublocks;
   std::map<std::pair<std::int32_t, std::int32_t>, std::vector<incoming_rows>> early;
-  std::map<std::int32_t, std::vector<roam::buffer<double>>> gathers;
+  std::map<std::int32_t, std::vector<std::pair<std::vector<std::int32_t>, roam::buffer<double>>>> gathers;
   std::map<std::int32_t, std::int32_t> gathered;
   std::map<std::int32_t, factored> done_panels;
   std::set<std::int32_t> announced;
   std::int32_t next_pull = 0, held_panels = 0, most_held = 0;
   std::uint64_t held = 0, peak = 0, budget = 0;
   std::int64_t swaps = 0, zero_column = -1;
+  double busy[4] = {0, 0, 0, 0};  // seconds in panels, U solves, updates, row exchanges
   std::set<work> ready;
+  std::vector<roam::buffer<double>> pool;
 };
+
+std::pair<double*, std::int64_t> block::data() const {
+  sched* s = scheds.local();
+  if (s == nullptr) roam::abort("roam::lu: block (" + std::to_string(row()) + ", " + std::to_string(col()) + ") has no scheduler on its PE");
+  return s->at(row(), col());
+}
 
 struct state {
   config cfg;
@@ -687,8 +857,8 @@ roam::task<matrix> matrix::create(std::size_t n, options o) {
   c.lookahead = o.lookahead;
   auto s = std::make_shared<detail::state>();
   s->cfg = c;
-  s->blocks = roam::create_array<detail::block>(roam::array_options<2>({c.nb, c.nb}, o.map), c);
-  s->scheds = roam::create_group<detail::sched>(c, s->blocks);
+  s->scheds = roam::create_group<detail::sched>(c);
+  s->blocks = roam::create_array<detail::block>(roam::array_options<2>({c.nb, c.nb}, o.map), c, s->scheds);
   // Where each block is: the schedulers work on their own blocks in place.
   auto [where, cb] = roam::make_future_callback<std::vector<std::vector<std::int64_t>>>();
   s->blocks.send<&detail::block::where>(cb);

@@ -63,8 +63,12 @@ struct factor_stats {
   std::uint64_t peak_panel_bytes = 0;    ///< the largest panel cache any PE held
   std::int32_t most_panels_held = 0;     ///< the most panels any PE held at once (its lookahead)
   double seconds = 0;                    ///< from the start message to the last PE's end
+  /// Seconds of work, summed over the PEs: panel factorizations (with their
+  /// gathering), U blocks (L_kk⁻¹ A_kj), trailing updates, row exchanges.
+  double panel_seconds = 0, solve_u_seconds = 0, update_seconds = 0, swap_seconds = 0;
   void pup(roam::pup_er& p) {
-    p | singular | zero_pivot_column | row_swaps | budget_bytes | peak_panel_bytes | most_panels_held | seconds;
+    p | singular | zero_pivot_column | row_swaps | budget_bytes | peak_panel_bytes | most_panels_held | seconds |
+        panel_seconds | solve_u_seconds | update_seconds | swap_seconds;
   }
 };
 
