@@ -117,7 +117,9 @@ struct block : roam::element<block, roam::index<2>> {
 
 // ---- the scheduler of a PE --------------------------------------------------
 struct sched : roam::group_member<sched> {
-  explicit sched(config c) : cfg(c) {}
+  // Every process's BLAS single-threaded (each PE is one core); the caller's
+  // process is not the only one.
+  explicit sched(config c) : cfg(c) { single_threaded_blas(); }
 
   // Block columns with the same local block rows, stored as one matrix.
   struct store {
@@ -190,10 +192,6 @@ struct sched : roam::group_member<sched> {
     pool.push_back(roam::buffer<double>::uninitialized(static_cast<std::size_t>(cfg.padded()) * static_cast<std::size_t>(cfg.b)));
     return pool.back();
   }
-  bool same_process(std::uint32_t pe) const {
-    const std::uint32_t per = roam::num_pes() / std::max<std::uint32_t>(1, roam::num_nodes());
-    return per == 0 || pe / per == me / per;
-  }
   std::uint64_t panel_bytes(std::int32_t k) const {
     return static_cast<std::uint64_t>(cfg.nb - k) * cfg.cells() * sizeof(double);
   }
@@ -242,7 +240,8 @@ struct sched : roam::group_member<sched> {
     early.clear();
     gathers.clear();
     gathered.clear();
-    announced.clear();
+    waiting.clear();
+    partial.clear();
     next_pull = 0;
     held = peak = 0;
     held_panels = most_held = 0;
@@ -259,6 +258,7 @@ struct sched : roam::group_member<sched> {
       finish();
       return;
     }
+    try_pull();
     for (std::int32_t j = 0; j < cfg.nb; ++j) advance(j);
   }
 
@@ -306,17 +306,9 @@ struct sched : roam::group_member<sched> {
     std::vector<std::int32_t> ids(rows.begin() + static_cast<std::ptrdiff_t>(q0), rows.end());
     const std::int64_t b = cfg.b, h = static_cast<std::int64_t>(ids.size()) * b;
     auto [a, ld] = at(ids.front(), j);
-    const bool here = owner_of(j, j) == me || same_process(owner_of(j, j));
-    roam::buffer<double> part;
-    double* p = nullptr;
-    if (here) {
-      roam::buffer<double>& s = slab();
-      p = s.mutable_data();
-      part = s;
-    } else {  // the exact size: it travels
-      part = roam::buffer<double>::uninitialized(static_cast<std::size_t>(h * b));
-      p = part.mutable_data();
-    }
+    roam::buffer<double>& s = slab();
+    double* p = s.mutable_data();
+    roam::buffer<double> part = s;
     for (std::int64_t c = 0; c < b; ++c) std::memcpy(p + c * h, a + c * ld, static_cast<std::size_t>(h) * sizeof(double));
     if (owner_of(j, j) == me)
       panel_part(j, std::move(ids), std::move(part));
@@ -447,15 +439,18 @@ struct sched : roam::group_member<sched> {
     // columns are not the caller's.
     if (zero >= 0 && base + zero < cfg.n && (zero_column < 0 || base + zero < zero_column)) zero_column = base + zero;
     done_panels[k] = factored{std::move(data), std::move(p), m, roam::num_pes()};
-    this_group().send<&sched::panel_ready>(roam::priority(-3), k);
+    auto w = waiting.find(k);
+    if (w != waiting.end()) {
+      const std::vector<std::uint32_t> asked = std::move(w->second);
+      waiting.erase(w);
+      for (std::uint32_t pe : asked) pull(k, pe);
+    }
   }
-  void panel_ready(std::int32_t k) {
-    announced.insert(k);
-    try_pull();
-  }
-  // Pulls the next panels in order while the cache has room (always one).
+  // Asks for the next panels in order while the cache has room (always for
+  // one), before they exist: the panel's PE sends each as soon as it is
+  // factored, to every PE that asked.
   void try_pull() {
-    while (announced.count(next_pull) != 0) {
+    while (next_pull < cfg.nb) {
       const std::uint64_t bytes = panel_bytes(next_pull);
       if (held > 0 && held + bytes > budget) return;
       if (cfg.lookahead > 0 && held_panels >= cfg.lookahead) return;
@@ -463,7 +458,6 @@ struct sched : roam::group_member<sched> {
       ++held_panels;
       peak = std::max(peak, held);
       most_held = std::max(most_held, held_panels);
-      announced.erase(next_pull);
       const std::int32_t k = next_pull++;
       if (owner_of(k, k) == me)
         pull(k, me);
@@ -473,15 +467,18 @@ struct sched : roam::group_member<sched> {
   }
   void pull(std::int32_t k, std::uint32_t from) {
     auto it = done_panels.find(k);
-    if (it == done_panels.end()) roam::abort("roam::lu: PE " + std::to_string(from) + " pulled panel " + std::to_string(k) + " twice");
+    if (it == done_panels.end()) {  // not factored yet
+      waiting[k].push_back(from);
+      return;
+    }
     factored& f = it->second;
+    // The whole slab travels, also to another process: more bytes than the
+    // panel's m·b doubles, but buffers of one size, which both sides keep
+    // and use again (a fresh buffer costs a page fault per 4 KiB).
     if (from == me)
       panel_data(k, f.piv, f.data, f.m);
-    else if (same_process(from))
+    else
       this_group()[roam::pe_id{from}].send<&sched::panel_data>(roam::priority(-3), k, f.piv, f.data, f.m);
-    else  // the panel's own m·b doubles travel, not the slab's
-      this_group()[roam::pe_id{from}].send<&sched::panel_data>(
-          roam::priority(-3), k, f.piv, roam::buffer<double>(std::span<const double>(f.data.data(), static_cast<std::size_t>(f.m * cfg.b))), f.m);
     if (--f.pullers == 0) done_panels.erase(it);
   }
   void panel_data(std::int32_t k, std::vector<std::int64_t> p, roam::buffer<double> data, std::int64_t m) {
@@ -563,7 +560,7 @@ struct sched : roam::group_member<sched> {
          c < st.cols.size() && batch.size() < max_batch; ++c) {
       const std::int32_t jj = st.cols[c];
       auto it = ready.find({jj == s + 1 ? 1 : 2, s, jj, what});
-      if (it == ready.end()) break;
+      if (it == ready.end() || partial.count({s, jj}) != 0) break;  // not queued, or the rest of another batch
       ready.erase(it);
       batch.push_back(jj);
     }
@@ -597,19 +594,25 @@ struct sched : roam::group_member<sched> {
   }
   // A_{i>s, j..} −= L_{i>s, s} U_{s, j..} for column j and the columns after
   // it in its store whose updates of step s are queued too: one dgemm.
+  // One piece of work stays short (about update_flops): a PE answers the
+  // messages of the critical path (panel parts, pulls) between pieces, and
+  // in a process of its own (non-SMP) it moves MPI's traffic on only then.
   void update(std::int32_t s, std::int32_t j) {
+    auto pit = partial.find({s, j});
+    if (pit == partial.end()) pit = partial.emplace(std::pair{s, j}, partial_update{take_batch(s, j, update_work), 0, {}}).first;
+    const std::vector<std::int32_t>& batch = pit->second.batch;
     store& st = store_for(j);
-    const std::vector<std::int32_t> batch = take_batch(s, j, update_work);
     const std::size_t c0 = static_cast<std::size_t>(col_at[static_cast<std::size_t>(j)]);
     const std::int64_t b = cfg.b, wide = static_cast<std::int64_t>(batch.size()) * b;
     auto [l, ldl] = l_rows(s, j);
     const auto& rows = rows_in_col[static_cast<std::size_t>(j)];
     const std::size_t q = first_below(j, s);
     const std::int64_t h = static_cast<std::int64_t>(rows.size() - q) * b;
+    const std::int64_t chunk = std::max<std::int64_t>(b, (update_flops / (2 * wide * b)) / b * b);
+    const std::int64_t r0 = pit->second.rows_done, r1 = std::min(h, r0 + chunk);
     double* c = st.a.data() + static_cast<std::int64_t>(q) * b + static_cast<std::int64_t>(c0) * b * st.ld;
     const double* u = nullptr;
     std::int64_t ldu = 0;
-    std::vector<double> joined;
     if (owner_of(s, j) == me) {  // U in place, in the row block above
       u = st.a.data() + static_cast<std::int64_t>(row_at[index(s, j)]) * b + static_cast<std::int64_t>(c0) * b * st.ld;
       ldu = st.ld;
@@ -617,22 +620,37 @@ struct sched : roam::group_member<sched> {
       u = ublocks.at({s, j}).copy.data();
       ldu = b;
     } else {
-      joined.resize(static_cast<std::size_t>(b * wide));
-      for (std::size_t k = 0; k < batch.size(); ++k)
-        std::memcpy(joined.data() + static_cast<std::int64_t>(k) * b * b, ublocks.at({s, batch[k]}).copy.data(),
-                    cfg.cells() * sizeof(double));
+      auto& joined = pit->second.joined;
+      if (joined.empty()) {
+        joined.resize(static_cast<std::size_t>(b * wide));
+        for (std::size_t k = 0; k < batch.size(); ++k)
+          std::memcpy(joined.data() + static_cast<std::int64_t>(k) * b * b, ublocks.at({s, batch[k]}).copy.data(),
+                      cfg.cells() * sizeof(double));
+      }
       u = joined.data();
       ldu = b;
     }
-    subtract_product(l, ldl, u, ldu, c, st.ld, h, wide, b);
-    for (std::int32_t jj : batch) {
-      ublocks.erase({s, jj});
-      column& col = cols[static_cast<std::size_t>(jj)];
-      col.updated = true;
+    subtract_product(l + r0, ldl, u, ldu, c + r0, st.ld, r1 - r0, wide, b);
+    if (r1 < h) {
+      pit->second.rows_done = r1;
+      queue({j == s + 1 ? 1 : 2, s, j, update_work});
+      return;
     }
-    consumed(s, static_cast<std::int32_t>(batch.size()));
-    for (std::int32_t jj : batch) advance(jj);
+    const std::vector<std::int32_t> done = std::move(pit->second.batch);
+    partial.erase(pit);
+    for (std::int32_t jj : done) {
+      ublocks.erase({s, jj});
+      cols[static_cast<std::size_t>(jj)].updated = true;
+    }
+    consumed(s, static_cast<std::int32_t>(done.size()));
+    for (std::int32_t jj : done) advance(jj);
   }
+  struct partial_update {
+    std::vector<std::int32_t> batch;
+    std::int64_t rows_done = 0;
+    std::vector<double> joined;  // U of the batch side by side, when it came from elsewhere
+  };
+  static constexpr std::int64_t update_flops = std::int64_t{50} << 20;  // ~1 ms of dgemm here
   static constexpr std::size_t max_batch = 8;  // N up to 8 b: dgemm's rate flattens from N ≈ 4 b
 
   // ---- running the work ---------------------------------------------------
@@ -785,12 +803,13 @@ struct sched : roam::group_member<sched> {
   std::map<std::int32_t, std::vector<std::pair<std::vector<std::int32_t>, roam::buffer<double>>>> gathers;
   std::map<std::int32_t, std::int32_t> gathered;
   std::map<std::int32_t, factored> done_panels;
-  std::set<std::int32_t> announced;
+  std::map<std::int32_t, std::vector<std::uint32_t>> waiting;  // PEs that asked for a panel not factored yet
   std::int32_t next_pull = 0, held_panels = 0, most_held = 0;
   std::uint64_t held = 0, peak = 0, budget = 0;
   std::int64_t swaps = 0, zero_column = -1;
   double busy[4] = {0, 0, 0, 0};  // seconds in panels, U solves, updates, row exchanges
   std::set<work> ready;
+  std::map<std::pair<std::int32_t, std::int32_t>, partial_update> partial;
   std::vector<roam::buffer<double>> pool;
 };
 
