@@ -650,7 +650,7 @@ struct sched : roam::group_member<sched> {
     std::int64_t rows_done = 0;
     std::vector<double> joined;  // U of the batch side by side, when it came from elsewhere
   };
-  static constexpr std::int64_t update_flops = std::int64_t{50} << 20;  // ~1 ms of dgemm here
+  static constexpr std::int64_t update_flops = std::int64_t{200} << 20;  // ~4 ms of dgemm here
   static constexpr std::size_t max_batch = 8;  // N up to 8 b: dgemm's rate flattens from N ≈ 4 b
 
   // ---- running the work ---------------------------------------------------
