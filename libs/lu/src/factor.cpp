@@ -1,0 +1,196 @@
+// The scheduler of a PE: its stores, one factorization's state, the order
+// of its work, and the end (sched.hpp says how a step goes).
+#include "sched.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <set>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+namespace roam::lu::detail {
+
+void sched::setup(std::vector<std::uint32_t> owners, roam::callback<void> done) {
+  owner = std::move(owners);
+  me = roam::my_pe().value();
+  const auto nb = static_cast<std::size_t>(cfg.nb);
+  rows_in_col.assign(nb, {});
+  for (std::int32_t j = 0; j < cfg.nb; ++j)
+    for (std::int32_t i = 0; i < cfg.nb; ++i)
+      if (owner_of(i, j) == me) rows_in_col[static_cast<std::size_t>(j)].push_back(i);
+  store_of.assign(nb, -1);
+  col_at.assign(nb, 0);
+  row_at.assign(nb * nb, -1);
+  std::map<std::vector<std::int32_t>, std::int32_t> by_rows;
+  for (std::int32_t j = 0; j < cfg.nb; ++j) {
+    const auto& rows = rows_in_col[static_cast<std::size_t>(j)];
+    if (rows.empty()) continue;
+    auto [it, fresh] = by_rows.try_emplace(rows, static_cast<std::int32_t>(stores.size()));
+    if (fresh) stores.push_back(store{rows, {}, {}, 0});
+    store& s = stores[static_cast<std::size_t>(it->second)];
+    store_of[static_cast<std::size_t>(j)] = it->second;
+    col_at[static_cast<std::size_t>(j)] = static_cast<std::int32_t>(s.cols.size());
+    s.cols.push_back(j);
+    for (std::size_t q = 0; q < rows.size(); ++q) row_at[index(rows[q], j)] = static_cast<std::int32_t>(q);
+  }
+  for (store& s : stores) {
+    s.ld = static_cast<std::int64_t>(s.rows.size()) * cfg.b;
+    s.a.assign(static_cast<std::size_t>(s.ld) * s.cols.size() * static_cast<std::size_t>(cfg.b), 0.0);
+  }
+  const double share = static_cast<double>(cfg.padded()) * static_cast<double>(cfg.padded()) * sizeof(double) /
+                       static_cast<double>(roam::num_pes());
+  budget = static_cast<std::uint64_t>(std::max(0.0, cfg.memory) * share);
+  reset();
+  contribute(done);
+}
+
+double* sched::row_ptr(std::int64_t r, std::int32_t j) {
+  auto [a, ld] = at(static_cast<std::int32_t>(r / cfg.b), j);
+  (void)ld;
+  return a + r % cfg.b;
+}
+
+std::size_t sched::first_below(std::int32_t j, std::int32_t s) const {
+  const auto& rows = rows_in_col[static_cast<std::size_t>(j)];
+  return static_cast<std::size_t>(std::upper_bound(rows.begin(), rows.end(), s) - rows.begin());
+}
+
+void sched::reset() {
+  cols.assign(static_cast<std::size_t>(cfg.nb), {});
+  have_panel.assign(static_cast<std::size_t>(cfg.nb), false);
+  piv.resize(static_cast<std::size_t>(cfg.nb));
+  cache.clear();
+  ublocks.clear();
+  early.clear();
+  gathers.clear();
+  gathered.clear();
+  waiting.clear();
+  partial.clear();
+  next_pull = 0;
+  held = peak = 0;
+  held_panels = most_held = 0;
+  swaps = 0;
+  zero_column = -1;
+  for (double& t : busy) t = 0;
+}
+
+void sched::start(std::uint32_t caller) {
+  if (running) roam::abort("roam::lu: factor() started while this matrix's last factorization was running");
+  running = true;
+  caller_pe = caller;
+  if (ended_early) {
+    ended_early = false;
+    finish();
+    return;
+  }
+  try_pull();
+  for (std::int32_t j = 0; j < cfg.nb; ++j) advance(j);
+}
+
+void sched::advance(std::int32_t j) {
+  column& c = cols[static_cast<std::size_t>(j)];
+  const auto& rows = rows_in_col[static_cast<std::size_t>(j)];
+  while (!c.finished) {
+    const std::int32_t s = c.step;
+    if (rows.empty() || rows.back() < s) {  // nothing of this column at or below row block s here
+      c.finished = true;
+      return;
+    }
+    if (s == j) {  // this column's panel: its rows ≥ j here go to the panel's PE
+      send_panel_part(j);
+      c.finished = true;
+      return;
+    }
+    if (!c.swap_started) {
+      if (!have_panel[static_cast<std::size_t>(s)]) return;  // panel s not here yet
+      begin_swap(s, j);
+    }
+    if (c.got < c.expect) return;
+    if (!c.swapped) {
+      c.swapped = true;
+      if (owner_of(s, j) == me)
+        queue({j == s + 1 ? 1 : 2, s, j, trsm_work});
+      else
+        c.top_done = true;
+      c.updated = first_below(j, s) == rows.size();  // no rows below the top here
+    }
+    if (!c.updated && !c.update_queued && ublocks.count({s, j}) != 0) {
+      c.update_queued = true;
+      queue({j == s + 1 ? 1 : 2, s, j, update_work});
+    }
+    if (!c.top_done || !c.updated) return;
+    c = column{};
+    c.step = s + 1;
+  }
+}
+
+void sched::queue(work w) {
+  ready.insert(w);
+  if (!run_posted) {
+    run_posted = true;
+    this_group()[roam::pe_id{me}].send<&sched::run>();
+  }
+}
+
+void sched::run() {
+  run_posted = false;
+  if (ready.empty()) return;
+  const work w = *ready.begin();
+  ready.erase(ready.begin());
+  const auto [cls, k, j, what] = w;
+  (void)cls;
+  const auto t0 = clock::now();
+  if (what == factor_work)
+    factor_panel(k);
+  else if (what == trsm_work)
+    trsm(k, j);
+  else
+    update(k, j);
+  busy[what] += std::chrono::duration<double>(clock::now() - t0).count();
+  if (!ready.empty() && !run_posted) {
+    run_posted = true;
+    this_group()[roam::pe_id{me}].send<&sched::run>();
+  }
+}
+
+void sched::finish() {
+  if (!running) {  // every panel came before this PE's start message
+    ended_early = true;
+    return;
+  }
+  running = false;
+  auto micros = [](double s) { return static_cast<std::int64_t>(s * 1e6); };
+  std::vector<std::int64_t> mine{swaps,           zero_column,      static_cast<std::int64_t>(peak), most_held,
+                                 static_cast<std::int64_t>(budget), micros(busy[0]), micros(busy[1]), micros(busy[2]),
+                                 micros(busy[3])};
+  reset();
+  contribute(std::move(mine), roam::concat,
+             roam::callback<std::vector<std::vector<std::int64_t>>>::to<&sched::factored_all>(
+                 this_group()[roam::pe_id{caller_pe}]));
+}
+
+void sched::factored_all(std::vector<std::vector<std::int64_t>> all) {
+  factor_stats s;
+  s.seconds = std::chrono::duration<double>(clock::now() - started_at).count();
+  for (const auto& v : all) {
+    s.row_swaps += v[0];
+    if (v[1] >= 0 && (s.zero_pivot_column < 0 || v[1] < s.zero_pivot_column)) s.zero_pivot_column = v[1];
+    s.peak_panel_bytes = std::max(s.peak_panel_bytes, static_cast<std::uint64_t>(v[2]));
+    s.most_panels_held = std::max(s.most_panels_held, static_cast<std::int32_t>(v[3]));
+    s.budget_bytes = static_cast<std::uint64_t>(v[4]);
+    s.panel_seconds += static_cast<double>(v[5]) * 1e-6;
+    s.solve_u_seconds += static_cast<double>(v[6]) * 1e-6;
+    s.update_seconds += static_cast<double>(v[7]) * 1e-6;
+    s.swap_seconds += static_cast<double>(v[8]) * 1e-6;
+  }
+  s.singular = s.zero_pivot_column >= 0;
+  factored_ok = !s.singular;
+  factor_done.send(s);
+}
+
+}  // namespace roam::lu::detail
