@@ -57,17 +57,24 @@ struct ring_cell : roam::element<ring_cell> {
   ring_cell() = default;
   explicit ring_cell(roam::migrating) {}
   ring_cell(int n, int steps, bool stuck) : n_(n), steps_(steps), stuck_(stuck) {}
-  void pup(roam::pup_er& p) { p | n_ | steps_ | stuck_ | step_ | resumes_ | tokens_ | done_; }
+  void pup(roam::pup_er& p) { p | n_ | steps_ | stuck_ | step_ | resumes_ | tokens_ | done_ | finished_ | reported_; }
 
   void start(roam::callback<long> done) {
     done_ = done;
     go();
   }
-  void token() { ++tokens_; }
+  void token() {
+    ++tokens_;
+    report_when_complete();
+  }
   void resume_from_sync() {
     ++resumes_;
-    if (++step_ < steps_) go();
-    else contribute(resumes_ * 1000 + tokens_, roam::sum, done_);
+    if (++step_ < steps_) {
+      go();
+    } else {
+      finished_ = true;
+      report_when_complete();
+    }
   }
 
  private:
@@ -76,8 +83,16 @@ struct ring_cell : roam::element<ring_cell> {
     if (stuck_ && this_index()[0] == 0) return;  // --stuck: this one never synchronises
     at_sync();
   }
+  // A sync step does not wait for messages in flight: the last step's token
+  // from the left neighbour may come after this element's last resume (seen
+  // once in ~1500 runs under load), so the report waits for all of them.
+  void report_when_complete() {
+    if (!finished_ || reported_ || tokens_ < steps_) return;
+    reported_ = true;
+    contribute(resumes_ * 1000 + tokens_, roam::sum, done_);
+  }
   int n_ = 0, steps_ = 0;
-  bool stuck_ = false;
+  bool stuck_ = false, finished_ = false, reported_ = false;
   int step_ = 0;
   long resumes_ = 0, tokens_ = 0;
   roam::callback<long> done_;
