@@ -21,9 +21,10 @@ using lu_clock = std::chrono::steady_clock;
 
 int usage(bool help) {
   std::fprintf(help ? stdout : stderr,
-               "usage: lu [--n N] [--block B] [--map block_cyclic|column_cyclic|row_cyclic] [--memory F] [--lookahead L]\n"
+               "usage: lu [--n N] [--block B] [--map block_cyclic|column_cyclic[:W]|row_cyclic] [--memory F] [--lookahead L]\n"
                "          [--repeat R] [--seed S]\n"
                "  HPL: solves a random N x N system by LU with partial pivoting in B x B blocks (default N 2000, B 128);\n"
+               "  column_cyclic:W places W block columns at a time on each PE (W 1 to 4);\n"
                "  F: each PE's panel cache as a fraction of its share of the matrix (default 0.5); L: most panels\n"
                "  a PE holds at once (default 0: the memory bound only); R runs (the best time)\n"
                "example: lu --n 4000 --block 128 +p2\n");
@@ -62,9 +63,11 @@ int main(int argc, char** argv) {
     }
     roam::lu::options o;
     if (map == "column_cyclic") o.map = roam::lu::column_cyclic();
+    else if (map.rfind("column_cyclic:", 0) == 0 && map.size() == 15 && map[14] >= '1' && map[14] <= '4')
+      o.map = roam::lu::column_cyclic(map[14] - '0');
     else if (map == "row_cyclic") o.map = roam::lu::row_cyclic();
     else if (map != "block_cyclic") {
-      std::fprintf(stderr, "lu: unknown map '%s' (block_cyclic, column_cyclic or row_cyclic)\n", map.c_str());
+      std::fprintf(stderr, "lu: unknown map '%s' (block_cyclic, column_cyclic, column_cyclic:W with W 1-4, or row_cyclic)\n", map.c_str());
       roam::exit(2);
       co_return;
     }

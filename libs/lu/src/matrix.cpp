@@ -29,8 +29,9 @@ std::uint32_t block_cyclic_fn(const roam::index<2>& ij, const roam::index<2>&, s
   const std::uint32_t pr = grid_rows(pes), pc = pes / pr;
   return (static_cast<std::uint32_t>(ij[0]) % pr) * pc + static_cast<std::uint32_t>(ij[1]) % pc;
 }
+template <std::uint32_t Width>
 std::uint32_t column_cyclic_fn(const roam::index<2>& ij, const roam::index<2>&, std::uint32_t pes) {
-  return static_cast<std::uint32_t>(ij[1]) % pes;
+  return (static_cast<std::uint32_t>(ij[1]) / Width) % pes;
 }
 std::uint32_t row_cyclic_fn(const roam::index<2>& ij, const roam::index<2>&, std::uint32_t pes) {
   return static_cast<std::uint32_t>(ij[0]) % pes;
@@ -38,7 +39,16 @@ std::uint32_t row_cyclic_fn(const roam::index<2>& ij, const roam::index<2>&, std
 }  // namespace
 
 roam::array_map block_cyclic() { return roam::custom_map<&block_cyclic_fn>(); }
-roam::array_map column_cyclic() { return roam::custom_map<&column_cyclic_fn>(); }
+roam::array_map column_cyclic(int width) {
+  switch (width) {
+    case 1: return roam::custom_map<&column_cyclic_fn<1>>();
+    case 2: return roam::custom_map<&column_cyclic_fn<2>>();
+    case 3: return roam::custom_map<&column_cyclic_fn<3>>();
+    case 4: return roam::custom_map<&column_cyclic_fn<4>>();
+    default:
+      throw std::invalid_argument("roam::lu::column_cyclic: width " + std::to_string(width) + " (1 to 4)");
+  }
+}
 roam::array_map row_cyclic() { return roam::custom_map<&row_cyclic_fn>(); }
 
 double random_entry(std::uint64_t seed, std::uint64_t r, std::uint64_t c) noexcept {

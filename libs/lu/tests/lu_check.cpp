@@ -8,7 +8,8 @@
 //   lu_check two N B               two matrices factored at once on the same PEs
 //   lu_check memory N B F [L]      memory fraction F (lookahead L): the panel cache stays in bound
 //   lu_check unfactored N B        solve() before factor() refused
-// MAP: block_cyclic (default), column_cyclic, row_cyclic, hash (roam::hash_map()).
+// MAP: block_cyclic (default), column_cyclic, column_cyclic2 (two columns at a time), row_cyclic,
+// hash (roam::hash_map()).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -78,6 +79,7 @@ double residual_of(const std::vector<double>& a, std::int64_t n, const std::vect
 
 roam::array_map map_named(const std::string& name) {
   if (name == "column_cyclic") return roam::lu::column_cyclic();
+  if (name == "column_cyclic2") return roam::lu::column_cyclic(2);
   if (name == "row_cyclic") return roam::lu::row_cyclic();
   if (name == "hash") return roam::hash_map();
   if (name != "block_cyclic") {

@@ -36,8 +36,11 @@ namespace roam::lu {
 /// Block (i, j) on PE (i mod pr)·pc + (j mod pc) of the most nearly square
 /// pr×pc grid of the PEs with pr ≤ pc (1×2 on 2 PEs, 2×2 on 4, 2×3 on 6).
 roam::array_map block_cyclic();
-/// Block column j on PE j mod P (a 1×P grid): a panel never leaves its PE.
-roam::array_map column_cyclic();
+/// Block column j on PE ⌊j / width⌋ mod P (a 1×P grid of `width` columns
+/// at a time, 1 to 4): a panel never leaves its PE, and with width w the
+/// next panel is on the same PE w − 1 times in w (fewer hand-overs between
+/// PEs on the critical path).
+roam::array_map column_cyclic(int width = 1);
 /// Block row i on PE i mod P (a P×1 grid): every panel spans the PEs.
 roam::array_map row_cyclic();
 
