@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <roam/lu/lu.hpp>
@@ -89,6 +90,15 @@ roam::array_map map_named(const std::string& name) {
   return roam::lu::block_cyclic();
 }
 
+// HPL's run on m: fill_random(seed), factor, solve, residual.
+roam::task<std::pair<roam::lu::factor_stats, roam::lu::residual_norms>> solve_random(roam::lu::matrix& m, std::uint64_t seed) {
+  co_await m.fill_random(seed);
+  const roam::lu::factor_stats s = co_await m.factor();
+  const auto rhs = roam::lu::random_vector(seed, m.n());
+  const auto x = co_await m.solve(rhs);
+  co_return std::pair{s, co_await m.residual(seed, x, rhs)};
+}
+
 int fail(const std::string& what) {
   std::printf("lu_check: FAILED: %s\n", what.c_str());
   return 1;
@@ -145,11 +155,7 @@ roam::task<int> check(const roam::args& args) {
 
   if (mode == "solve") {
     auto m = co_await roam::lu::matrix::create(static_cast<std::size_t>(n), o);
-    co_await m.fill_random(seed);
-    const auto s = co_await m.factor();
-    const auto rhs = roam::lu::random_vector(seed, static_cast<std::size_t>(n));
-    const auto x = co_await m.solve(rhs);
-    const auto r = co_await m.residual(seed, x, rhs);
+    const auto [s, r] = co_await solve_random(m, seed);
     if (s.singular || !(r.scaled < 16)) co_return fail("scaled residual " + std::to_string(r.scaled));
     std::printf("lu_check: OK (solve, n %lld, b %lld, residual %.4f, %lld row exchanges)\n", static_cast<long long>(n),
                 static_cast<long long>(b), r.scaled, static_cast<long long>(s.row_swaps));
@@ -214,11 +220,7 @@ roam::task<int> check(const roam::args& args) {
     o.memory = std::atof(extra.c_str());
     o.lookahead = args.size() > 5 ? std::atoi(args[5].c_str()) : 0;
     auto m = co_await roam::lu::matrix::create(static_cast<std::size_t>(n), o);
-    co_await m.fill_random(seed);
-    const auto s = co_await m.factor();
-    const auto rhs = roam::lu::random_vector(seed, static_cast<std::size_t>(n));
-    const auto x = co_await m.solve(rhs);
-    const auto r = co_await m.residual(seed, x, rhs);
+    const auto [s, r] = co_await solve_random(m, seed);
     const std::uint64_t largest_panel = static_cast<std::uint64_t>(m.blocks()) * static_cast<std::uint64_t>(m.block()) *
                                         static_cast<std::uint64_t>(m.block()) * sizeof(double);
     if (!(r.scaled < 16)) co_return fail("scaled residual " + std::to_string(r.scaled));
