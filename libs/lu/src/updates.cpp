@@ -43,6 +43,9 @@ void sched::trsm(std::int32_t s, std::int32_t j) {
 std::vector<std::int32_t> sched::take_batch(std::int32_t s, std::int32_t j, std::int32_t what) {
   store& st = store_for(j);
   std::vector<std::int32_t> batch{j};
+  // The next panel's column goes alone: batched, the panel would wait for
+  // its neighbours' updates too.
+  if (j == s + 1) return batch;
   for (std::size_t c = static_cast<std::size_t>(col_at[static_cast<std::size_t>(j)]) + 1;
        c < st.cols.size() && batch.size() < max_batch; ++c) {
     const std::int32_t jj = st.cols[c];
