@@ -46,7 +46,24 @@ void sched::setup(std::vector<std::uint32_t> owners, roam::callback<void> done) 
                        static_cast<double>(roam::num_pes());
   budget = static_cast<std::uint64_t>(std::max(0.0, cfg.memory) * share);
   reset();
+  warm_up();
   contribute(done);
+}
+
+// First touches cost a page fault per 4 KiB here (~10 ms for a 4 MB panel):
+// the first panel and the first update of a factorization each took 10-20 ms
+// instead of 1-2. So the pool gets two slabs and OpenBLAS its buffers (one
+// dgemm of an update's shape) now, at create.
+void sched::warm_up() {
+  for (int k = 0; k < 2; ++k) {
+    pool.push_back(roam::buffer<double>::uninitialized(static_cast<std::size_t>(cfg.padded()) * static_cast<std::size_t>(cfg.b)));
+    std::fill_n(pool.back().mutable_data(), pool.back().size(), 0.0);
+  }
+  const std::int64_t b = cfg.b, m = std::min<std::int64_t>(cfg.padded(), 2048), w = std::min<std::int64_t>(max_batch * b, 1024);
+  std::vector<double> a(static_cast<std::size_t>(m * b), 0.0), u(static_cast<std::size_t>(b * w), 0.0),
+      c(static_cast<std::size_t>(m * w), 0.0);
+  subtract_product(a.data(), m, u.data(), b, c.data(), m, m, w, b);
+  solve_unit_lower(a.data(), m, u.data(), b, b, w);
 }
 
 double* sched::row_ptr(std::int64_t r, std::int32_t j) {

@@ -133,6 +133,7 @@ struct sched : roam::group_member<sched> {
 
   // The placement, learnt from the blocks once (create); the stores.
   void setup(std::vector<std::uint32_t> owners, roam::callback<void> done);
+  void warm_up();
 
   std::uint32_t owner_of(std::int32_t i, std::int32_t j) const { return owner[index(i, j)]; }
   std::size_t index(std::int32_t i, std::int32_t j) const {
