@@ -47,7 +47,31 @@ void sched::setup(std::vector<std::uint32_t> owners, roam::callback<void> done) 
   budget = static_cast<std::uint64_t>(std::max(0.0, cfg.memory) * share);
   reset();
   warm_up();
-  contribute(done);
+  // One slab from each PE of another process: its receiving transport
+  // allocates (and faults in) a buffer of the panels' size now, and keeps
+  // it for them. Setup ends when this PE has had every such slab (they may
+  // come before this PE's own setup message).
+  setup_done = done;
+  warm_expected = 0;
+  for (std::uint32_t pe = 0; pe < roam::num_pes(); ++pe)
+    if (!same_process(pe)) {
+      ++warm_expected;
+      this_group()[roam::pe_id{pe}].send<&sched::warm>(slab());
+    }
+  setup_ran = true;
+  setup_complete();
+}
+
+void sched::warm(roam::buffer<double>) {
+  ++warm_received;
+  setup_complete();
+}
+
+void sched::setup_complete() {
+  if (setup_ran && warm_received == warm_expected) {
+    setup_ran = false;
+    contribute(setup_done);
+  }
 }
 
 // First touches cost a page fault per 4 KiB here (~10 ms for a 4 MB panel):

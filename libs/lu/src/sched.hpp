@@ -134,6 +134,11 @@ struct sched : roam::group_member<sched> {
   // The placement, learnt from the blocks once (create); the stores.
   void setup(std::vector<std::uint32_t> owners, roam::callback<void> done);
   void warm_up();
+  void warm(roam::buffer<double> slab_sized);
+  void setup_complete();
+  roam::callback<void> setup_done;
+  bool setup_ran = false;
+  std::int32_t warm_expected = 0, warm_received = 0;
 
   std::uint32_t owner_of(std::int32_t i, std::int32_t j) const { return owner[index(i, j)]; }
   std::size_t index(std::int32_t i, std::int32_t j) const {
@@ -154,6 +159,10 @@ struct sched : roam::group_member<sched> {
   // nobody holds them: fresh memory costs a page fault per 4 KiB, which on
   // this kind of VM made gathering a panel 5x slower than factoring it.
   roam::buffer<double>& slab();
+  bool same_process(std::uint32_t pe) const {
+    const std::uint32_t per = roam::num_pes() / std::max<std::uint32_t>(1, roam::num_nodes());
+    return per == 0 || pe / per == me / per;
+  }
   std::uint64_t panel_bytes(std::int32_t k) const {
     return static_cast<std::uint64_t>(cfg.nb - k) * cfg.cells() * sizeof(double);
   }
