@@ -47,17 +47,17 @@ void sched::setup(std::vector<std::uint32_t> owners, roam::callback<void> done) 
   budget = static_cast<std::uint64_t>(std::max(0.0, cfg.memory) * share);
   reset();
   warm_up();
-  // One slab from each PE of another process: its receiving transport
-  // allocates (and faults in) a buffer of the panels' size now, and keeps
-  // it for them. Setup ends when this PE has had every such slab (they may
-  // come before this PE's own setup message).
+  // One slab to the PE of the same local rank in each other process: its
+  // receiving transport allocates (and faults in) a buffer of the panels'
+  // size now, and keeps it for them. One per process pair and local rank,
+  // not per PE pair: nodes − 1 slabs per PE. Setup ends when this PE has
+  // had each (they may come before this PE's own setup message).
   setup_done = done;
-  warm_expected = 0;
-  for (std::uint32_t pe = 0; pe < roam::num_pes(); ++pe)
-    if (!same_process(pe)) {
-      ++warm_expected;
-      this_group()[roam::pe_id{pe}].send<&sched::warm>(slab());
-    }
+  const std::uint32_t nodes = std::max<std::uint32_t>(1, roam::num_nodes()), per = roam::num_pes() / nodes;
+  warm_expected = static_cast<std::int32_t>(nodes - 1);
+  const roam::buffer<double> warming = slab();
+  for (std::uint32_t n = 0; n < nodes && per > 0; ++n)
+    if (n != me / per) this_group()[roam::pe_id{n * per + me % per}].send<&sched::warm>(warming);
   setup_ran = true;
   setup_complete();
 }

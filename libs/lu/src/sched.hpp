@@ -111,7 +111,13 @@ struct block : roam::element<block, roam::index<2>> {
   void where(roam::callback<std::vector<std::vector<std::int64_t>>> done) {
     contribute(std::vector<std::int64_t>{row(), col(), static_cast<std::int64_t>(roam::my_pe().value())}, roam::concat, done);
   }
-  void pup(roam::pup_er& p) { p | cfg | scheds; }
+  // A block's entries are in its PE's store, which does not travel: moving
+  // a block would lose them, so it is refused by name. (A checkpoint is
+  // refused before this, through its callback: the scheduler has no pup.)
+  void pup(roam::pup_er&) {
+    roam::abort("roam::lu: block (" + std::to_string(row()) + ", " + std::to_string(col()) +
+                ") of a matrix cannot move (its entries stay in its PE's store; docs/design/lu.md)");
+  }
 
   config cfg;
   roam::group_proxy<sched> scheds;
@@ -159,10 +165,6 @@ struct sched : roam::group_member<sched> {
   // nobody holds them: fresh memory costs a page fault per 4 KiB, which on
   // this kind of VM made gathering a panel 5x slower than factoring it.
   roam::buffer<double>& slab();
-  bool same_process(std::uint32_t pe) const {
-    const std::uint32_t per = roam::num_pes() / std::max<std::uint32_t>(1, roam::num_nodes());
-    return per == 0 || pe / per == me / per;
-  }
   std::uint64_t panel_bytes(std::int32_t k) const {
     return static_cast<std::uint64_t>(cfg.nb - k) * cfg.cells() * sizeof(double);
   }

@@ -8,6 +8,7 @@
 //   lu_check two N B               two matrices factored at once on the same PEs
 //   lu_check memory N B F [L]      memory fraction F (lookahead L): the panel cache stays in bound
 //   lu_check unfactored N B        solve() before factor() refused
+//   lu_check checkpoint N B DIR    a checkpoint of a matrix refused, naming a block
 // MAP: block_cyclic (default), column_cyclic, column_cyclic2 (two columns at a time), row_cyclic,
 // hash (roam::hash_map()).
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include <roam/ft/checkpoint.hpp>
 #include <roam/lu/lu.hpp>
 #include <roam/roam.hpp>
 
@@ -231,6 +233,16 @@ roam::task<int> check(const roam::args& args) {
     std::printf("lu_check: OK (memory %s: peak %llu bytes, bound %llu, %d panels at most, residual %.4f)\n", extra.c_str(),
                 static_cast<unsigned long long>(s.peak_panel_bytes), static_cast<unsigned long long>(s.budget_bytes),
                 s.most_panels_held, r.scaled);
+    co_return 0;
+  }
+  if (mode == "checkpoint") {  // refused by name: a block's entries do not travel
+    auto m = co_await roam::lu::matrix::create(static_cast<std::size_t>(n), o);
+    co_await m.fill_random(seed);
+    auto [saved, cb] = roam::make_future_callback<roam::checkpoint_result>();
+    roam::checkpoint(extra, cb);
+    const roam::checkpoint_result r = co_await saved;
+    if (r.ok) co_return fail("a checkpoint of a matrix was written");
+    std::printf("lu_check: OK (checkpoint refused: %s)\n", r.error.c_str());
     co_return 0;
   }
   co_return fail("unknown mode '" + mode + "'");
