@@ -8,15 +8,21 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <thread>
 #include <vector>
 
 int main(int argc, char** argv) {
+  if (argc > 1 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::printf("usage: dgemm_peak [M] [THREADS] [SECONDS]\n  C -= A B (order M) on THREADS threads at once for SECONDS\n"
+                "example: dgemm_peak 2000 2 2\n");
+    return 0;
+  }
   const int m = argc > 1 ? std::atoi(argv[1]) : 2000;
   const int threads = argc > 2 ? std::atoi(argv[2]) : 2;
   const double seconds = argc > 3 ? std::atof(argv[3]) : 2.0;
   if (m < 1 || threads < 1 || seconds <= 0) {
-    std::fprintf(stderr, "usage: dgemm_peak [M] [THREADS] [SECONDS]\n");
+    std::fprintf(stderr, "dgemm_peak: M, THREADS and SECONDS must be positive numbers\nusage: dgemm_peak [M] [THREADS] [SECONDS]\n");
     return 2;
   }
   openblas_set_num_threads(1);

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 extern "C" {
@@ -25,6 +26,11 @@ void openblas_set_num_threads(int);
 }
 
 int main(int argc, char** argv) {
+  if (argc > 1 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::printf("usage: mpirun -n P*Q scalapack_lu [N] [NB] [P]\n  ScaLAPACK's pdgetrf of a random N x N matrix on a P x Q grid\n"
+                "example: mpirun -n 2 scalapack_lu 4000 64 1\n");
+    return 0;
+  }
   MPI_Init(&argc, &argv);
   openblas_set_num_threads(1);
   int me = 0, procs = 1;
@@ -32,7 +38,9 @@ int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : 4000, nb = argc > 2 ? std::atoi(argv[2]) : 128;
   const int p = argc > 3 ? std::atoi(argv[3]) : 1, q = procs / std::max(1, p);
   if (n < 1 || nb < 1 || p < 1 || p * q != procs) {
-    if (me == 0) std::fprintf(stderr, "usage: mpirun -n P*Q scalapack_lu [N] [NB] [P]\n");
+    if (me == 0)
+      std::fprintf(stderr, "scalapack_lu: N, NB and P must be positive and P must divide the %d processes\n"
+                           "usage: mpirun -n P*Q scalapack_lu [N] [NB] [P]\n", procs);
     MPI_Finalize();
     return 2;
   }
