@@ -5,7 +5,7 @@
 // time.
 //
 //   lu [--n N] [--block B] [--map block_cyclic|column_cyclic|row_cyclic]
-//      [--memory F] [--lookahead L] [--repeat R] [--seed S]
+//      [--memory F] [--lookahead L] [--panel gathered|distributed] [--repeat R] [--seed S]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -22,11 +22,12 @@ using lu_clock = std::chrono::steady_clock;
 int usage(bool help) {
   std::fprintf(help ? stdout : stderr,
                "usage: lu [--n N] [--block B] [--map block_cyclic|column_cyclic[:W]|row_cyclic] [--memory F] [--lookahead L]\n"
-               "          [--repeat R] [--seed S]\n"
+               "          [--panel gathered|distributed] [--repeat R] [--seed S]\n"
                "  HPL: solves a random N x N system by LU with partial pivoting in B x B blocks (default N 2000, B 128);\n"
                "  column_cyclic:W places W block columns at a time on each PE (W 1 to 4);\n"
                "  F: each PE's panel cache as a fraction of its share of the matrix (default 0.5); L: most panels\n"
-               "  a PE holds at once (default 0: the memory bound only); R runs (the best time)\n"
+               "  a PE holds at once (default 0: the memory bound only); --panel: a panel factored on its diagonal\n"
+               "  block's PE (default) or where its blocks are; R runs (the best time)\n"
                "example: lu --n 4000 --block 128 +p2\n");
   return help ? 0 : 2;
 }
@@ -41,7 +42,7 @@ bool number(const std::string& text, double& out) {
 int main(int argc, char** argv) {
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
     double n = 2000, block = 128, memory = 0.5, lookahead = 0, repeat = 1, seed = 1;
-    std::string map = "block_cyclic";
+    std::string map = "block_cyclic", panel = "gathered";
     for (std::size_t i = 1; i < a.size(); ++i) {
       const std::string& w = a[i];
       const bool has = i + 1 < a.size();
@@ -55,6 +56,8 @@ int main(int argc, char** argv) {
         }
       } else if (w == "--map" && has) {
         map = a[++i];
+      } else if (w == "--panel" && has) {
+        panel = a[++i];
       } else {
         if (w != "--help" && w != "-h") std::fprintf(stderr, "lu: unknown option '%s'\n", w.c_str());
         roam::exit(usage(w == "--help" || w == "-h"));
@@ -71,6 +74,12 @@ int main(int argc, char** argv) {
       roam::exit(2);
       co_return;
     }
+    if (panel != "gathered" && panel != "distributed") {
+      std::fprintf(stderr, "lu: unknown panel '%s' (gathered or distributed)\n", panel.c_str());
+      roam::exit(2);
+      co_return;
+    }
+    o.panel = panel == "distributed" ? roam::lu::panel_mode::distributed : roam::lu::panel_mode::gathered;
     if (n < 1 || block < 1 || memory < 0 || lookahead < 0 || repeat < 1) {
       std::fprintf(stderr, "lu: N and B must be at least 1, F and L at least 0, R at least 1\n");
       roam::exit(2);
@@ -107,8 +116,8 @@ int main(int argc, char** argv) {
     const double nn = static_cast<double>(order);
     const double gflops = (2.0 / 3.0 * nn * nn * nn + 1.5 * nn * nn) / best * 1e-9;
     const bool ok = worst < 16.0;
-    std::printf("lu: N %zu, block %d (%d x %d blocks, map %s) on %u pes in %u processes\n", order, m.block(), m.blocks(), m.blocks(),
-                map.c_str(), roam::num_pes(), roam::num_nodes());
+    std::printf("lu: N %zu, block %d (%d x %d blocks, map %s, %s panels) on %u pes in %u processes\n", order, m.block(), m.blocks(),
+                m.blocks(), map.c_str(), panel.c_str(), roam::num_pes(), roam::num_nodes());
     std::printf("lu: %.6f s (factor %.6f, solve %.6f; best of %d), %.3f GFlop/s; %lld row exchanges\n", best, factor_s,
                 best - factor_s, static_cast<int>(repeat), gflops, static_cast<long long>(st.row_swaps));
     std::printf("lu: work, summed over the PEs: panels %.3f s, U blocks %.3f s, updates %.3f s (%.1f GFlop/s), row exchanges %.3f s\n",
@@ -119,9 +128,9 @@ int main(int argc, char** argv) {
                 static_cast<double>(st.peak_panel_bytes) / 1048576.0, static_cast<double>(st.budget_bytes) / 1048576.0,
                 st.most_panels_held);
     std::printf("lu: ||Ax-b||/(eps (||A|| ||x|| + ||b||) N) = %.6f (threshold 16): %s\n", worst, ok ? "PASSED" : "FAILED");
-    std::printf("{\"bench\":\"lu\",\"n\":%zu,\"block\":%d,\"map\":\"%s\",\"pes\":%u,\"nodes\":%u,\"seconds\":%.6f,\"factor_seconds\":%.6f,"
+    std::printf("{\"bench\":\"lu\",\"n\":%zu,\"block\":%d,\"map\":\"%s\",\"panel\":\"%s\",\"pes\":%u,\"nodes\":%u,\"seconds\":%.6f,\"factor_seconds\":%.6f,"
                 "\"gflops\":%.4f,\"residual\":%.6f,\"peak_panel_bytes\":%llu}\n",
-                order, m.block(), map.c_str(), roam::num_pes(), roam::num_nodes(), best, factor_s, gflops, worst,
+                order, m.block(), map.c_str(), panel.c_str(), roam::num_pes(), roam::num_nodes(), best, factor_s, gflops, worst,
                 static_cast<unsigned long long>(st.peak_panel_bytes));
     roam::exit(ok ? 0 : 1);
   });

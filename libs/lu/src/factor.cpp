@@ -45,6 +45,13 @@ void sched::setup(std::vector<std::uint32_t> owners, roam::callback<void> done) 
   const double share = static_cast<double>(cfg.padded()) * static_cast<double>(cfg.padded()) * sizeof(double) /
                        static_cast<double>(roam::num_pes());
   budget = static_cast<std::uint64_t>(std::max(0.0, cfg.memory) * share);
+  panel_pes.assign(nb, {});
+  for (std::int32_t j = 0; j < cfg.nb; ++j) {
+    std::set<std::uint32_t> pes;
+    for (std::int32_t i = j; i < cfg.nb; ++i) pes.insert(owner_of(i, j));
+    panel_pes[static_cast<std::size_t>(j)].assign(pes.begin(), pes.end());
+  }
+  panel_plan(cfg.b, leaf_end, update_from, update_to);
   reset();
   warm_up();
   // One slab to the PE of the same local rank in each other process: its
@@ -112,6 +119,9 @@ void sched::reset() {
   gathered.clear();
   waiting.clear();
   partial.clear();
+  spreads.clear();
+  spread_piv.clear();
+  spreading = 0;
   next_pull = 0;
   held = peak = 0;
   held_panels = most_held = 0;
@@ -142,9 +152,12 @@ void sched::advance(std::int32_t j) {
       c.finished = true;
       return;
     }
-    if (s == j) {  // this column's panel: its rows ≥ j here go to the panel's PE
-      send_panel_part(j);
+    if (s == j) {  // this column's panel: its rows ≥ j here go to the panel's PE, or factor it with the others
       c.finished = true;
+      if (spread_here(j))
+        join_panel(j);
+      else
+        send_panel_part(j);
       return;
     }
     if (!c.swap_started) {

@@ -40,6 +40,40 @@ std::int64_t factor_leaf(double* a, std::int64_t m, std::int64_t w, std::int64_t
 }
 }  // namespace
 
+namespace {
+void plan(std::int64_t c0, std::int64_t w, std::vector<std::int64_t>& leaf_end, std::vector<std::int64_t>& update_from,
+          std::vector<std::int64_t>& update_to) {
+  if (w <= leaf_columns) {
+    for (std::int64_t c = c0; c < c0 + w; ++c) leaf_end[static_cast<std::size_t>(c)] = c0 + w;
+    return;
+  }
+  const std::int64_t w1 = w / 2;
+  plan(c0, w1, leaf_end, update_from, update_to);
+  update_from[static_cast<std::size_t>(c0 + w1)] = c0;
+  update_to[static_cast<std::size_t>(c0 + w1)] = c0 + w;
+  plan(c0 + w1, w - w1, leaf_end, update_from, update_to);
+}
+}  // namespace
+
+void panel_plan(std::int64_t w, std::vector<std::int64_t>& leaf_end, std::vector<std::int64_t>& update_from,
+                std::vector<std::int64_t>& update_to) {
+  leaf_end.assign(static_cast<std::size_t>(w) + 1, w);
+  update_from.assign(static_cast<std::size_t>(w) + 1, -1);
+  update_to.assign(static_cast<std::size_t>(w) + 1, -1);
+  plan(0, w, leaf_end, update_from, update_to);
+}
+
+std::int64_t largest_magnitude(const double* x, std::int64_t n) {
+  return n <= 0 ? -1 : static_cast<std::int64_t>(cblas_idamax(static_cast<int>(n), x, 1));
+}
+
+void scale_and_rank1(double* x, std::int64_t rows, double pivot, double* a, std::int64_t lda, const double* u, std::int64_t w) {
+  if (rows <= 0) return;
+  cblas_dscal(static_cast<int>(rows), 1.0 / pivot, x, 1);
+  if (w > 0)
+    cblas_dger(CblasColMajor, static_cast<int>(rows), static_cast<int>(w), -1.0, x, 1, u, 1, a, static_cast<int>(lda));
+}
+
 void swap_rows(double* a, std::int64_t lda, std::int64_t cols, const std::int64_t* piv, std::int64_t c0, std::int64_t c1) {
   if (cols <= 0) return;
   for (std::int64_t c = c0; c < c1; ++c)

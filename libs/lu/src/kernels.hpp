@@ -17,6 +17,18 @@ void single_threaded_blas();
 /// Recursive: halves the columns, so most of the work is dtrsm and dgemm.
 std::int64_t factor_panel(double* a, std::int64_t m, std::int64_t w, std::int64_t lda, std::int64_t* piv);
 
+/// factor_panel's recursion over w columns, for a panel factored by several
+/// PEs in the same order: leaf_end[c] is the end of the leaf holding column
+/// c; a leaf ending at e < w is followed by the update of columns
+/// [e, update_to[e]) by columns [update_from[e], e).
+void panel_plan(std::int64_t w, std::vector<std::int64_t>& leaf_end, std::vector<std::int64_t>& update_from,
+                std::vector<std::int64_t>& update_to);
+/// The first row of the largest |x[r]|, r < n (idamax), or -1 if n ≤ 0.
+std::int64_t largest_magnitude(const double* x, std::int64_t n);
+/// One column of a leaf on `rows` rows: x (rows) /= pivot, then the leaf's
+/// next `w` columns (a, leading dimension lda) -= x · u (u: w entries).
+void scale_and_rank1(double* x, std::int64_t rows, double pivot, double* a, std::int64_t lda, const double* u, std::int64_t w);
+
 /// Exchanges rows c and piv[c] for c in [c0, c1), in order, over `cols`
 /// columns of `a` (leading dimension lda).
 void swap_rows(double* a, std::int64_t lda, std::int64_t cols, const std::int64_t* piv, std::int64_t c0, std::int64_t c1);

@@ -75,6 +75,7 @@ roam::task<matrix> matrix::create(std::size_t n, options o) {
   c.nb = static_cast<std::int32_t>((n + static_cast<std::size_t>(c.b) - 1) / static_cast<std::size_t>(c.b));
   c.memory = o.memory;
   c.lookahead = o.lookahead;
+  c.spread = o.panel == panel_mode::distributed;
   auto s = std::make_shared<detail::state>();
   s->cfg = c;
   s->scheds = roam::create_group<detail::sched>(c);

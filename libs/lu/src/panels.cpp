@@ -1,5 +1,6 @@
-// Panels: gathered at the diagonal block's PE, factored there, asked for
-// ahead by every PE within its memory bound, released when used.
+// Panels: gathered at the diagonal block's PE, factored there (or factored
+// where their blocks are: spread.cpp), asked for ahead by every PE within
+// its memory bound, released when used.
 #include "sched.hpp"
 
 #include <algorithm>
@@ -47,7 +48,7 @@ void sched::panel_part(std::int32_t k, std::vector<std::int32_t> ids, roam::buff
   }
 }
 
-void sched::factor_panel(std::int32_t k) {
+roam::buffer<double> sched::assemble(std::int32_t k) {
   const std::int64_t m = static_cast<std::int64_t>(cfg.nb - k) * cfg.b, b = cfg.b;
   roam::buffer<double>& mine = slab();
   double* d = mine.mutable_data();
@@ -61,8 +62,14 @@ void sched::factor_panel(std::int32_t k) {
     }
   }
   gathers.erase(k);
+  return data;
+}
+
+void sched::factor_panel(std::int32_t k) {
+  const std::int64_t m = static_cast<std::int64_t>(cfg.nb - k) * cfg.b, b = cfg.b;
+  roam::buffer<double> data = assemble(k);
   std::vector<std::int64_t> p(static_cast<std::size_t>(b));
-  const std::int64_t zero = detail::factor_panel(d, m, b, m, p.data());
+  const std::int64_t zero = detail::factor_panel(data.mutable_data(), m, b, m, p.data());
   const std::int64_t base = static_cast<std::int64_t>(k) * b;
   for (std::int64_t c = 0; c < b; ++c) {
     if (p[static_cast<std::size_t>(c)] != c) ++swaps;
@@ -71,7 +78,7 @@ void sched::factor_panel(std::int32_t k) {
   // The padding's rows and columns are the identity's: past n the
   // columns are not the caller's.
   if (zero >= 0 && base + zero < cfg.n && (zero_column < 0 || base + zero < zero_column)) zero_column = base + zero;
-  done_panels[k] = factored{std::move(data), std::move(p), m, roam::num_pes()};
+  done_panels[k] = factored{std::move(data), std::move(p), m, roam::num_pes(), {}};
   auto w = waiting.find(k);
   if (w != waiting.end()) {
     const std::vector<std::uint32_t> asked = std::move(w->second);
@@ -90,10 +97,14 @@ void sched::try_pull() {
     peak = std::max(peak, held);
     most_held = std::max(most_held, held_panels);
     const std::int32_t k = next_pull++;
-    if (owner_of(k, k) == me)
-      pull(k, me);
-    else
-      this_group()[roam::pe_id{owner_of(k, k)}].send<&sched::pull>(roam::priority(-3), k, me);
+    // A distributed panel comes in parts, one from each of its PEs.
+    const std::vector<std::uint32_t> from =
+        spread_here(k) ? panel_pes[static_cast<std::size_t>(k)] : std::vector<std::uint32_t>{owner_of(k, k)};
+    for (std::uint32_t pe : from)
+      if (pe == me)
+        pull(k, me);
+      else
+        this_group()[roam::pe_id{pe}].send<&sched::pull>(roam::priority(-3), k, me);
   }
 }
 
@@ -104,6 +115,14 @@ void sched::pull(std::int32_t k, std::uint32_t from) {
     return;
   }
   factored& f = it->second;
+  if (!f.ids.empty()) {  // this PE's part of a distributed panel
+    if (from == me)
+      spread_part(k, f.ids, f.piv, f.data, f.m);
+    else
+      this_group()[roam::pe_id{from}].send<&sched::spread_part>(roam::priority(-3), k, f.ids, f.piv, f.data, f.m);
+    if (--f.pullers == 0) done_panels.erase(it);
+    return;
+  }
   // The whole slab travels, also to another process: more bytes than the
   // panel's m·b doubles, but buffers of one size, which both sides keep
   // and use again (a fresh buffer costs a page fault per 4 KiB).

@@ -49,7 +49,8 @@ struct config {
   std::int32_t nb = 1;     // blocks per side: the matrix is padded to nb·b
   double memory = 0.5;
   std::int32_t lookahead = 0;
-  void pup(roam::pup_er& p) { p | n | b | nb | memory | lookahead; }
+  bool spread = false;  // panels factored where their blocks are (panel_mode::distributed)
+  void pup(roam::pup_er& p) { p | n | b | nb | memory | lookahead | spread; }
   std::int64_t padded() const { return static_cast<std::int64_t>(nb) * b; }
   std::size_t cells() const { return static_cast<std::size_t>(b) * static_cast<std::size_t>(b); }
 };
@@ -189,6 +190,7 @@ struct sched : roam::group_member<sched> {
     std::vector<std::int64_t> piv;
     std::int64_t m = 0;
     std::uint32_t pullers = 0;
+    std::vector<std::int32_t> ids;  // a distributed panel's part: this PE's block rows (data m×b); empty: the whole panel
   };
   struct incoming_rows {
     std::vector<std::int64_t> ids;
@@ -230,6 +232,49 @@ struct sched : roam::group_member<sched> {
   void release(std::int32_t k);
   void consumed(std::int32_t k, std::int32_t uses = 1);
 
+  // ---- a panel factored where its blocks are (config::spread) -------------
+  // Column c of panel k: every PE of the panel sends the diagonal block's PE
+  // (the leader) its best candidate row (largest |a|, then lowest row, as
+  // idamax); the leader picks the pivot and sends it with its own row c to
+  // the others; the pivot's PE writes that row in the pivot's place, and
+  // every PE scales its rows and updates the rest of the leaf. The leaves
+  // and the updates between them are those of the gathered kernel's
+  // recursion (kernels.cpp), so the arithmetic is the same: the leader
+  // solves U₁₂ on its top rows and sends it, every PE runs its rows' dgemm.
+  // When the last column is done, each PE sends its part to the PEs that
+  // asked for the panel (they all ask each of the panel's PEs).
+  struct spread_panel {
+    bool joined = false;
+    double* a = nullptr;  // this PE's rows of the panel, in its store
+    std::int64_t ld = 0, h = 0;
+    std::int32_t got = 0;  // leader: candidates of the current column
+    double best = -1;
+    std::int64_t best_row = -1;
+    std::vector<double> best_content;
+    std::vector<std::int64_t> piv;
+  };
+  bool spread_here(std::int32_t k) const { return cfg.spread && panel_pes[static_cast<std::size_t>(k)].size() > 1; }
+  void join_panel(std::int32_t k);
+  // Candidates for column c: local rows from `c` on at the leader (the
+  // diagonal block is its first), all rows elsewhere.
+  std::int64_t first_candidate(std::int32_t k, std::int64_t c) const { return owner_of(k, k) == me ? c : 0; }
+  std::int64_t global_row(std::int32_t k, std::int64_t local) const;
+  std::int64_t local_row(std::int32_t k, std::int64_t global) const;
+  void send_candidate(std::int32_t k, std::int64_t c);
+  void candidate(std::int32_t k, std::int64_t c, double value, std::int64_t row, std::vector<double> content);
+  void choose_pivot(std::int32_t k, std::int64_t c);
+  void pivot(std::int32_t k, std::int64_t c, std::int64_t p, std::vector<double> pivot_row, std::vector<double> old_row);
+  void panel_update(std::int32_t k, std::int64_t mid, std::vector<double> u);
+  void panel_done(std::int32_t k);
+  void spread_part(std::int32_t k, std::vector<std::int32_t> ids, std::vector<std::int64_t> p, roam::buffer<double> data,
+                   std::int64_t h);
+  roam::buffer<double> assemble(std::int32_t k);
+  std::vector<std::vector<std::uint32_t>> panel_pes;  // per block column: the PEs of its blocks on and below the diagonal
+  std::vector<std::int64_t> leaf_end, update_from, update_to;  // the kernel's recursion over b columns
+  std::map<std::int32_t, spread_panel> spreads;
+  std::map<std::int32_t, std::vector<std::int64_t>> spread_piv;
+  std::int32_t spreading = 0;  // distributed panels this PE is in: its update pieces are short meanwhile
+
   // ---- U and the updates --------------------------------------------------
   // U_sj: in place when the top block is here, else a copy from its PE.
   struct ublock {
@@ -257,6 +302,7 @@ struct sched : roam::group_member<sched> {
     std::vector<double> joined;  // U of the batch side by side, when it came from elsewhere
   };
   static constexpr std::int64_t update_flops = std::int64_t{200} << 20;  // ~4 ms of dgemm here
+  static constexpr std::int64_t spread_update_flops = std::int64_t{2} << 20;  // ~50 µs
   static constexpr std::size_t max_batch = 8;  // N up to 8 b: dgemm's rate flattens from N ≈ 4 b
 
   // ---- running the work ---------------------------------------------------

@@ -44,8 +44,9 @@ std::vector<std::int32_t> sched::take_batch(std::int32_t s, std::int32_t j, std:
   store& st = store_for(j);
   std::vector<std::int32_t> batch{j};
   // The next panel's column goes alone: batched, the panel would wait for
-  // its neighbours' updates too.
-  if (j == s + 1) return batch;
+  // its neighbours' updates too. So does every column while a distributed
+  // panel is in progress here (short pieces).
+  if (j == s + 1 || spreading > 0) return batch;
   for (std::size_t c = static_cast<std::size_t>(col_at[static_cast<std::size_t>(j)]) + 1;
        c < st.cols.size() && batch.size() < max_batch; ++c) {
     const std::int32_t jj = st.cols[c];
@@ -94,7 +95,11 @@ void sched::update(std::int32_t s, std::int32_t j) {
   const auto& rows = rows_in_col[static_cast<std::size_t>(j)];
   const std::size_t q = first_below(j, s);
   const std::int64_t h = static_cast<std::int64_t>(rows.size() - q) * b;
-  const std::int64_t chunk = std::max<std::int64_t>(b, (update_flops / (2 * wide * b)) / b * b);
+  // While a distributed panel of this PE waits for its messages, pieces are
+  // short (one column, ~50 µs): each of its columns waits for every PE of
+  // the panel, which answers between pieces.
+  const std::int64_t chunk = spreading > 0 ? std::max<std::int64_t>(16, (spread_update_flops / (2 * wide * b)) / 16 * 16)
+                                           : std::max<std::int64_t>(b, (update_flops / (2 * wide * b)) / b * b);
   const std::int64_t r0 = pit->second.rows_done, r1 = std::min(h, r0 + chunk);
   double* c = st.a.data() + static_cast<std::int64_t>(q) * b + static_cast<std::int64_t>(c0) * b * st.ld;
   const double* u = nullptr;

@@ -10,7 +10,8 @@
 //   lu_check unfactored N B        solve() before factor() refused
 //   lu_check checkpoint N B DIR    a checkpoint of a matrix refused, naming a block
 // MAP: block_cyclic (default), column_cyclic, column_cyclic2 (two columns at a time), row_cyclic,
-// hash (roam::hash_map()).
+// hash (roam::hash_map()). A last argument `distributed`: panels factored where their blocks are
+// (modes without MAP then use row_cyclic, so that every panel spans the PEs).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -106,14 +107,21 @@ int fail(const std::string& what) {
   return 1;
 }
 
-roam::task<int> check(const roam::args& args) {
+roam::task<int> check(const roam::args& given) {
+  std::vector<std::string> args(given.begin(), given.end());
+  const bool distributed = args.size() > 4 && args.back() == "distributed";
+  if (distributed) args.pop_back();
   if (args.size() < 4) co_return fail("usage: lu_check MODE N B [...]");
   const std::string mode = args[1];
   const std::int64_t n = std::atoll(args[2].c_str()), b = std::atoll(args[3].c_str());
   const std::string extra = args.size() > 4 ? args[4] : "";
   roam::lu::options o;
   o.block = static_cast<int>(b);
-  if (mode == "reference" || mode == "solve" || mode == "pivoting") o.map = map_named(extra.empty() ? "block_cyclic" : extra);
+  if (distributed) o.panel = roam::lu::panel_mode::distributed;
+  if (mode == "reference" || mode == "solve" || mode == "pivoting")
+    o.map = map_named(extra.empty() ? "block_cyclic" : extra);
+  else if (distributed)
+    o.map = roam::lu::row_cyclic();
   const std::uint64_t seed = 7;
 
   if (mode == "reference" || mode == "pivoting") {
@@ -150,8 +158,9 @@ roam::task<int> check(const roam::args& args) {
     const double res = residual_of(a, n, x, rhs);
     if (!(res < 16)) co_return fail("scaled residual " + std::to_string(res));
     if (mode == "pivoting" && s.row_swaps < n / 2) co_return fail("only " + std::to_string(s.row_swaps) + " row exchanges");
-    std::printf("lu_check: OK (%s, n %lld, b %lld, %d blocks a side, %lld row exchanges, residual %.4f)\n", mode.c_str(),
-                static_cast<long long>(n), static_cast<long long>(b), m.blocks(), static_cast<long long>(s.row_swaps), res);
+    std::printf("lu_check: OK (%s, n %lld, b %lld, %d blocks a side, %lld row exchanges, residual %.4f%s)\n", mode.c_str(),
+                static_cast<long long>(n), static_cast<long long>(b), m.blocks(), static_cast<long long>(s.row_swaps), res,
+                distributed ? ", distributed panels" : "");
     co_return 0;
   }
 
@@ -159,8 +168,8 @@ roam::task<int> check(const roam::args& args) {
     auto m = co_await roam::lu::matrix::create(static_cast<std::size_t>(n), o);
     const auto [s, r] = co_await solve_random(m, seed);
     if (s.singular || !(r.scaled < 16)) co_return fail("scaled residual " + std::to_string(r.scaled));
-    std::printf("lu_check: OK (solve, n %lld, b %lld, residual %.4f, %lld row exchanges)\n", static_cast<long long>(n),
-                static_cast<long long>(b), r.scaled, static_cast<long long>(s.row_swaps));
+    std::printf("lu_check: OK (solve, n %lld, b %lld, residual %.4f, %lld row exchanges%s)\n", static_cast<long long>(n),
+                static_cast<long long>(b), r.scaled, static_cast<long long>(s.row_swaps), distributed ? ", distributed panels" : "");
     co_return 0;
   }
 
@@ -179,7 +188,8 @@ roam::task<int> check(const roam::args& args) {
     } catch (const roam::lu::lu_error& e) {
       std::printf("lu_check: solve refused: %s\n", e.what());
     }
-    std::printf("lu_check: OK (singular, zero pivot in column %lld)\n", static_cast<long long>(s.zero_pivot_column));
+    std::printf("lu_check: OK (singular, zero pivot in column %lld%s)\n", static_cast<long long>(s.zero_pivot_column),
+                distributed ? ", distributed panels" : "");
     co_return 0;
   }
 
@@ -214,7 +224,7 @@ roam::task<int> check(const roam::args& args) {
     const auto r2 = co_await m2.residual(seed + 1, x2, b2);
     if (s1.singular || s2.singular || !(r1.scaled < 16) || !(r2.scaled < 16))
       co_return fail("residuals " + std::to_string(r1.scaled) + " and " + std::to_string(r2.scaled));
-    std::printf("lu_check: OK (two at once, residuals %.4f and %.4f)\n", r1.scaled, r2.scaled);
+    std::printf("lu_check: OK (two at once, residuals %.4f and %.4f%s)\n", r1.scaled, r2.scaled, distributed ? ", distributed panels" : "");
     co_return 0;
   }
 
@@ -230,9 +240,9 @@ roam::task<int> check(const roam::args& args) {
       co_return fail("panel cache peaked at " + std::to_string(s.peak_panel_bytes) + " bytes, bound " + std::to_string(s.budget_bytes));
     if (o.lookahead > 0 && s.most_panels_held > o.lookahead)
       co_return fail(std::to_string(s.most_panels_held) + " panels held, lookahead " + std::to_string(o.lookahead));
-    std::printf("lu_check: OK (memory %s: peak %llu bytes, bound %llu, %d panels at most, residual %.4f)\n", extra.c_str(),
+    std::printf("lu_check: OK (memory %s: peak %llu bytes, bound %llu, %d panels at most, residual %.4f%s)\n", extra.c_str(),
                 static_cast<unsigned long long>(s.peak_panel_bytes), static_cast<unsigned long long>(s.budget_bytes),
-                s.most_panels_held, r.scaled);
+                s.most_panels_held, r.scaled, distributed ? ", distributed panels" : "");
     co_return 0;
   }
   if (mode == "checkpoint") {  // refused by name: a block's entries do not travel

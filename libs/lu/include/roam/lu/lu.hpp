@@ -44,6 +44,20 @@ roam::array_map column_cyclic(int width = 1);
 /// Block row i on PE i mod P (a P×1 grid): every panel spans the PEs.
 roam::array_map row_cyclic();
 
+/// How a panel (block column k from the diagonal down) is factored.
+enum class panel_mode {
+  /// Its blocks go to the diagonal block's PE, which factors the panel with
+  /// one recursive kernel. No messages at all on 1×P grids (the panel is
+  /// on one PE); on other grids one gather of the panel per step.
+  gathered,
+  /// Factored where its blocks are: each column's pivot is a reduction of
+  /// every PE's best candidate at the diagonal block's PE, the winning row
+  /// and the row it replaces travel between the PEs of the two blocks, and
+  /// the panel's own updates run on each PE's rows. A panel on one PE is
+  /// factored as `gathered` does (there is nothing to distribute).
+  distributed,
+};
+
 struct options {
   /// Block size b (the matrix is padded to a multiple of b with the identity).
   int block = 128;
@@ -55,6 +69,9 @@ struct options {
   double memory = 0.5;
   /// The most factored panels a PE holds at once (0: the memory bound only).
   int lookahead = 0;
+  /// Where panels are factored (gathered is faster on this kind of machine;
+  /// docs/design/lu.md has the figures).
+  panel_mode panel = panel_mode::gathered;
 };
 
 /// What a factorization did.
