@@ -69,7 +69,9 @@ void sched::factor_panel(std::int32_t k) {
   const std::int64_t m = static_cast<std::int64_t>(cfg.nb - k) * cfg.b, b = cfg.b;
   roam::buffer<double> data = assemble(k);
   std::vector<std::int64_t> p(static_cast<std::size_t>(b));
-  const std::int64_t zero = detail::factor_panel(data.mutable_data(), m, b, m, p.data());
+  // Before the last panel, the padding's rows are zero: left out.
+  const std::int64_t rows = k < cfg.nb - 1 ? m - cfg.pad() : m;
+  const std::int64_t zero = detail::factor_panel(data.mutable_data(), rows, b, m, p.data());
   const std::int64_t base = static_cast<std::int64_t>(k) * b;
   for (std::int64_t c = 0; c < b; ++c) {
     if (p[static_cast<std::size_t>(c)] != c) ++swaps;

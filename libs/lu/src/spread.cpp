@@ -39,7 +39,8 @@ void sched::join_panel(std::int32_t k) {
   sp.joined = true;
   sp.a = a;
   sp.ld = ld;
-  sp.h = static_cast<std::int64_t>(rows.size() - q0) * cfg.b;
+  // The padding's rows (zero in this column) are left out of the work.
+  sp.h = static_cast<std::int64_t>(rows.size() - q0) * cfg.b - (k < cfg.nb - 1 && rows.back() == cfg.nb - 1 ? cfg.pad() : 0);
   ++spreading;
   send_candidate(k, 0);
 }
@@ -147,12 +148,12 @@ void sched::panel_update(std::int32_t k, std::int64_t mid, std::vector<double> u
 void sched::panel_done(std::int32_t k) {
   spread_panel& sp = spreads.at(k);
   --spreading;
-  const std::int64_t b = cfg.b, h = sp.h;
+  const auto& rows = rows_in_col[static_cast<std::size_t>(k)];
+  std::vector<std::int32_t> ids(rows.begin() + static_cast<std::ptrdiff_t>(first_below(k, k - 1)), rows.end());
+  const std::int64_t b = cfg.b, h = static_cast<std::int64_t>(ids.size()) * b;
   roam::buffer<double>& s = slab();
   for (std::int64_t q = 0; q < b; ++q)
     std::memcpy(s.mutable_data() + q * h, sp.a + q * sp.ld, static_cast<std::size_t>(h) * sizeof(double));
-  const auto& rows = rows_in_col[static_cast<std::size_t>(k)];
-  std::vector<std::int32_t> ids(rows.begin() + static_cast<std::ptrdiff_t>(first_below(k, k - 1)), rows.end());
   done_panels[k] = factored{s, std::move(sp.piv), h, roam::num_pes(), std::move(ids)};
   spreads.erase(k);
   auto w = waiting.find(k);

@@ -19,7 +19,8 @@ void sched::trsm(std::int32_t s, std::int32_t j) {
   std::vector<std::int32_t> batch = take_batch(s, j, trsm_work);
   const panel& pn = cache.at(s);
   auto [top, ld] = at(s, j);
-  solve_unit_lower(pn.data.data(), pn.m, top, ld, cfg.b, static_cast<std::int64_t>(batch.size()) * cfg.b);
+  const std::int64_t wide = static_cast<std::int64_t>(batch.size()) * cfg.b - (batch.back() == cfg.nb - 1 ? cfg.pad() : 0);
+  solve_unit_lower(pn.data.data(), pn.m, top, ld, cfg.b, wide);
   consumed(s, static_cast<std::int32_t>(batch.size()));
   for (std::size_t q = 0; q < batch.size(); ++q) {
     const std::int32_t jj = batch[q];
@@ -90,11 +91,11 @@ void sched::update(std::int32_t s, std::int32_t j) {
   const std::vector<std::int32_t>& batch = pit->second.batch;
   store& st = store_for(j);
   const std::size_t c0 = static_cast<std::size_t>(col_at[static_cast<std::size_t>(j)]);
-  const std::int64_t b = cfg.b, wide = static_cast<std::int64_t>(batch.size()) * b;
+  const std::int64_t b = cfg.b, wide = static_cast<std::int64_t>(batch.size()) * b - (batch.back() == cfg.nb - 1 ? cfg.pad() : 0);
   auto [l, ldl] = l_rows(s, j);
   const auto& rows = rows_in_col[static_cast<std::size_t>(j)];
   const std::size_t q = first_below(j, s);
-  const std::int64_t h = static_cast<std::int64_t>(rows.size() - q) * b;
+  const std::int64_t h = static_cast<std::int64_t>(rows.size() - q) * b - (rows.back() == cfg.nb - 1 ? cfg.pad() : 0);
   // While a distributed panel of this PE waits for its messages, pieces are
   // short (one column, ~50 µs): each of its columns waits for every PE of
   // the panel, which answers between pieces.
@@ -113,7 +114,7 @@ void sched::update(std::int32_t s, std::int32_t j) {
   } else {
     auto& joined = pit->second.joined;
     if (joined.empty()) {
-      joined.resize(static_cast<std::size_t>(b * wide));
+      joined.resize(batch.size() * cfg.cells());
       for (std::size_t k = 0; k < batch.size(); ++k)
         std::memcpy(joined.data() + static_cast<std::int64_t>(k) * b * b, ublocks.at({s, batch[k]}).copy.data(),
                     cfg.cells() * sizeof(double));
