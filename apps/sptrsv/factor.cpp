@@ -1,12 +1,41 @@
 // SuperLU's serial factorization and the factors as compressed columns (factor.hpp).
 #include "factor.hpp"
 
+#include <metis.h>
 #include <superlu/slu_ddefs.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
 namespace sptrsv {
+
+namespace {
+// Nested dissection of A + Aᵀ (METIS_NodeND): position of each column.
+std::vector<int> nested_dissection(const csc& m) {
+  const auto n = static_cast<std::size_t>(m.n);
+  std::vector<std::vector<idx_t>> adj(n);
+  for (std::size_t c = 0; c < n; ++c)
+    for (auto e = m.colptr[c]; e < m.colptr[c + 1]; ++e) {
+      const auto r = static_cast<std::size_t>(m.row[static_cast<std::size_t>(e)]);
+      if (r == c) continue;
+      adj[r].push_back(static_cast<idx_t>(c));
+      adj[c].push_back(static_cast<idx_t>(r));
+    }
+  std::vector<idx_t> xadj{0}, adjncy;
+  for (auto& v : adj) {
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    adjncy.insert(adjncy.end(), v.begin(), v.end());
+    xadj.push_back(static_cast<idx_t>(adjncy.size()));
+  }
+  idx_t nv = static_cast<idx_t>(n);
+  std::vector<idx_t> perm(n), iperm(n);
+  if (METIS_NodeND(&nv, xadj.data(), adjncy.data(), nullptr, nullptr, perm.data(), iperm.data()) != METIS_OK)
+    throw input_error("METIS could not order the matrix");
+  return {iperm.begin(), iperm.end()};  // iperm[old] = new position: SuperLU's perm_c
+}
+}  // namespace
 
 factors factor_with_superlu(const triplets& a, const std::string& order, double pivot) {
   int ispec = 2;  // MMD_AT_PLUS_A
@@ -14,8 +43,8 @@ factors factor_with_superlu(const triplets& a, const std::string& order, double 
     ispec = 0;
   else if (order == "colamd")
     ispec = 3;
-  else if (order != "mmd")
-    throw input_error("unknown ordering '" + order + "' (natural, mmd or colamd)");
+  else if (order != "mmd" && order != "nd")
+    throw input_error("unknown ordering '" + order + "' (nd, mmd, colamd or natural)");
   const csc m = compress(a);
   const auto n = static_cast<int>(m.n);
   const auto nnz = static_cast<int>(m.nnz());
@@ -29,7 +58,10 @@ factors factor_with_superlu(const triplets& a, const std::string& order, double 
   options.DiagPivotThresh = pivot;
   std::vector<int> perm_c(static_cast<std::size_t>(n)), perm_r(static_cast<std::size_t>(n)), etree(static_cast<std::size_t>(n));
   const auto t0 = std::chrono::steady_clock::now();
-  get_perm_c(ispec, &A, perm_c.data());
+  if (order == "nd")
+    perm_c = nested_dissection(m);
+  else
+    get_perm_c(ispec, &A, perm_c.data());
   sp_preorder(&options, &A, perm_c.data(), etree.data(), &AC);
   SuperLUStat_t stat;
   StatInit(&stat);

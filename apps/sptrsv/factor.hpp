@@ -16,9 +16,10 @@ struct factors {
   double seconds = 0;
 };
 
-// Pr A Pc = L U with the column ordering `order` ("natural", "mmd": minimum
-// degree on A + Aᵀ, "colamd") and partial pivoting (threshold `pivot`, 1:
+// Pr A Pc = L U with the column ordering `order` ("nd": METIS's nested
+// dissection of A + Aᵀ, "mmd": minimum degree on A + Aᵀ, "colamd",
+// "natural") and partial pivoting (threshold `pivot`, 1:
 // always the largest, SuperLU's default). Throws input_error if A is singular.
-factors factor_with_superlu(const triplets& a, const std::string& order = "mmd", double pivot = 1.0);
+factors factor_with_superlu(const triplets& a, const std::string& order = "nd", double pivot = 1.0);
 
 }  // namespace sptrsv

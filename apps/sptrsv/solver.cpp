@@ -32,12 +32,11 @@ constexpr source_id source_of(std::int32_t block, std::int32_t part) { return (s
 // rows: compressed rows (ascending), local columns.
 struct feed {
   std::int32_t dest = 0;
-  std::int32_t last_col = 0;  // the last local column with an entry here: sent once it is solved
   std::vector<std::int32_t> rows;
   std::vector<std::int64_t> rowptr{0};
   std::vector<std::int32_t> col;
   std::vector<double> val;
-  void pup(roam::pup_er& p) { p | dest | last_col | rows | rowptr | col | val; }
+  void pup(roam::pup_er& p) { p | dest | rows | rowptr | col | val; }
   std::int64_t nonzeros() const { return static_cast<std::int64_t>(val.size()); }
 
   // Σ_c L(r, c) x(c) for each row, k right-hand sides (x row-major by local column).
@@ -109,12 +108,13 @@ struct column_block : roam::element<column_block, roam::index<1>> {
   roam::mailbox<std::int32_t, source_id, std::vector<double>> contribution;
   roam::task<> run();
   void apply(source_id from, const std::vector<double>& sums);
-  void advance(std::int32_t s);
+  void drain(std::int32_t s);
   void finish(std::int32_t s, const roam::callback<x_parts>& done);
 
   void pup(roam::pup_er& p) {
     p | cfg_ | regions_ | c0_ | width_ | dcolptr_ | drow_ | dval_ | feeds_ | region_section_ | has_regions_ | plans_ |
-        expected_ | plans_due_ | ready_cb_ | rhs | contribution;
+        expected_ | intra_ | waits_ | col_feed_ptr_ | col_feed_ | feed_waits_ | plans_due_ | ready_cb_ | rhs |
+        contribution;
   }
 
   config cfg_;
@@ -125,18 +125,23 @@ struct column_block : roam::element<column_block, roam::index<1>> {
   std::vector<std::int64_t> dcolptr_;
   std::vector<std::int32_t> drow_;
   std::vector<double> dval_;
-  std::vector<feed> feeds_;  // kept here, by last_col
+  std::vector<feed> feeds_;  // kept here
+  std::vector<std::int64_t> col_feed_ptr_;  // per local column: the feeds it has entries in
+  std::vector<std::int32_t> col_feed_;
+  std::vector<std::int32_t> feed_waits_;  // per feed: its columns
   roam::section_proxy<dense_region> region_section_;
   bool has_regions_ = false;
   std::map<source_id, std::vector<std::int32_t>> plans_;  // contributor -> its rows here (local)
   std::vector<std::int32_t> expected_;                     // per local row: contributions it waits for
+  std::vector<std::int32_t> intra_;                        // per local row: entries of this block's columns left of it
+  std::vector<std::int32_t> waits_;                        // the two together (once every plan is in)
   std::int64_t plans_due_ = -1;
   roam::callback<void> ready_cb_;
   // The solve in progress.
-  std::int32_t k_ = 1, frontier_ = 0;
-  std::size_t next_feed_ = 0;
-  std::vector<double> acc_;  // b, minus what has been subtracted; x up to the frontier
-  std::vector<std::int32_t> missing_;
+  std::int32_t k_ = 1, solved_ = 0;
+  std::vector<double> acc_;  // b, minus what has been subtracted; x where solved
+  std::vector<std::int32_t> missing_, feed_missing_;
+  std::vector<std::int32_t> unsolved_;  // ascending
 };
 
 void column_block::load(std::vector<std::int64_t> colptr, std::vector<std::int32_t> rows, std::vector<double> vals,
@@ -151,6 +156,7 @@ void column_block::load(std::vector<std::int64_t> colptr, std::vector<std::int32
     for (auto e = colptr[static_cast<std::size_t>(c)]; e < colptr[static_cast<std::size_t>(c) + 1]; ++e) {
       const std::int32_t r = rows[static_cast<std::size_t>(e)];
       if (r < c1) {
+        if (r - c0_ > c) ++intra_[static_cast<std::size_t>(r - c0_)];
         drow_.push_back(static_cast<std::int32_t>(r - c0_));
         dval_.push_back(vals[static_cast<std::size_t>(e)]);
       } else {
@@ -176,7 +182,6 @@ void column_block::load(std::vector<std::int64_t> colptr, std::vector<std::int32
       }
       f.col.push_back(c);
       f.val.push_back(v);
-      f.last_col = std::max(f.last_col, c);
     }
     f.rowptr.push_back(static_cast<std::int64_t>(f.col.size()));
     fill.push_back(static_cast<double>(f.nonzeros()) / (static_cast<double>(f.rows.size()) * width_));
@@ -201,7 +206,21 @@ void column_block::load(std::vector<std::int64_t> colptr, std::vector<std::int32
     in_run += all[q].nonzeros();
     regions.back().push_back(std::move(all[q]));
   }
-  std::sort(feeds_.begin(), feeds_.end(), [](const feed& a, const feed& b) { return a.last_col < b.last_col; });
+  // Which feeds each column has entries in: a feed goes once all its columns are solved.
+  std::vector<std::vector<std::int32_t>> by_col(static_cast<std::size_t>(width_));
+  feed_waits_.assign(feeds_.size(), 0);
+  for (std::size_t q = 0; q < feeds_.size(); ++q) {
+    std::vector<std::int32_t> cols(feeds_[q].col);
+    std::sort(cols.begin(), cols.end());
+    cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
+    feed_waits_[q] = static_cast<std::int32_t>(cols.size());
+    for (std::int32_t c : cols) by_col[static_cast<std::size_t>(c)].push_back(static_cast<std::int32_t>(q));
+  }
+  col_feed_ptr_.assign(1, 0);
+  for (const auto& fs : by_col) {
+    col_feed_.insert(col_feed_.end(), fs.begin(), fs.end());
+    col_feed_ptr_.push_back(static_cast<std::int64_t>(col_feed_.size()));
+  }
   // The plans: each destination learns which of its rows each contributor sends.
   std::vector<std::int64_t> counts(static_cast<std::size_t>(cfg_.blocks()) + 2, 0);
   auto tell = [&](source_id from, const feed& f) {
@@ -236,6 +255,7 @@ void column_block::shape() {
   c0_ = cfg_.bounds[me];
   width_ = static_cast<std::int32_t>(cfg_.bounds[me + 1] - c0_);
   expected_.assign(static_cast<std::size_t>(width_), 0);
+  intra_.assign(static_cast<std::size_t>(width_), 0);
 }
 
 void column_block::plan(source_id from, std::vector<std::int32_t> rows) {
@@ -254,6 +274,8 @@ void column_block::expect(std::vector<std::int64_t> plans, roam::callback<void> 
 void column_block::maybe_ready() {
   if (plans_due_ >= 0 && static_cast<std::int64_t>(plans_.size()) == plans_due_) {
     plans_due_ = -1;
+    waits_.resize(expected_.size());
+    for (std::size_t r = 0; r < expected_.size(); ++r) waits_[r] = expected_[r] + intra_[r];
     contribute(ready_cb_);
   }
 }
@@ -265,9 +287,11 @@ roam::task<> column_block::run() {
     if (s < 0) co_return;
     k_ = k;
     acc_ = std::move(b);
-    missing_ = expected_;
-    frontier_ = 0;
-    next_feed_ = 0;
+    missing_ = waits_;
+    feed_missing_ = feed_waits_;
+    unsolved_.resize(static_cast<std::size_t>(width_));
+    std::iota(unsolved_.begin(), unsolved_.end(), 0);
+    solved_ = 0;
     // The rows that wait for nobody: solved when nothing more urgent is there.
     this_proxy().send<&column_block::contribution>(roam::priority(4), s, self, std::vector<double>{});
     bool finished = false;
@@ -275,8 +299,8 @@ roam::task<> column_block::run() {
       auto [solve, from, sums] = co_await contribution.receive(s);
       (void)solve;
       if (from != self) apply(from, sums);
-      advance(s);
-      if (!finished && frontier_ == width_) {
+      drain(s);
+      if (!finished && solved_ == width_) {
         finished = true;
         finish(s, done);
       }
@@ -294,33 +318,50 @@ void column_block::apply(source_id from, const std::vector<double>& sums) {
   }
 }
 
-// Forward substitution from the frontier to the first row still waiting;
-// each feed goes as soon as its last column is solved.
-void column_block::advance(std::int32_t s) {
+// One pass over the unsolved rows in order, solving each that waits for
+// nothing more: its entries below only point to later rows, so what it
+// frees is solved in the same pass; the rest stay for the next
+// contribution. In order, as serial forward substitution: taking freed
+// rows last in, first out was 1.4x slower (their rows out of cache).
+// Each feed goes as soon as its last column is solved.
+void column_block::drain(std::int32_t s) {
   const auto k = static_cast<std::size_t>(k_);
   double* x = acc_.data();
-  while (frontier_ < width_ && missing_[static_cast<std::size_t>(frontier_)] == 0) {
-    const auto c = static_cast<std::size_t>(frontier_);
+  std::size_t kept = 0;
+  for (const std::int32_t row : unsolved_) {
+    const auto c = static_cast<std::size_t>(row);
+    if (missing_[c] != 0) {
+      unsolved_[kept++] = row;
+      continue;
+    }
     const auto e0 = static_cast<std::size_t>(dcolptr_[c]), e1 = static_cast<std::size_t>(dcolptr_[c + 1]);
     double* xc = x + c * k;
     const double d = dval_[e0];
     if (k == 1) {
       const double xv = (xc[0] /= d);
-      for (std::size_t e = e0 + 1; e < e1; ++e) x[static_cast<std::size_t>(drow_[e])] -= dval_[e] * xv;
+      for (std::size_t e = e0 + 1; e < e1; ++e) {
+        const auto r = static_cast<std::size_t>(drow_[e]);
+        x[r] -= dval_[e] * xv;
+        --missing_[r];
+      }
     } else {
       for (std::size_t t = 0; t < k; ++t) xc[t] /= d;
       for (std::size_t e = e0 + 1; e < e1; ++e) {
-        double* y = x + static_cast<std::size_t>(drow_[e]) * k;
+        const auto r = static_cast<std::size_t>(drow_[e]);
+        double* y = x + r * k;
         for (std::size_t t = 0; t < k; ++t) y[t] -= dval_[e] * xc[t];
+        --missing_[r];
       }
     }
-    ++frontier_;
-    while (next_feed_ < feeds_.size() && feeds_[next_feed_].last_col < frontier_) {
-      const feed& f = feeds_[next_feed_++];
-      this_array()[f.dest].send<&column_block::contribution>(roam::priority(-2), s, source_of(this_index()[0], 0),
-                                                              f.sums(x, k_));
+    ++solved_;
+    for (auto q = col_feed_ptr_[c]; q < col_feed_ptr_[c + 1]; ++q) {
+      const auto f = static_cast<std::size_t>(col_feed_[static_cast<std::size_t>(q)]);
+      if (--feed_missing_[f] == 0)
+        this_array()[feeds_[f].dest].send<&column_block::contribution>(roam::priority(-2), s, source_of(this_index()[0], 0),
+                                                                        feeds_[f].sums(x, k_));
     }
   }
+  unsolved_.resize(kept);
 }
 
 void column_block::finish(std::int32_t s, const roam::callback<x_parts>& done) {

@@ -8,10 +8,11 @@
 // form a dense region, the block splits it off into an element of its own
 // (`dense_region`, a sparse array filled at run time) placed on another PE.
 //
-// A solve: each block solves its rows in order (forward substitution) up to
-// the first row still waiting for a contribution from a block to its left
-// (the rows before are its independent work, run at a low priority); every
-// contribution that arrives (a higher priority) moves that frontier on. As
+// A solve: each block solves its rows as their inputs arrive: a row waits
+// for the contributions announced for it and for the rows of its own block
+// its entries point to. The rows that wait for nothing are its independent
+// work, run at a low priority; every contribution that arrives (a higher
+// priority) frees rows, solved at once, and what they free in turn. As
 // soon as the columns that feed another block's rows are solved, the block
 // sends it their partial sums; when all its rows are solved it multicasts
 // its x to its dense regions (the highest priority), which send theirs.

@@ -24,7 +24,7 @@ using sptrsv_clock = std::chrono::steady_clock;
 int usage(bool help) {
   std::fprintf(help ? stdout : stderr,
                "usage: sptrsv (--lower FILE | --matrix FILE | --laplace2d K | --laplace3d K | --random N) [--seed S]\n"
-               "              [--per-column P] [--regions R] [--order mmd|colamd|natural] [--solve lower|both]\n"
+               "              [--per-column P] [--regions R] [--order nd|mmd|colamd|natural] [--solve lower|both]\n"
                "              [--rhs K] [--blocks B] [--map round_robin|block] [--dense F] [--no-regions] [--repeat R]\n"
                "  --lower: a lower-triangular L (Matrix Market, gzip accepted); --matrix / --laplace*: A, factored by\n"
                "  SuperLU, and its L solved (--solve both: L, then U, and A x = b checked); --random: a random L\n"
@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
   mallopt(M_MMAP_THRESHOLD, 256 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
-    std::string lower, matrix, order = "mmd", solve = "lower";
+    std::string lower, matrix, order = "nd", solve = "lower";
     long long lap2 = 0, lap3 = 0, random_n = 0, seed = 1, per_column = 4, regions = 2, rhs = 1, repeat = 3;
     sptrsv::solver_options o;
     for (std::size_t i = 1; i < a.size(); ++i) {

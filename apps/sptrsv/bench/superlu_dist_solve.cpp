@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   long long lap2 = 0, lap3 = 0, nrhs = 1, repeat = 3;
-  std::string file, order = "mmd";
+  std::string file, order = "nd";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string w = argv[i];
     if (w == "--laplace2d") lap2 = std::atoll(argv[i + 1]);
@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
   dCreate_CompCol_Matrix_dist(&A, n, n, nnz, a, rows, cols, SLU_NC, SLU_D, SLU_GE);
   superlu_dist_options_t options;
   set_default_options_dist(&options);
-  options.ColPerm = order == "natural" ? NATURAL : order == "colamd" ? COLAMD : MMD_AT_PLUS_A;
+  options.ColPerm = order == "natural" ? NATURAL : order == "colamd" ? COLAMD : order == "mmd" ? MMD_AT_PLUS_A : METIS_AT_PLUS_A;
   options.PrintStat = NO;
   dScalePermstruct_t perm;
   dScalePermstructInit(n, n, &perm);
