@@ -2,6 +2,8 @@
 #include "generate.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <vector>
 
 namespace sptrsv {
 namespace {
@@ -31,6 +33,41 @@ triplets laplacian(int dims, std::int64_t k) {
   return t;
 }
 
+triplets random_geometric(std::int64_t n, std::uint64_t seed, int degree) {
+  std::uint64_t state = mix(seed ^ 0x6a09e667f3bcc909ull);
+  std::vector<double> px(static_cast<std::size_t>(n)), py(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    px[static_cast<std::size_t>(i)] = unit(state = mix(state));
+    py[static_cast<std::size_t>(i)] = unit(state = mix(state));
+  }
+  const double radius = std::sqrt(static_cast<double>(std::max(1, degree)) / (3.141592653589793 * static_cast<double>(n)));
+  const auto cells = std::max<std::int64_t>(1, static_cast<std::int64_t>(1.0 / radius));
+  auto cell_of = [&](double v) { return std::min(cells - 1, static_cast<std::int64_t>(v * static_cast<double>(cells))); };
+  std::vector<std::vector<std::int64_t>> grid(static_cast<std::size_t>(cells * cells));
+  for (std::int64_t i = 0; i < n; ++i)
+    grid[static_cast<std::size_t>(cell_of(px[static_cast<std::size_t>(i)]) * cells + cell_of(py[static_cast<std::size_t>(i)]))].push_back(i);
+  triplets t;
+  t.n = n;
+  std::vector<double> diag(static_cast<std::size_t>(n), 1.0);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto x = px[static_cast<std::size_t>(i)], y = py[static_cast<std::size_t>(i)];
+    const std::int64_t cx = cell_of(x), cy = cell_of(y);
+    for (std::int64_t gx = std::max<std::int64_t>(0, cx - 1); gx <= std::min(cells - 1, cx + 1); ++gx)
+      for (std::int64_t gy = std::max<std::int64_t>(0, cy - 1); gy <= std::min(cells - 1, cy + 1); ++gy)
+        for (std::int64_t j : grid[static_cast<std::size_t>(gx * cells + gy)]) {
+          if (j <= i) continue;
+          const double dx = px[static_cast<std::size_t>(j)] - x, dy = py[static_cast<std::size_t>(j)] - y;
+          if (dx * dx + dy * dy >= radius * radius) continue;
+          t.add(i, j, -1.0);
+          t.add(j, i, -1.0);
+          diag[static_cast<std::size_t>(i)] += 1.0;
+          diag[static_cast<std::size_t>(j)] += 1.0;
+        }
+  }
+  for (std::int64_t i = 0; i < n; ++i) t.add(i, i, diag[static_cast<std::size_t>(i)]);
+  return t;
+}
+
 csc random_lower(std::int64_t n, std::uint64_t seed, int per_column, int regions) {
   triplets t;
   t.n = n;
@@ -48,7 +85,7 @@ csc random_lower(std::int64_t n, std::uint64_t seed, int per_column, int regions
   }
   // Dense rectangles: columns [c0, c0 + w), rows [r0, r0 + h) with r0 ≥ c0 + w.
   for (int g = 0; g < regions && n >= 8; ++g) {
-    const std::int64_t w = std::max<std::int64_t>(1, n / 16), h = std::max<std::int64_t>(1, n / 8);
+    const std::int64_t w = std::clamp<std::int64_t>(n / 16, 1, 200), h = std::clamp<std::int64_t>(n / 8, 1, 2000);
     const std::int64_t c0 = static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(std::max<std::int64_t>(1, n / 2 - w)));
     const std::int64_t r0 = c0 + w + static_cast<std::int64_t>(next() % static_cast<std::uint64_t>(std::max<std::int64_t>(1, n - c0 - w - h)));
     for (std::int64_t c = c0; c < c0 + w; ++c)

@@ -23,11 +23,12 @@ using sptrsv_clock = std::chrono::steady_clock;
 
 int usage(bool help) {
   std::fprintf(help ? stdout : stderr,
-               "usage: sptrsv (--lower FILE | --matrix FILE | --laplace2d K | --laplace3d K | --random N) [--seed S]\n"
-               "              [--per-column P] [--regions R] [--order nd|mmd|colamd|natural] [--solve lower|both]\n"
-               "              [--rhs K] [--blocks B] [--map round_robin|block] [--dense F] [--no-regions] [--repeat R]\n"
+               "usage: sptrsv (--lower FILE | --matrix FILE | --laplace2d K | --laplace3d K | --geometric N | --random N)\n"
+               "              [--seed S] [--degree D] [--per-column P] [--regions R] [--order nd|mmd|colamd|natural]\n"
+               "              [--solve lower|both] [--rhs K] [--blocks B] [--map round_robin|block] [--dense F] [--no-regions] [--repeat R]\n"
                "  --lower: a lower-triangular L (Matrix Market, gzip accepted); --matrix / --laplace*: A, factored by\n"
-               "  SuperLU, and its L solved (--solve both: L, then U, and A x = b checked); --random: a random L\n"
+               "  SuperLU, and its L solved (--solve both: L, then U, and A x = b checked); --geometric: the same for\n"
+               "  an irregular mesh of N random points (about D neighbours each, default 8); --random: a random L\n"
                "  with P entries a column on average and R dense regions. B column blocks (default 8 per PE), F\n"
                "  the fill that makes a region below the diagonal an element of its own (default 0.5)\n"
                "example: sptrsv --laplace2d 400 +p2\n");
@@ -118,12 +119,12 @@ int main(int argc, char** argv) {
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   return roam::run(argc, argv, [](const roam::args& a) -> roam::task<> {
     std::string lower, matrix, order = "nd", solve = "lower";
-    long long lap2 = 0, lap3 = 0, random_n = 0, seed = 1, per_column = 4, regions = 2, rhs = 1, repeat = 3;
+    long long lap2 = 0, lap3 = 0, geometric = 0, degree = 8, random_n = 0, seed = 1, per_column = 4, regions = 2, rhs = 1, repeat = 3;
     sptrsv::solver_options o;
     for (std::size_t i = 1; i < a.size(); ++i) {
       const std::string& w = a[i];
       const bool has = i + 1 < a.size();
-      long long* number = w == "--laplace2d" ? &lap2 : w == "--laplace3d" ? &lap3 : w == "--random" ? &random_n : w == "--seed" ? &seed
+      long long* number = w == "--laplace2d" ? &lap2 : w == "--laplace3d" ? &lap3 : w == "--geometric" ? &geometric : w == "--degree" ? &degree : w == "--random" ? &random_n : w == "--seed" ? &seed
                         : w == "--per-column" ? &per_column : w == "--regions" ? &regions : w == "--rhs" ? &rhs : w == "--repeat" ? &repeat
                         : nullptr;
       long long blocks = 0;
@@ -161,9 +162,9 @@ int main(int argc, char** argv) {
         co_return;
       }
     }
-    const int inputs = !lower.empty() + !matrix.empty() + (lap2 > 0) + (lap3 > 0) + (random_n > 0);
+    const int inputs = !lower.empty() + !matrix.empty() + (lap2 > 0) + (lap3 > 0) + (geometric > 0) + (random_n > 0);
     if (inputs != 1) {
-      std::fprintf(stderr, "sptrsv: give one input: --lower, --matrix, --laplace2d, --laplace3d or --random\n");
+      std::fprintf(stderr, "sptrsv: give one input: --lower, --matrix, --laplace2d, --laplace3d, --geometric or --random\n");
       roam::exit(usage(false));
       co_return;
     }
@@ -180,7 +181,12 @@ int main(int argc, char** argv) {
         l = sptrsv::random_lower(random_n, static_cast<std::uint64_t>(seed), static_cast<int>(per_column), static_cast<int>(regions));
         std::printf("sptrsv: random L, seed %lld: %lld entries a column on average, %lld dense regions\n", seed, per_column, regions);
       } else {
-        a_entries = !matrix.empty() ? sptrsv::read_matrix_market(matrix) : sptrsv::laplacian(lap2 > 0 ? 2 : 3, lap2 > 0 ? lap2 : lap3);
+        if (!matrix.empty())
+          a_entries = sptrsv::read_matrix_market(matrix);
+        else if (geometric > 0)
+          a_entries = sptrsv::random_geometric(geometric, static_cast<std::uint64_t>(seed), static_cast<int>(degree));
+        else
+          a_entries = sptrsv::laplacian(lap2 > 0 ? 2 : 3, lap2 > 0 ? lap2 : lap3);
         f = sptrsv::factor_with_superlu(a_entries, order);
         std::printf("sptrsv: A: n %lld, %zu entries; SuperLU (%s ordering) in %.3f s: L %lld, U %lld nonzeros\n",
                     static_cast<long long>(a_entries.n), a_entries.v.size(), order.c_str(), f.seconds, static_cast<long long>(f.l.nnz()),

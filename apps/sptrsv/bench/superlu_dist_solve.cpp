@@ -3,7 +3,8 @@
 // factors it has (Fact = FACTORED, no refinement): L and U solves only,
 // timed as the best of R. The matrices are the driver's (apps/sptrsv).
 //
-//   mpirun -n P superlu_dist_solve (--laplace2d K | --laplace3d K | --matrix FILE) [--rhs K] [--repeat R]
+//   OMP_NUM_THREADS=1 mpirun -n P superlu_dist_solve (--laplace2d K | --laplace3d K | --geometric N [--seed S]
+//       [--degree D] | --matrix FILE) [--rhs K] [--repeat R] [--order nd|mmd|colamd|natural]
 #include <superlu_ddefs.h>
 
 #include <algorithm>
@@ -20,13 +21,16 @@ int main(int argc, char** argv) {
   int rank = 0, size = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  long long lap2 = 0, lap3 = 0, nrhs = 1, repeat = 3;
+  long long lap2 = 0, lap3 = 0, geometric = 0, seed = 1, degree = 8, nrhs = 1, repeat = 3;
   std::string file, order = "nd";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string w = argv[i];
     if (w == "--laplace2d") lap2 = std::atoll(argv[i + 1]);
     else if (w == "--laplace3d") lap3 = std::atoll(argv[i + 1]);
     else if (w == "--matrix") file = argv[i + 1];
+    else if (w == "--geometric") geometric = std::atoll(argv[i + 1]);
+    else if (w == "--seed") seed = std::atoll(argv[i + 1]);
+    else if (w == "--degree") degree = std::atoll(argv[i + 1]);
     else if (w == "--rhs") nrhs = std::atoll(argv[i + 1]);
     else if (w == "--repeat") repeat = std::atoll(argv[i + 1]);
     else if (w == "--order") order = argv[i + 1];
@@ -37,7 +41,9 @@ int main(int argc, char** argv) {
   }
   sptrsv::triplets t;
   try {
-    t = !file.empty() ? sptrsv::read_matrix_market(file) : sptrsv::laplacian(lap2 > 0 ? 2 : 3, lap2 > 0 ? lap2 : lap3);
+    t = !file.empty()    ? sptrsv::read_matrix_market(file)
+        : geometric > 0 ? sptrsv::random_geometric(geometric, static_cast<std::uint64_t>(seed), static_cast<int>(degree))
+                        : sptrsv::laplacian(lap2 > 0 ? 2 : 3, lap2 > 0 ? lap2 : lap3);
   } catch (const sptrsv::input_error& e) {
     if (rank == 0) std::fprintf(stderr, "superlu_dist_solve: %s\n", e.what());
     MPI_Abort(MPI_COMM_WORLD, 2);
