@@ -118,8 +118,10 @@ struct sparse_cell : roam::element<sparse_cell> {
         this_array()[idx].send<&sparse_cell::join>(wait_acks);
       }
       this_array().done_inserting();
-      // Waiting for them makes sure they are part of step 1; else they join
-      // whichever step their PE is in when they start.
+      // Waiting for them keeps this element out of step 1 until they are
+      // there. Each joins the step its own PE is in when it starts: step 1,
+      // or the end of step 0 when that PE has not finished step 0 yet (it
+      // then counts this at_sync into step 0 and resumes it with the rest).
       if (wait_acks && n_new > 0) return;
     }
     sync();
@@ -166,8 +168,10 @@ void expect_sparse(unsigned pes, bool wait_acks, std::vector<std::string> extra 
   // Old elements take part in every step; new ones from the step they joined.
   EXPECT_EQ(t[1], static_cast<long>(n_old + n_new) * steps - t[3]);
   if (wait_acks) {
-    EXPECT_EQ(t[3], n_new) << "the inserter waited: every new element joined step 1";
-    EXPECT_EQ(t[1], static_cast<long>(n_old) * steps + static_cast<long>(n_new) * (steps - 1));
+    // Step 1 or the end of step 0 (its PE's), never later: the inserter waited.
+    // (Asking for step 1 exactly failed about once in a few hundred runs on 4 PEs.)
+    EXPECT_LE(t[3], n_new) << "the inserter waited: no new element joined after step 1";
+    EXPECT_GE(t[1], static_cast<long>(n_old) * steps + static_cast<long>(n_new) * (steps - 1));
   } else {
     EXPECT_LE(t[3], static_cast<long>(n_new) * (steps - 1)) << "no new element joined after the last step";
   }
