@@ -9,7 +9,7 @@ set(_help_programs
     # examples
     hello pingpong fib nqueens readme_cells jacobi2d jacobi2d_tasks reductions amr1d wanderer threaded_fib lb_test
     # apps
-    leanmd phold phold_ross dragonfly random_access fft fft_mpi lu sptrsv
+    leanmd phold phold_ross dragonfly random_access fft fft_mpi lu sptrsv amr
     # tools
     roamrun roam-trace roam-lb roam-bench)
 foreach(program IN LISTS _help_programs)
