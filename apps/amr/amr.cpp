@@ -39,10 +39,11 @@ struct settings {
   int mass_every = 10;
   double refine_above = 0.05, coarsen_below = 0.01;  // largest density jump between neighbouring cells of a block
   bool check = false, check_mesh = false;
+  bool curve_balance = true;  // after each remesh, equal numbers of blocks per PE along the curve
   double u = 1.0, v = 0.5;  // the velocity
   void pup(roam::pup_er& p) {
     p | depth | min_depth | max_depth | cells | steps | remesh_every | cfl | mass_every | refine_above | coarsen_below | check |
-        check_mesh | u | v;
+        check_mesh | curve_balance | u | v;
   }
   double cell_size(std::uint32_t d) const { return 1.0 / (static_cast<double>(1u << d) * cells); }
   // One time step for all: the finest cells' CFL.
@@ -61,6 +62,9 @@ constexpr int opposite[4] = {1, 0, 3, 2};
 // Per face, the depth of the neighbours across it minus ours: -1, 0 or +1.
 using relations = std::array<std::int32_t, 4>;
 constexpr std::int32_t unheard = -1000;
+
+// A block's place on the space-filling curve: its path at the deepest depth.
+std::uint64_t curve_key(const quad_index& q) { return q.path << (2 * (quad_index::max_depth - q.depth)); }
 
 // Which half of a face twice our size we are (lower or upper along it).
 int half_along(const quad_index& q, int face) { return static_cast<int>(face < 2 ? (q.y() & 1u) : (q.x() & 1u)); }
@@ -136,13 +140,27 @@ struct block : roam::element<block, quad_index> {
   }
   explicit block(roam::migrating) {}
   void pup(roam::pup_er& p) {
-    p | cfg | rel_ | rho | step | intent_ | decided_ | heard_ | parts_ | part_rel_ | parts_in_ | ghost | flux;
+    p | cfg | rel_ | rho | step | intent_ | decided_ | heard_ | parts_ | part_rel_ | parts_in_ | balanced_ | ghost | flux;
   }
 
   roam::mailbox<int, int, std::vector<double>> ghost;     // (step, our face, ghost values)
   roam::mailbox<int, int, int, std::vector<double>> flux;  // (step, our face, half, a finer neighbour's face fluxes)
 
-  roam::task<> run(roam::chare_proxy<driver> d, int until);
+  // Steps up to `until`; `remeshed_at` (steady clock, ns; 0 for none) is
+  // when the remesh before began: the time to this block's first step is
+  // its remeshing latency.
+  roam::task<> run(roam::chare_proxy<driver> d, int until, std::int64_t remeshed_at);
+  // A balancing step after a remesh (+balancer): blocks move by measured load.
+  void balance(roam::callback<> done) {
+    balanced_ = done;
+    at_sync();
+  }
+  void resume_from_sync() { contribute(balanced_); }
+  // Equal numbers of blocks per PE in curve order: to the PE whose range holds our place.
+  void move_along_curve(std::vector<std::uint64_t> cuts) {
+    const auto pe = static_cast<std::uint32_t>(std::upper_bound(cuts.begin(), cuts.end(), curve_key(this_index())) - cuts.begin());
+    migrate_to(roam::pe_id{pe});
+  }
   double mass() const;
   segment_stats stats() const {
     segment_stats s(33, 0.0);
@@ -176,6 +194,7 @@ struct block : roam::element<block, quad_index> {
   std::vector<std::vector<double>> parts_;
   relations part_rel_{};
   int parts_in_ = 0;
+  roam::callback<> balanced_;
 
  private:
   void reset_wishes() {
@@ -197,9 +216,10 @@ struct driver : roam::chare<driver> {
   roam::mailbox<int, segment_stats> segments;                   // (last step, blocks per depth)
   roam::mailbox<int, std::vector<std::vector<double>>> fields;  // (0, each block's x, y and cells)
   roam::mailbox<int, std::vector<std::vector<double>>> meshes;  // (step, each leaf's depth, x, y, relations)
+  roam::mailbox<int, std::vector<double>> latencies;            // (step, each block's remeshing latency, s)
   driver() = default;
   explicit driver(roam::migrating) {}
-  void pup(roam::pup_er& p) { p | masses | segments | fields | meshes; }
+  void pup(roam::pup_er& p) { p | masses | segments | fields | meshes | latencies; }
   roam::task<> run(settings s);
 };
 
@@ -212,7 +232,11 @@ double block::mass() const {
   return m * h * h;
 }
 
-roam::task<> block::run(roam::chare_proxy<driver> d, int until) {
+roam::task<> block::run(roam::chare_proxy<driver> d, int until, std::int64_t remeshed_at) {
+  if (remeshed_at != 0) {
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    contribute(static_cast<double>(now - remeshed_at) * 1e-9, roam::concat, roam::callback<std::vector<double>>::to<&driver::latencies>(d, step));
+  }
   const int n = cfg.cells;
   const quad_index me = this_index();
   const double nu = cfg.dt() / cfg.cell_size(me.depth);
@@ -350,7 +374,7 @@ void block::apply() {
       const int ox = static_cast<int>(q & 1u) * n / 2, oy = static_cast<int>(q >> 1) * n / 2;
       for (int j = 0; j < n; ++j)
         for (int i = 0; i < n; ++i) cells[static_cast<std::size_t>(j * n + i)] = rho[static_cast<std::size_t>((oy + j / 2 + 1) * w + ox + i / 2 + 1)];
-      this_array().insert(me.child(q), cfg, r, std::move(cells), step);
+      this_array().insert_on(roam::my_pe(), me.child(q), cfg, r, std::move(cells), step);
     }
     destroy_self();
     return;
@@ -394,7 +418,7 @@ void block::gather(int quadrant, std::vector<double> cells, relations outer) {
       for (int i = 0; i < n / 2; ++i)
         whole[static_cast<std::size_t>((oy + j) * n + ox + i)] = parts_[static_cast<std::size_t>(q)][static_cast<std::size_t>(j * n / 2 + i)];
   }
-  this_array().insert(this_index().parent(), cfg, part_rel_, std::move(whole), step);
+  this_array().insert_on(roam::my_pe(), this_index().parent(), cfg, part_rel_, std::move(whole), step);
   destroy_self();
 }
 
@@ -424,8 +448,7 @@ std::vector<double> serial_run(const settings& s) {
 // a compact region, so most ghost faces stay on it. (Hashed indices put
 // half the faces between PEs: +p2 ran no faster than +p1.)
 std::uint32_t curve_map(const quad_index& q, std::uint32_t pes) {
-  const std::uint32_t shift = 2 * (quad_index::max_depth - q.depth);
-  const std::uint64_t along = q.path << shift;  // the position at the deepest depth: below 2^62
+  const std::uint64_t along = curve_key(q);  // below 2^62
   return static_cast<std::uint32_t>(((along >> 30) * pes) >> 32);
 }
 
@@ -508,10 +531,17 @@ roam::task<> driver::run(settings s) {
   const auto t0 = std::chrono::steady_clock::now();
   double m0 = -1, worst = 0, remesh_seconds = 0, cell_updates = 0;
   int next_mass = 0, remeshes = 0;
+  std::int64_t remeshed_at = 0;
+  std::vector<double> all_latencies;  // seconds, one per block and remesh
+  const bool balance = roam::load_balancing_enabled();
   std::string mesh_error;
   for (int start = 0; start < s.steps;) {
     const int until = s.remesh_every > 0 ? std::min(s.steps, start + s.remesh_every) : s.steps;
-    blocks.send<&block::run>(this_proxy(), until);
+    blocks.send<&block::run>(this_proxy(), until, remeshed_at);
+    if (remeshed_at != 0) {
+      const auto l = std::get<1>(co_await latencies.receive(start));
+      all_latencies.insert(all_latencies.end(), l.begin(), l.end());
+    }
     for (;; next_mass = next_mass == 0 ? s.mass_every : next_mass + s.mass_every) {  // the masses of this segment
       const int at = std::min(next_mass, s.steps);
       if (at > until) break;
@@ -529,16 +559,35 @@ roam::task<> driver::run(settings s) {
     }
     // Remesh: wishes until quiet, then the change until quiet.
     const auto r0 = std::chrono::steady_clock::now();
+    remeshed_at = std::chrono::duration_cast<std::chrono::nanoseconds>(r0.time_since_epoch()).count();
     blocks.send<&block::decide>();
     co_await quiet();
     blocks.send<&block::apply>();
     co_await quiet();
-    remesh_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();
+    if (balance) {  // the blocks move by their measured loads
+      auto [moved, mcb] = roam::make_future_callback<void>();
+      blocks.send<&block::balance>(mcb);
+      co_await moved;
+    }
     ++remeshes;
+    // Every leaf's place (one reduction): for the equal split along the
+    // curve, and for the checks.
+    auto [leaves, cb] = roam::make_future_callback<std::vector<std::vector<double>>>();
+    blocks.send<&block::describe>(cb);
+    const auto mesh = co_await leaves;
+    if (s.curve_balance && roam::num_pes() > 1) {
+      std::vector<std::uint64_t> keys;
+      keys.reserve(mesh.size());
+      for (const auto& l : mesh)
+        keys.push_back(curve_key(quad_index::at(static_cast<std::uint32_t>(l[0]), static_cast<std::uint32_t>(l[1]), static_cast<std::uint32_t>(l[2]))));
+      std::sort(keys.begin(), keys.end());
+      std::vector<std::uint64_t> cuts;
+      for (std::uint32_t p = 1; p < roam::num_pes(); ++p) cuts.push_back(keys[keys.size() * p / roam::num_pes()]);
+      blocks.send<&block::move_along_curve>(cuts);
+      co_await quiet();
+    }
+    remesh_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();
     if (s.check_mesh) {
-      auto [leaves, cb] = roam::make_future_callback<std::vector<std::vector<double>>>();
-      blocks.send<&block::describe>(cb);
-      const auto mesh = co_await leaves;
       std::string problem = mesh_problem(mesh);
       // One level per remesh: the blob's edge is at the deepest depth once enough remeshes have run.
       if (problem.empty() && static_cast<std::uint32_t>(remeshes) >= s.max_depth - s.depth) problem = blob_edge_problem(mesh, s, start);
@@ -551,6 +600,13 @@ roam::task<> driver::run(settings s) {
   std::printf("amr: %.6f s (remeshing %.6f s in %d remeshes), %.3f M cell updates per second; mass %.12f, largest relative drift %.2e: %s\n",
               seconds, remesh_seconds, remeshes, cell_updates / seconds * 1e-6, m0, worst, conserved ? "conserved" : "NOT CONSERVED");
   bool ok = conserved;
+  if (!all_latencies.empty()) {
+    std::sort(all_latencies.begin(), all_latencies.end());
+    auto at = [&](double q) { return all_latencies[static_cast<std::size_t>(q * static_cast<double>(all_latencies.size() - 1))] * 1e3; };
+    const double step_ms = (seconds - remesh_seconds) / s.steps * 1e3;
+    std::printf("amr: remeshing latency per block, ms: min %.3f, 5%% %.3f, median %.3f, 95%% %.3f, max %.3f (%zu samples; a step %.3f ms)\n",
+                at(0), at(0.05), at(0.5), at(0.95), at(1), all_latencies.size(), step_ms);
+  }
   if (s.check_mesh) {
     std::printf("amr: mesh after every remesh: %s\n",
                 mesh_error.empty() ? "tiles the domain, 2:1 balanced, the blob's edge at the deepest depth" : mesh_error.c_str());
@@ -583,12 +639,13 @@ roam::task<> driver::run(settings s) {
 int usage(bool help) {
   std::fprintf(help ? stdout : stderr,
                "usage: amr [--depth D] [--min-depth A] [--max-depth B] [--cells M] [--steps S] [--remesh-every R]\n"
-               "           [--cfl C] [--mass-every K] [--check] [--check-mesh]\n"
+               "           [--cfl C] [--mass-every K] [--check] [--check-mesh] [--no-curve-balance]\n"
                "  2-D advection of a blob, first-order upwind, on quad-tree blocks of M x M cells (M even), starting\n"
                "  with every leaf at depth D (default 4, M 16, 100 steps, CFL 0.4); every R steps (0: never, the\n"
                "  default) the mesh adapts between depths A and B; the mass is checked every K steps (default 10);\n"
                "  --check: the field against a serial run (fixed mesh); --check-mesh: after every remesh, the leaves\n"
-               "  tile the domain, are 2:1 balanced and are of depth B where the blob's edge is\n"
+               "  tile the domain, are 2:1 balanced and are of depth B where the blob's edge is; after each remesh the\n"
+               "  blocks are split evenly along the space-filling curve (unless --no-curve-balance)\n"
                "example: amr --depth 4 --max-depth 6 --remesh-every 10 --steps 200 +p2\n");
   return help ? 0 : 2;
 }
@@ -639,6 +696,8 @@ int main(int argc, char** argv) {
         s.check = true;
       } else if (w == "--check-mesh") {
         s.check_mesh = true;
+      } else if (w == "--no-curve-balance") {
+        s.curve_balance = false;
       } else {
         if (w != "--help" && w != "-h") std::fprintf(stderr, "amr: unknown option '%s'\n", w.c_str());
         roam::exit(amr::usage(w == "--help" || w == "-h"));
