@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include <roam/ft/checkpoint.hpp>
 #include <roam/roam.hpp>
 
 #include "quad_index.hpp"
@@ -40,10 +41,12 @@ struct settings {
   double refine_above = 0.05, coarsen_below = 0.01;  // largest density jump between neighbouring cells of a block
   bool check = false, check_mesh = false;
   bool curve_balance = true;  // after each remesh, equal numbers of blocks per PE along the curve
+  int checkpoint_at = -1;     // a checkpoint after this step's segment (a multiple of remesh_every)
+  std::string checkpoint_dir;
   double u = 1.0, v = 0.5;  // the velocity
   void pup(roam::pup_er& p) {
     p | depth | min_depth | max_depth | cells | steps | remesh_every | cfl | mass_every | refine_above | coarsen_below | check |
-        check_mesh | curve_balance | u | v;
+        check_mesh | curve_balance | checkpoint_at | checkpoint_dir | u | v;
   }
   double cell_size(std::uint32_t d) const { return 1.0 / (static_cast<double>(1u << d) * cells); }
   // One time step for all: the finest cells' CFL.
@@ -212,15 +215,32 @@ struct block : roam::element<block, quad_index> {
 // Runs the simulation: makes the blocks, runs segments of R steps with a
 // remesh between them, collects the masses and the checks.
 struct driver : roam::chare<driver> {
+  // After a restart (+restart DIR) run() starts again from its members.
+  static constexpr auto restart_entry() { return &driver::run; }
   roam::mailbox<int, std::vector<double>> masses;               // (step, {mass})
   roam::mailbox<int, segment_stats> segments;                   // (last step, blocks per depth)
   roam::mailbox<int, std::vector<std::vector<double>>> fields;  // (0, each block's x, y and cells)
   roam::mailbox<int, std::vector<std::vector<double>>> meshes;  // (step, each leaf's depth, x, y, relations)
   roam::mailbox<int, std::vector<double>> latencies;            // (step, each block's remeshing latency, s)
+  roam::mailbox<int, roam::checkpoint_result> saved;            // (step, the checkpoint's outcome)
   driver() = default;
+  explicit driver(settings s) : s_(s) {}
   explicit driver(roam::migrating) {}
-  void pup(roam::pup_er& p) { p | masses | segments | fields | meshes | latencies; }
-  roam::task<> run(settings s);
+  void pup(roam::pup_er& p) {
+    p | masses | segments | fields | meshes | latencies | saved | s_ | blocks_ | made_ | start_ | next_mass_ | m0_ | worst_ |
+        remesh_seconds_ | cell_updates_ | remeshes_ | remeshed_at_ | latencies_ | mesh_error_ | asked_ | last_mass_;
+  }
+  roam::task<> run();
+
+  // Where the run is (pupped: a restart picks up from here).
+  settings s_;
+  roam::array_proxy<block> blocks_;
+  bool made_ = false, asked_ = false;
+  int start_ = 0, next_mass_ = 0, remeshes_ = 0;
+  double m0_ = -1, last_mass_ = 0, worst_ = 0, remesh_seconds_ = 0, cell_updates_ = 0;
+  std::int64_t remeshed_at_ = 0;
+  std::vector<double> latencies_;  // seconds, one per block and remesh
+  std::string mesh_error_;
 };
 
 double block::mass() const {
@@ -520,46 +540,64 @@ std::string levels(const segment_stats& s) {
   return out;
 }
 
-roam::task<> driver::run(settings s) {
+roam::task<> driver::run() {
+  const settings& s = s_;
   const std::uint32_t side = 1u << s.depth;
-  auto blocks = roam::create_sparse_array<block>(roam::sparse_options<quad_index>(roam::custom_map<&curve_map>()));
-  for (std::uint32_t y = 0; y < side; ++y)
-    for (std::uint32_t x = 0; x < side; ++x) blocks.insert(quad_index::at(s.depth, x, y), s);
-  blocks.done_inserting();
-  std::printf("amr: %u x %u blocks of %d x %d cells (depth %u, %u to %u), %d steps, remesh every %d, on %u pes\n", side, side, s.cells,
-              s.cells, s.depth, s.min_depth, s.max_depth, s.steps, s.remesh_every, roam::num_pes());
+  if (!made_) {
+    made_ = true;
+    blocks_ = roam::create_sparse_array<block>(roam::sparse_options<quad_index>(roam::custom_map<&curve_map>()));
+    for (std::uint32_t y = 0; y < side; ++y)
+      for (std::uint32_t x = 0; x < side; ++x) blocks_.insert(quad_index::at(s.depth, x, y), s);
+    blocks_.done_inserting();
+    std::printf("amr: %u x %u blocks of %d x %d cells (depth %u, %u to %u), %d steps, remesh every %d, on %u pes\n", side, side,
+                s.cells, s.cells, s.depth, s.min_depth, s.max_depth, s.steps, s.remesh_every, roam::num_pes());
+  }
+  auto blocks = blocks_;
   const auto t0 = std::chrono::steady_clock::now();
-  double m0 = -1, worst = 0, remesh_seconds = 0, cell_updates = 0;
-  int next_mass = 0, remeshes = 0;
-  std::int64_t remeshed_at = 0;
-  std::vector<double> all_latencies;  // seconds, one per block and remesh
+  const int first_step = start_;  // the rate counts the steps run here (after a restart, from it)
+  const double updates_before = cell_updates_, remesh_before = remesh_seconds_;
   const bool balance = roam::load_balancing_enabled();
-  std::string mesh_error;
-  for (int start = 0; start < s.steps;) {
-    const int until = s.remesh_every > 0 ? std::min(s.steps, start + s.remesh_every) : s.steps;
-    blocks.send<&block::run>(this_proxy(), until, remeshed_at);
-    if (remeshed_at != 0) {
-      const auto l = std::get<1>(co_await latencies.receive(start));
-      all_latencies.insert(all_latencies.end(), l.begin(), l.end());
+  while (start_ < s.steps) {
+    if (!asked_) {
+      const int until = s.remesh_every > 0 ? std::min(s.steps, start_ + s.remesh_every) : s.steps;
+      blocks.send<&block::run>(this_proxy(), until, remeshed_at_);
+      if (remeshed_at_ != 0) {
+        const auto l = std::get<1>(co_await latencies.receive(start_));
+        latencies_.insert(latencies_.end(), l.begin(), l.end());
+      }
+      for (;; next_mass_ = next_mass_ == 0 ? s.mass_every : next_mass_ + s.mass_every) {  // the masses of this segment
+        const int at = std::min(next_mass_, s.steps);
+        if (at > until) break;
+        const double m = std::get<1>(co_await masses.receive(at))[0];
+        if (m0_ < 0) m0_ = m;
+        last_mass_ = m;
+        worst_ = std::max(worst_, std::abs(m - m0_) / m0_);
+        if (at == s.steps) break;
+      }
+      const segment_stats st = std::get<1>(co_await segments.receive(until));
+      cell_updates_ += st[0] * s.cells * s.cells * (until - start_);
+      start_ = until;
+      std::printf("amr: step %d: %ld blocks%s (%s)\n", start_, static_cast<long>(st[0]), start_ < s.steps ? " before the remesh" : "",
+                  levels(st).c_str());
+      if (start_ >= s.steps) break;
+      if (start_ == s.checkpoint_at) {  // every block idle between segments: the runtime waits for quiet anyway
+        asked_ = true;
+        roam::checkpoint(s.checkpoint_dir, roam::callback<roam::checkpoint_result>::to<&driver::saved>(this_proxy(), start_));
+      }
     }
-    for (;; next_mass = next_mass == 0 ? s.mass_every : next_mass + s.mass_every) {  // the masses of this segment
-      const int at = std::min(next_mass, s.steps);
-      if (at > until) break;
-      const double m = std::get<1>(co_await masses.receive(at))[0];
-      if (m0 < 0) m0 = m;
-      worst = std::max(worst, std::abs(m - m0) / m0);
-      if (at == s.steps) break;
-    }
-    const segment_stats st = std::get<1>(co_await segments.receive(until));
-    cell_updates += st[0] * s.cells * s.cells * (until - start);
-    start = until;
-    if (start >= s.steps) {
-      std::printf("amr: step %d: %ld blocks (%s)\n", start, static_cast<long>(st[0]), levels(st).c_str());
-      break;
+    if (asked_) {
+      const roam::checkpoint_result r = std::get<1>(co_await saved.receive(start_));
+      asked_ = false;
+      if (!r.ok)
+        std::printf("amr: step %d: checkpoint FAILED (the run goes on): %s\n", start_, r.error.c_str());
+      else
+        std::printf("amr: step %d: %s %s (%llu objects)\n", start_, r.restarted ? "restarted from" : "checkpoint", r.path.c_str(),
+                    static_cast<unsigned long long>(r.objects));
+      std::fflush(stdout);
     }
     // Remesh: wishes until quiet, then the change until quiet.
     const auto r0 = std::chrono::steady_clock::now();
-    remeshed_at = std::chrono::duration_cast<std::chrono::nanoseconds>(r0.time_since_epoch()).count();
+    remeshed_at_ = std::chrono::duration_cast<std::chrono::nanoseconds>(r0.time_since_epoch()).count();
     blocks.send<&block::decide>();
     co_await quiet();
     blocks.send<&block::apply>();
@@ -569,7 +607,7 @@ roam::task<> driver::run(settings s) {
       blocks.send<&block::balance>(mcb);
       co_await moved;
     }
-    ++remeshes;
+    ++remeshes_;
     // Every leaf's place (one reduction): for the equal split along the
     // curve, and for the checks.
     auto [leaves, cb] = roam::make_future_callback<std::vector<std::vector<double>>>();
@@ -586,31 +624,46 @@ roam::task<> driver::run(settings s) {
       blocks.send<&block::move_along_curve>(cuts);
       co_await quiet();
     }
-    remesh_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();
+    remesh_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - r0).count();
     if (s.check_mesh) {
       std::string problem = mesh_problem(mesh);
       // One level per remesh: the blob's edge is at the deepest depth once enough remeshes have run.
-      if (problem.empty() && static_cast<std::uint32_t>(remeshes) >= s.max_depth - s.depth) problem = blob_edge_problem(mesh, s, start);
-      if (!problem.empty() && mesh_error.empty()) mesh_error = "after the remesh at step " + std::to_string(start) + ": " + problem;
+      if (problem.empty() && static_cast<std::uint32_t>(remeshes_) >= s.max_depth - s.depth) problem = blob_edge_problem(mesh, s, start_);
+      if (!problem.empty() && mesh_error_.empty()) mesh_error_ = "after the remesh at step " + std::to_string(start_) + ": " + problem;
     }
-    std::printf("amr: step %d: %ld blocks before the remesh (%s)\n", start, static_cast<long>(st[0]), levels(st).c_str());
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const bool conserved = worst < 1e-10;
+  const double remeshing = remesh_seconds_ - remesh_before, updates = cell_updates_ - updates_before;
+  const bool conserved = worst_ < 1e-10;
   std::printf("amr: %.6f s (remeshing %.6f s in %d remeshes), %.3f M cell updates per second; mass %.12f, largest relative drift %.2e: %s\n",
-              seconds, remesh_seconds, remeshes, cell_updates / seconds * 1e-6, m0, worst, conserved ? "conserved" : "NOT CONSERVED");
+              seconds, remeshing, remeshes_, updates / seconds * 1e-6, m0_, worst_, conserved ? "conserved" : "NOT CONSERVED");
   bool ok = conserved;
-  if (!all_latencies.empty()) {
-    std::sort(all_latencies.begin(), all_latencies.end());
-    auto at = [&](double q) { return all_latencies[static_cast<std::size_t>(q * static_cast<double>(all_latencies.size() - 1))] * 1e3; };
-    const double step_ms = (seconds - remesh_seconds) / s.steps * 1e3;
+  if (!latencies_.empty()) {
+    std::sort(latencies_.begin(), latencies_.end());
+    auto at = [&](double q) { return latencies_[static_cast<std::size_t>(q * static_cast<double>(latencies_.size() - 1))] * 1e3; };
+    const double step_ms = (seconds - remeshing) / (s.steps - first_step) * 1e3;
     std::printf("amr: remeshing latency per block, ms: min %.3f, 5%% %.3f, median %.3f, 95%% %.3f, max %.3f (%zu samples; a step %.3f ms)\n",
-                at(0), at(0.05), at(0.5), at(0.95), at(1), all_latencies.size(), step_ms);
+                at(0), at(0.05), at(0.5), at(0.95), at(1), latencies_.size(), step_ms);
   }
   if (s.check_mesh) {
     std::printf("amr: mesh after every remesh: %s\n",
-                mesh_error.empty() ? "tiles the domain, 2:1 balanced, the blob's edge at the deepest depth" : mesh_error.c_str());
-    ok = ok && mesh_error.empty();
+                mesh_error_.empty() ? "tiles the domain, 2:1 balanced, the blob's edge at the deepest depth" : mesh_error_.c_str());
+    ok = ok && mesh_error_.empty();
+  }
+  {  // The final mesh, the same whatever the PEs and restarts: leaves and a sum of their curve places.
+    auto [leaves, cb] = roam::make_future_callback<std::vector<std::vector<double>>>();
+    blocks.send<&block::describe>(cb);
+    const auto mesh = co_await leaves;
+    std::uint64_t sum = 0;  // of each leaf's (depth, x, y) mixed (splitmix64): any order gives the same
+    for (const auto& l : mesh) {
+      std::uint64_t z = (static_cast<std::uint64_t>(l[0]) << 58) ^ (static_cast<std::uint64_t>(l[1]) << 29) ^ static_cast<std::uint64_t>(l[2]);
+      z += 0x9e3779b97f4a7c15ull;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      sum += z ^ (z >> 31);
+    }
+    std::printf("amr: final mesh: %zu leaves, places %016llx; mass %.12f\n", mesh.size(), static_cast<unsigned long long>(sum),
+                last_mass_);
   }
   if (s.check) {
     const auto got = std::get<1>(co_await fields.receive(0));
@@ -632,20 +685,21 @@ roam::task<> driver::run(settings s) {
   }
   std::printf("{\"bench\":\"amr\",\"depth\":%u,\"max_depth\":%u,\"cells\":%d,\"steps\":%d,\"remesh_every\":%d,\"pes\":%u,\"seconds\":%.6f,"
               "\"remesh_seconds\":%.6f,\"cell_updates_per_second\":%.1f}\n",
-              s.depth, s.max_depth, s.cells, s.steps, s.remesh_every, roam::num_pes(), seconds, remesh_seconds, cell_updates / seconds);
+              s.depth, s.max_depth, s.cells, s.steps, s.remesh_every, roam::num_pes(), seconds, remeshing, updates / seconds);
   roam::exit(ok ? 0 : 1);
 }
 
 int usage(bool help) {
   std::fprintf(help ? stdout : stderr,
                "usage: amr [--depth D] [--min-depth A] [--max-depth B] [--cells M] [--steps S] [--remesh-every R]\n"
-               "           [--cfl C] [--mass-every K] [--check] [--check-mesh] [--no-curve-balance]\n"
+               "           [--cfl C] [--mass-every K] [--check] [--check-mesh] [--no-curve-balance] [--checkpoint-at S DIR]\n"
                "  2-D advection of a blob, first-order upwind, on quad-tree blocks of M x M cells (M even), starting\n"
                "  with every leaf at depth D (default 4, M 16, 100 steps, CFL 0.4); every R steps (0: never, the\n"
                "  default) the mesh adapts between depths A and B; the mass is checked every K steps (default 10);\n"
                "  --check: the field against a serial run (fixed mesh); --check-mesh: after every remesh, the leaves\n"
                "  tile the domain, are 2:1 balanced and are of depth B where the blob's edge is; after each remesh the\n"
-               "  blocks are split evenly along the space-filling curve (unless --no-curve-balance)\n"
+               "  blocks are split evenly along the space-filling curve (unless --no-curve-balance); --checkpoint-at:\n"
+               "  a checkpoint in DIR after step S (restart it with amr +restart DIR, on any number of PEs)\n"
                "example: amr --depth 4 --max-depth 6 --remesh-every 10 --steps 200 +p2\n");
   return help ? 0 : 2;
 }
@@ -698,6 +752,10 @@ int main(int argc, char** argv) {
         s.check_mesh = true;
       } else if (w == "--no-curve-balance") {
         s.curve_balance = false;
+      } else if (w == "--checkpoint-at" && i + 2 < a.size()) {
+        ok = number(1, 1e9, x);
+        s.checkpoint_at = static_cast<int>(x);
+        s.checkpoint_dir = a[++i];
       } else {
         if (w != "--help" && w != "-h") std::fprintf(stderr, "amr: unknown option '%s'\n", w.c_str());
         roam::exit(amr::usage(w == "--help" || w == "-h"));
@@ -720,7 +778,12 @@ int main(int argc, char** argv) {
       roam::exit(2);
       return;
     }
-    auto d = roam::create_chare_on<amr::driver>(roam::pe_id{0});
-    d.send<&amr::driver::run>(s);
+    if (s.checkpoint_at >= 0 && (s.remesh_every == 0 || s.checkpoint_at % s.remesh_every != 0 || s.checkpoint_at >= s.steps)) {
+      std::fprintf(stderr, "amr: --checkpoint-at takes a step before the last that ends a segment (a multiple of --remesh-every)\n");
+      roam::exit(2);
+      return;
+    }
+    auto d = roam::create_chare_on<amr::driver>(roam::pe_id{0}, s);
+    d.send<&amr::driver::run>();
   });
 }
