@@ -26,6 +26,7 @@
 #include <roam/ft/checkpoint.hpp>
 #include <roam/roam.hpp>
 
+#include "png.hpp"
 #include "quad_index.hpp"
 
 namespace amr {
@@ -43,10 +44,12 @@ struct settings {
   bool curve_balance = true;  // after each remesh, equal numbers of blocks per PE along the curve
   int checkpoint_at = -1;     // a checkpoint after this step's segment (a multiple of remesh_every)
   std::string checkpoint_dir;
+  int image_every = 0;        // a PNG of density and mesh at segment ends that are multiples of this, and the last
+  std::string image_prefix = "amr";
   double u = 1.0, v = 0.5;  // the velocity
   void pup(roam::pup_er& p) {
     p | depth | min_depth | max_depth | cells | steps | remesh_every | cfl | mass_every | refine_above | coarsen_below | check |
-        check_mesh | curve_balance | checkpoint_at | checkpoint_dir | u | v;
+        check_mesh | curve_balance | checkpoint_at | checkpoint_dir | image_every | image_prefix | u | v;
   }
   double cell_size(std::uint32_t d) const { return 1.0 / (static_cast<double>(1u << d) * cells); }
   // One time step for all: the finest cells' CFL.
@@ -177,6 +180,15 @@ struct block : roam::element<block, quad_index> {
   void intent(int face, int half, int wish);
   void apply();
   void gather(int quadrant, std::vector<double> cells, relations outer);
+  // Depth, x, y and the cells, for an image.
+  void snapshot(roam::callback<std::vector<std::vector<double>>> cb) {
+    const quad_index q = this_index();
+    const int n = cfg.cells, w = n + 2;
+    std::vector<double> out{static_cast<double>(q.depth), static_cast<double>(q.x()), static_cast<double>(q.y())};
+    for (int j = 1; j <= n; ++j)
+      for (int i = 1; i <= n; ++i) out.push_back(rho[static_cast<std::size_t>(j * w + i)]);
+    contribute(std::move(out), roam::concat, cb);
+  }
   void describe(roam::callback<std::vector<std::vector<double>>> cb) {
     const quad_index q = this_index();
     contribute(std::vector<double>{static_cast<double>(q.depth), static_cast<double>(q.x()), static_cast<double>(q.y()),
@@ -540,6 +552,30 @@ std::string levels(const segment_stats& s) {
   return out;
 }
 
+// Density (blue 0.1 to red 1) on a size×size picture, the leaves' edges in
+// white where they are 4 pixels or more; false with `error` if not written.
+bool write_image(const std::string& path, const std::vector<std::vector<double>>& blocks, int cells, int size, std::string& error) {
+  std::vector<std::uint8_t> rgb(static_cast<std::size_t>(size) * static_cast<std::size_t>(size) * 3, 0);
+  for (const auto& b : blocks) {
+    const double side = std::ldexp(1.0, -static_cast<int>(b[0]));
+    const int x0 = static_cast<int>(b[1] * side * size), x1 = static_cast<int>((b[1] + 1) * side * size);
+    const int y0 = static_cast<int>(b[2] * side * size), y1 = static_cast<int>((b[2] + 1) * side * size);
+    const bool outline = x1 - x0 >= 4;
+    for (int py = y0; py < y1; ++py)
+      for (int px = x0; px < x1; ++px) {
+        const int ci = std::min(cells - 1, (px - x0) * cells / std::max(1, x1 - x0));
+        const int cj = std::min(cells - 1, (py - y0) * cells / std::max(1, y1 - y0));
+        const double t = std::clamp((b[3 + static_cast<std::size_t>(cj * cells + ci)] - 0.1) / 0.9, 0.0, 1.0);
+        auto* p = rgb.data() + (static_cast<std::size_t>(size - 1 - py) * static_cast<std::size_t>(size) + static_cast<std::size_t>(px)) * 3;
+        const bool edge = outline && (px == x0 || py == y0);
+        p[0] = edge ? 255 : static_cast<std::uint8_t>(255 * t);
+        p[1] = edge ? 255 : static_cast<std::uint8_t>(60 * (1 - t));
+        p[2] = edge ? 255 : static_cast<std::uint8_t>(255 * (1 - t));
+      }
+  }
+  return write_png(path, size, size, rgb, error);
+}
+
 roam::task<> driver::run() {
   const settings& s = s_;
   const std::uint32_t side = 1u << s.depth;
@@ -579,6 +615,19 @@ roam::task<> driver::run() {
       start_ = until;
       std::printf("amr: step %d: %ld blocks%s (%s)\n", start_, static_cast<long>(st[0]), start_ < s.steps ? " before the remesh" : "",
                   levels(st).c_str());
+      if (s.image_every > 0 && (start_ % s.image_every == 0 || start_ == s.steps)) {
+        auto [cells, ccb] = roam::make_future_callback<std::vector<std::vector<double>>>();
+        blocks.send<&block::snapshot>(ccb);
+        const auto all = co_await cells;
+        const int size = static_cast<int>(std::min<std::uint64_t>(1024, (std::uint64_t{1} << s.max_depth) * static_cast<std::uint64_t>(s.cells)));
+        char name[32];
+        std::snprintf(name, sizeof name, "-%06d.png", start_);
+        std::string error;
+        if (write_image(s.image_prefix + name, all, s.cells, size, error))
+          std::printf("amr: image %s%s (%d x %d)\n", s.image_prefix.c_str(), name, size, size);
+        else
+          std::printf("amr: image NOT written: %s\n", error.c_str());
+      }
       if (start_ >= s.steps) break;
       if (start_ == s.checkpoint_at) {  // every block idle between segments: the runtime waits for quiet anyway
         asked_ = true;
@@ -693,13 +742,15 @@ int usage(bool help) {
   std::fprintf(help ? stdout : stderr,
                "usage: amr [--depth D] [--min-depth A] [--max-depth B] [--cells M] [--steps S] [--remesh-every R]\n"
                "           [--cfl C] [--mass-every K] [--check] [--check-mesh] [--no-curve-balance] [--checkpoint-at S DIR]\n"
+               "           [--image-every K PREFIX]\n"
                "  2-D advection of a blob, first-order upwind, on quad-tree blocks of M x M cells (M even), starting\n"
                "  with every leaf at depth D (default 4, M 16, 100 steps, CFL 0.4); every R steps (0: never, the\n"
                "  default) the mesh adapts between depths A and B; the mass is checked every K steps (default 10);\n"
                "  --check: the field against a serial run (fixed mesh); --check-mesh: after every remesh, the leaves\n"
                "  tile the domain, are 2:1 balanced and are of depth B where the blob's edge is; after each remesh the\n"
                "  blocks are split evenly along the space-filling curve (unless --no-curve-balance); --checkpoint-at:\n"
-               "  a checkpoint in DIR after step S (restart it with amr +restart DIR, on any number of PEs)\n"
+               "  a checkpoint in DIR after step S (restart it with amr +restart DIR, on any number of PEs); --image-every:\n"
+               "  PREFIX-STEP.png of density and mesh after segments ending at multiples of K, and at the end\n"
                "example: amr --depth 4 --max-depth 6 --remesh-every 10 --steps 200 +p2\n");
   return help ? 0 : 2;
 }
@@ -750,6 +801,10 @@ int main(int argc, char** argv) {
         s.check = true;
       } else if (w == "--check-mesh") {
         s.check_mesh = true;
+      } else if (w == "--image-every" && i + 2 < a.size()) {
+        ok = number(1, 1e9, x);
+        s.image_every = static_cast<int>(x);
+        s.image_prefix = a[++i];
       } else if (w == "--no-curve-balance") {
         s.curve_balance = false;
       } else if (w == "--checkpoint-at" && i + 2 < a.size()) {
