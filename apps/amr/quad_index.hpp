@@ -70,7 +70,14 @@ struct quad_index {
 
   // "d3:(5,2)": depth and position, for messages and reports.
   std::string str() const {
-    return "d" + std::to_string(depth) + ":(" + std::to_string(x()) + "," + std::to_string(y()) + ")";
+    std::string s = "d";  // appended piece by piece: GCC 12 warns (falsely) about a chain of operator+
+    s += std::to_string(depth);
+    s += ":(";
+    s += std::to_string(x());
+    s += ',';
+    s += std::to_string(y());
+    s += ')';
+    return s;
   }
 
  private:
