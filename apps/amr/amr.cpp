@@ -173,14 +173,14 @@ roam::task<> driver::run() {
   if (s.check) {
     const auto got = std::get<1>(co_await fields.receive(0));
     const std::vector<double> ref = serial_run(s);
-    const int n = static_cast<int>(side) * s.cells, w = n + 2;
+    const int n = static_cast<int>(side) * s.cells;
     double diff = 0;
     for (const auto& b : got) {
       const auto bx = static_cast<int>(b[0]), by = static_cast<int>(b[1]);
       for (int j = 0; j < s.cells; ++j)
         for (int i = 0; i < s.cells; ++i) {
-          const int gi = bx * s.cells + i + 1, gj = by * s.cells + j + 1;
-          diff = std::max(diff, std::abs(b[static_cast<std::size_t>(2 + j * s.cells + i)] - ref[static_cast<std::size_t>(gj * w + gi)]));
+          const int gi = bx * s.cells + i, gj = by * s.cells + j;
+          diff = std::max(diff, std::abs(b[static_cast<std::size_t>(2 + j * s.cells + i)] - ref[cell(n, gi, gj)]));
         }
     }
     const bool same = diff == 0.0 && got.size() == static_cast<std::size_t>(side) * side;
@@ -197,10 +197,11 @@ roam::task<> driver::run() {
 namespace {
 int usage(bool help) {
   std::fprintf(help ? stdout : stderr,
-               "usage: amr [--depth D] [--min-depth A] [--max-depth B] [--cells M] [--steps S] [--remesh-every R]\n"
+               "usage: amr [--depth D] [--min-depth A] [--max-depth B] [--cells M] [--steps S] [--remesh-every R] [--order 1|2]\n"
                "           [--cfl C] [--mass-every K] [--check] [--check-mesh] [--no-curve-balance] [--checkpoint-at S DIR]\n"
                "           [--image-every K PREFIX]\n"
-               "  2-D advection of a blob, first-order upwind, on quad-tree blocks of M x M cells (M even), starting\n"
+               "  2-D advection of a blob, first-order upwind (--order 2: MUSCL with minmod slopes in space), on\n"
+               "  quad-tree blocks of M x M cells (M even, at least 4), starting\n"
                "  with every leaf at depth D (default 4, M 16, 100 steps, CFL 0.4); every R steps (0: never, the\n"
                "  default) the mesh adapts between depths A and B; the mass is checked every K steps (default 10);\n"
                "  --check: the field against a serial run (fixed mesh); --check-mesh: after every remesh, the leaves\n"
@@ -241,7 +242,7 @@ int main(int argc, char** argv) {
       } else if (w == "--max-depth" && has) {
         ok = number(0, 15, max_depth);
       } else if (w == "--cells" && has) {
-        ok = number(2, 4096, x);
+        ok = number(4, 4096, x);
         s.cells = static_cast<int>(x) / 2 * 2;
       } else if (w == "--steps" && has) {
         ok = number(1, 1e9, x);
@@ -249,6 +250,9 @@ int main(int argc, char** argv) {
       } else if (w == "--remesh-every" && has) {
         ok = number(0, 1e9, x);
         s.remesh_every = static_cast<int>(x);
+      } else if (w == "--order" && has) {
+        ok = number(1, 2, x);
+        s.order = static_cast<int>(x);
       } else if (w == "--cfl" && has) {
         ok = number(1e-6, 1, s.cfl);
       } else if (w == "--mass-every" && has) {

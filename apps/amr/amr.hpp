@@ -25,6 +25,7 @@ struct settings {
   int cells = 16;
   int steps = 100;
   int remesh_every = 0;  // 0: a fixed mesh
+  int order = 1;         // 1: first-order upwind; 2: MUSCL (minmod) in space, forward Euler in time
   double cfl = 0.4;
   int mass_every = 10;
   double refine_above = 0.05, coarsen_below = 0.01;  // largest density jump between neighbouring cells of a block
@@ -36,7 +37,7 @@ struct settings {
   std::string image_prefix = "amr";
   double u = 1.0, v = 0.5;  // the velocity
   void pup(roam::pup_er& p) {
-    p | depth | min_depth | max_depth | cells | steps | remesh_every | cfl | mass_every | refine_above | coarsen_below | check |
+    p | depth | min_depth | max_depth | cells | steps | remesh_every | order | cfl | mass_every | refine_above | coarsen_below | check |
         check_mesh | curve_balance | checkpoint_at | checkpoint_dir | image_every | image_prefix | u | v;
   }
   double cell_size(std::uint32_t d) const { return 1.0 / (static_cast<double>(1u << d) * cells); }
@@ -63,20 +64,32 @@ inline int half_along(const quad_index& q, int face) { return static_cast<int>(f
 // Upwind flux density through the face between cells a (west or south) and b.
 inline double upwind_flux(double speed, double a, double b) { return speed > 0 ? speed * a : speed * b; }
 
-// One step on an (n+2)×(n+2) array with a ghost ring (row-major, y outer),
+// Two ghost layers around a block's n×n cells (the second-order stencil's);
+// cell (i, j), 0 ≤ i, j < n, ghosts at -2, -1, n and n + 1, as an array
+// position (row-major, y outer).
+inline constexpr int ghosts = 2;
+inline std::size_t cell(int n, int i, int j) {
+  return static_cast<std::size_t>((j + ghosts) * (n + 2 * ghosts) + i + ghosts);
+}
+inline std::size_t cells_with_ghosts(int n) { return static_cast<std::size_t>((n + 2 * ghosts) * (n + 2 * ghosts)); }
+
+// One step on a block's array (or the serial grid's),
 // given the x-face fluxes fx[(n+1)·n] (face k of row j between array cells
 // k and k+1) and y-face fluxes gy[n·(n+1)]: the same arithmetic for a block
 // and for the serial grid.
 void apply_fluxes(const std::vector<double>& in, std::vector<double>& out, int n, const std::vector<double>& fx,
                   const std::vector<double>& gy, double nu);
-// Fluxes of every face from the cells and ghosts.
-void all_fluxes(const std::vector<double>& in, int n, double u, double v, std::vector<double>& fx, std::vector<double>& gy);
+// Fluxes of every face from the cells and ghosts: first-order upwind, or
+// (order 2) the upwind side's value extrapolated to the face with a
+// minmod-limited slope (MUSCL).
+void all_fluxes(const std::vector<double>& in, int n, double u, double v, int order, std::vector<double>& fx, std::vector<double>& gy);
 // The flux of boundary face `f`, position `k` along it (0..n-1), as stored in fx/gy.
 double& face_flux(std::vector<double>& fx, std::vector<double>& gy, int n, int f, int k);
-// Cell (along face f, k-th) on our boundary, and the ghost cell beyond it, as array positions.
-std::size_t boundary_cell(int n, int f, int k);
-std::size_t ghost_cell(int n, int f, int k);
-// The same scheme on one (N+2)² grid, periodic (the fixed mesh's check).
+// The k-th cell along face f in layer `layer` inside our boundary (0: on
+// it), and the ghost cell `layer` beyond it, as array positions.
+std::size_t boundary_cell(int n, int f, int k, int layer = 0);
+std::size_t ghost_cell(int n, int f, int k, int layer = 0);
+// The same scheme on one N×N grid with ghosts, periodic (the fixed mesh's check).
 std::vector<double> serial_run(const settings& s);
 
 struct driver;
@@ -86,21 +99,20 @@ struct block : roam::element<block, quad_index> {
   // The initial mesh: every leaf at cfg.depth.
   explicit block(settings s) : cfg(s) {
     rel_.fill(0);
-    const int n = cfg.cells, w = n + 2;
-    rho.assign(static_cast<std::size_t>(w * w), 0.0);
+    const int n = cfg.cells;
+    rho.assign(cells_with_ghosts(n), 0.0);
     const double h = cfg.cell_size(this_index().depth);
-    for (int j = 1; j <= n; ++j)
-      for (int i = 1; i <= n; ++i)
-        rho[static_cast<std::size_t>(j * w + i)] =
-            initial_density((this_index().x() * n + i - 1 + 0.5) * h, (this_index().y() * n + j - 1 + 0.5) * h);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i)
+        rho[cell(n, i, j)] = initial_density((this_index().x() * n + i + 0.5) * h, (this_index().y() * n + j + 0.5) * h);
     reset_wishes();
   }
   // Made by a remesh: its neighbours' relations and cells (n·n, row-major).
   block(settings s, relations rel, std::vector<double> cells, int at_step) : cfg(s), rel_(rel), step(at_step) {
-    const int n = cfg.cells, w = n + 2;
-    rho.assign(static_cast<std::size_t>(w * w), 0.0);
+    const int n = cfg.cells;
+    rho.assign(cells_with_ghosts(n), 0.0);
     for (int j = 0; j < n; ++j)
-      for (int i = 0; i < n; ++i) rho[static_cast<std::size_t>((j + 1) * w + i + 1)] = cells[static_cast<std::size_t>(j * n + i)];
+      for (int i = 0; i < n; ++i) rho[cell(n, i, j)] = cells[static_cast<std::size_t>(j * n + i)];
     reset_wishes();
   }
   explicit block(roam::migrating) {}
@@ -108,7 +120,8 @@ struct block : roam::element<block, quad_index> {
     p | cfg | rel_ | rho | step | intent_ | decided_ | heard_ | parts_ | part_rel_ | parts_in_ | balanced_ | ghost | flux;
   }
 
-  roam::mailbox<int, int, std::vector<double>> ghost;     // (step, our face, ghost values)
+  // (step, our face, half (-1: the whole face), ghost values: layer 0 then layer 1)
+  roam::mailbox<int, int, int, std::vector<double>> ghost;
   roam::mailbox<int, int, int, std::vector<double>> flux;  // (step, our face, half, a finer neighbour's face fluxes)
 
   // Steps up to `until`; `remeshed_at` (steady clock, ns; 0 for none) is
@@ -142,10 +155,10 @@ struct block : roam::element<block, quad_index> {
   // Depth, x, y and the cells, for an image.
   void snapshot(roam::callback<std::vector<std::vector<double>>> cb) {
     const quad_index q = this_index();
-    const int n = cfg.cells, w = n + 2;
+    const int n = cfg.cells;
     std::vector<double> out{static_cast<double>(q.depth), static_cast<double>(q.x()), static_cast<double>(q.y())};
-    for (int j = 1; j <= n; ++j)
-      for (int i = 1; i <= n; ++i) out.push_back(rho[static_cast<std::size_t>(j * w + i)]);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) out.push_back(rho[cell(n, i, j)]);
     contribute(std::move(out), roam::concat, cb);
   }
   void describe(roam::callback<std::vector<std::vector<double>>> cb) {

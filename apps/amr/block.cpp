@@ -9,10 +9,10 @@
 namespace amr {
 
 double block::mass() const {
-  const int n = cfg.cells, w = n + 2;
+  const int n = cfg.cells;
   double m = 0;
-  for (int j = 1; j <= n; ++j)
-    for (int i = 1; i <= n; ++i) m += rho[static_cast<std::size_t>(j * w + i)];
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) m += rho[cell(n, i, j)];
   const double h = cfg.cell_size(this_index().depth);
   return m * h * h;
 }
@@ -28,32 +28,53 @@ roam::task<> block::run(roam::chare_proxy<driver> d, int until, std::int64_t rem
   if (step == 0) contribute(std::vector<double>{mass()}, roam::sum, roam::callback<std::vector<double>>::to<&driver::masses>(d, 0));
   next = rho;
   for (; step < until; ++step) {
-    // Ghosts: a same-depth neighbour gets our boundary row; each of two
-    // finer ones its half, every value twice; a coarser one nothing.
+    // Ghosts, two layers (layer 0 next to the face, then layer 1): a
+    // same-depth neighbour gets our two boundary layers; each of two finer
+    // ones its half of our boundary layer, every value twice along the face
+    // and for both of its layers (one of our cells is two of its, deep and
+    // wide); a coarser one our four boundary layers averaged two by two in
+    // both directions, for its half of the face.
     int expect = 0;
     for (int f = 0; f < 4; ++f) {
       if (rel_[f] == 0) {
-        std::vector<double> row(static_cast<std::size_t>(n));
-        for (int k = 0; k < n; ++k) row[static_cast<std::size_t>(k)] = rho[boundary_cell(n, f, k)];
-        this_array()[*me.neighbor(dirs[f][0], dirs[f][1], true)].send<&block::ghost>(step, opposite[f], std::move(row));
+        std::vector<double> rows(static_cast<std::size_t>(2 * n));
+        for (int l = 0; l < 2; ++l)
+          for (int k = 0; k < n; ++k) rows[static_cast<std::size_t>(l * n + k)] = rho[boundary_cell(n, f, k, l)];
+        this_array()[*me.neighbor(dirs[f][0], dirs[f][1], true)].send<&block::ghost>(step, opposite[f], -1, std::move(rows));
         ++expect;
       } else if (rel_[f] == 1) {
         const auto fine = *me.finer_neighbors(dirs[f][0], dirs[f][1], true);
         for (int h = 0; h < 2; ++h) {
-          std::vector<double> row(static_cast<std::size_t>(n));
-          for (int k = 0; k < n; ++k) row[static_cast<std::size_t>(k)] = rho[boundary_cell(n, f, h * n / 2 + k / 2)];
-          this_array()[h == 0 ? fine.first : fine.second].send<&block::ghost>(step, opposite[f], std::move(row));
+          std::vector<double> rows(static_cast<std::size_t>(2 * n));
+          for (int l = 0; l < 2; ++l)
+            for (int k = 0; k < n; ++k) rows[static_cast<std::size_t>(l * n + k)] = rho[boundary_cell(n, f, h * n / 2 + k / 2, 0)];
+          this_array()[h == 0 ? fine.first : fine.second].send<&block::ghost>(step, opposite[f], -1, std::move(rows));
         }
+        expect += 2;  // its halves back, averaged
       } else {
+        std::vector<double> rows(static_cast<std::size_t>(n));  // two coarse layers of n/2
+        for (int l = 0; l < 2; ++l)
+          for (int k = 0; k < n / 2; ++k)
+            rows[static_cast<std::size_t>(l * n / 2 + k)] =
+                0.25 * ((rho[boundary_cell(n, f, 2 * k, 2 * l)] + rho[boundary_cell(n, f, 2 * k + 1, 2 * l)]) +
+                        (rho[boundary_cell(n, f, 2 * k, 2 * l + 1)] + rho[boundary_cell(n, f, 2 * k + 1, 2 * l + 1)]));
+        this_array()[*me.coarser_neighbor(dirs[f][0], dirs[f][1], true)].send<&block::ghost>(step, opposite[f], half_along(me, f),
+                                                                                            std::move(rows));
         ++expect;  // the coarser neighbour's cells, twice each
       }
     }
     for (int got = 0; got < expect; ++got) {
-      auto [s, f, row] = co_await ghost.receive(step);
+      auto [s, f, h, rows] = co_await ghost.receive(step);
       (void)s;
-      for (int k = 0; k < n; ++k) rho[ghost_cell(n, f, k)] = row[static_cast<std::size_t>(k)];
+      if (h < 0) {
+        for (int l = 0; l < 2; ++l)
+          for (int k = 0; k < n; ++k) rho[ghost_cell(n, f, k, l)] = rows[static_cast<std::size_t>(l * n + k)];
+      } else {
+        for (int l = 0; l < 2; ++l)
+          for (int k = 0; k < n / 2; ++k) rho[ghost_cell(n, f, h * n / 2 + k, l)] = rows[static_cast<std::size_t>(l * n / 2 + k)];
+      }
     }
-    all_fluxes(rho, n, cfg.u, cfg.v, fx, gy);
+    all_fluxes(rho, n, cfg.u, cfg.v, cfg.order, fx, gy);
     // Toward a coarser neighbour our face fluxes, two by two: it uses them
     // instead of its own, so what crosses the face is the same on both sides.
     int fine_parts = 0;
@@ -79,9 +100,8 @@ roam::task<> block::run(roam::chare_proxy<driver> d, int until, std::int64_t rem
   contribute(stats(), roam::sum, roam::callback<segment_stats>::to<&driver::segments>(d, until));
   if (cfg.check && until == cfg.steps) {
     std::vector<double> out{static_cast<double>(me.x()), static_cast<double>(me.y())};
-    const int w = n + 2;
-    for (int j = 1; j <= n; ++j)
-      for (int i = 1; i <= n; ++i) out.push_back(rho[static_cast<std::size_t>(j * w + i)]);
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i < n; ++i) out.push_back(rho[cell(n, i, j)]);
     contribute(std::move(out), roam::concat, roam::callback<std::vector<std::vector<double>>>::to<&driver::fields>(d, 0));
   }
 }
@@ -90,13 +110,13 @@ roam::task<> block::run(roam::chare_proxy<driver> d, int until, std::int64_t rem
 
 void block::decide() {
   const quad_index me = this_index();
-  const int n = cfg.cells, w = n + 2;
+  const int n = cfg.cells;
   double jump = 0;
-  for (int j = 1; j <= n; ++j)
-    for (int i = 1; i <= n; ++i) {
-      const double c = rho[static_cast<std::size_t>(j * w + i)];
-      if (i < n) jump = std::max(jump, std::abs(rho[static_cast<std::size_t>(j * w + i + 1)] - c));
-      if (j < n) jump = std::max(jump, std::abs(rho[static_cast<std::size_t>((j + 1) * w + i)] - c));
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      const double c = rho[cell(n, i, j)];
+      if (i + 1 < n) jump = std::max(jump, std::abs(rho[cell(n, i + 1, j)] - c));
+      if (j + 1 < n) jump = std::max(jump, std::abs(rho[cell(n, i, j + 1)] - c));
     }
   int wish = jump > cfg.refine_above ? 1 : jump < cfg.coarsen_below ? -1 : 0;
   if (wish > 0 && me.depth >= cfg.max_depth) wish = 0;
@@ -149,7 +169,7 @@ void block::reconsider() {
 
 void block::apply() {
   const quad_index me = this_index();
-  const int n = cfg.cells, w = n + 2;
+  const int n = cfg.cells;
   const auto depth = static_cast<std::int32_t>(me.depth);
   if (intent_ > depth) {  // four children, each cell copied into the four that replace it
     for (unsigned q = 0; q < 4; ++q) {
@@ -158,7 +178,7 @@ void block::apply() {
       std::vector<double> cells(static_cast<std::size_t>(n * n));
       const int ox = static_cast<int>(q & 1u) * n / 2, oy = static_cast<int>(q >> 1) * n / 2;
       for (int j = 0; j < n; ++j)
-        for (int i = 0; i < n; ++i) cells[static_cast<std::size_t>(j * n + i)] = rho[static_cast<std::size_t>((oy + j / 2 + 1) * w + ox + i / 2 + 1)];
+        for (int i = 0; i < n; ++i) cells[static_cast<std::size_t>(j * n + i)] = rho[cell(n, ox + i / 2, oy + j / 2)];
       this_array().insert_on(roam::my_pe(), me.child(q), cfg, r, std::move(cells), step);
     }
     destroy_self();
@@ -173,7 +193,7 @@ void block::apply() {
   std::vector<double> cells(static_cast<std::size_t>(n * n / 4));
   for (int j = 0; j < n / 2; ++j)
     for (int i = 0; i < n / 2; ++i) {
-      const auto c = [&](int a, int b) { return rho[static_cast<std::size_t>((2 * j + b + 1) * w + 2 * i + a + 1)]; };
+      const auto c = [&](int a, int b) { return rho[cell(n, 2 * i + a, 2 * j + b)]; };
       cells[static_cast<std::size_t>(j * n / 2 + i)] = 0.25 * ((c(0, 0) + c(1, 0)) + (c(0, 1) + c(1, 1)));
     }
   relations outer{};

@@ -12,30 +12,39 @@ double initial_density(double x, double y) {
   return dx * dx + dy * dy < 0.15 * 0.15 ? 1.0 : 0.1;
 }
 
-// One step on an (n+2)×(n+2) array with a ghost ring (row-major, y outer),
-// given the x-face fluxes fx[(n+1)·n] (face k of row j between array cells
-// k and k+1) and y-face fluxes gy[n·(n+1)]: the same arithmetic for a block
-// and for the serial grid.
+namespace {
+double minmod(double a, double b) { return a * b <= 0 ? 0.0 : (std::abs(a) < std::abs(b) ? a : b); }
+// The flux through the face between cells a and b (c before a, d after b
+// along the direction): first order takes the upwind cell's value.
+double face_flux_of(double speed, double c, double a, double b, double d, int order) {
+  if (order == 1) return upwind_flux(speed, a, b);
+  return speed * (speed > 0 ? a + 0.5 * minmod(a - c, b - a) : b - 0.5 * minmod(b - a, d - b));
+}
+}  // namespace
+
+// x-face fluxes fx[(n+1)·n] (face k of row j between cells k-1 and k) and
+// y-face fluxes gy[n·(n+1)]: the same arithmetic for a block and for the
+// serial grid.
 void apply_fluxes(const std::vector<double>& in, std::vector<double>& out, int n, const std::vector<double>& fx,
                   const std::vector<double>& gy, double nu) {
-  const int w = n + 2;
-  for (int j = 1; j <= n; ++j)
-    for (int i = 1; i <= n; ++i) {
-      const double fe = fx[static_cast<std::size_t>((j - 1) * (n + 1) + i)], fw = fx[static_cast<std::size_t>((j - 1) * (n + 1) + i - 1)];
-      const double gn = gy[static_cast<std::size_t>(j * n + i - 1)], gs = gy[static_cast<std::size_t>((j - 1) * n + i - 1)];
-      out[static_cast<std::size_t>(j * w + i)] = in[static_cast<std::size_t>(j * w + i)] - nu * ((fe - fw) + (gn - gs));
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) {
+      const double fe = fx[static_cast<std::size_t>(j * (n + 1) + i + 1)], fw = fx[static_cast<std::size_t>(j * (n + 1) + i)];
+      const double gn = gy[static_cast<std::size_t>((j + 1) * n + i)], gs = gy[static_cast<std::size_t>(j * n + i)];
+      out[cell(n, i, j)] = in[cell(n, i, j)] - nu * ((fe - fw) + (gn - gs));
     }
 }
-// Fluxes of every face from the cells and ghosts.
-void all_fluxes(const std::vector<double>& in, int n, double u, double v, std::vector<double>& fx, std::vector<double>& gy) {
-  const int w = n + 2;
-  auto at = [&](int i, int j) { return in[static_cast<std::size_t>(j * w + i)]; };
+
+void all_fluxes(const std::vector<double>& in, int n, double u, double v, int order, std::vector<double>& fx, std::vector<double>& gy) {
+  auto at = [&](int i, int j) { return in[cell(n, i, j)]; };
   fx.resize(static_cast<std::size_t>((n + 1) * n));
   gy.resize(static_cast<std::size_t>(n * (n + 1)));
-  for (int j = 1; j <= n; ++j)
-    for (int k = 0; k <= n; ++k) fx[static_cast<std::size_t>((j - 1) * (n + 1) + k)] = upwind_flux(u, at(k, j), at(k + 1, j));
+  for (int j = 0; j < n; ++j)
+    for (int k = 0; k <= n; ++k)
+      fx[static_cast<std::size_t>(j * (n + 1) + k)] = face_flux_of(u, at(k - 2, j), at(k - 1, j), at(k, j), at(k + 1, j), order);
   for (int k = 0; k <= n; ++k)
-    for (int i = 1; i <= n; ++i) gy[static_cast<std::size_t>(k * n + i - 1)] = upwind_flux(v, at(i, k), at(i, k + 1));
+    for (int i = 0; i < n; ++i)
+      gy[static_cast<std::size_t>(k * n + i)] = face_flux_of(v, at(i, k - 2), at(i, k - 1), at(i, k), at(i, k + 1), order);
 }
 // The flux of boundary face `f`, position `k` along it (0..n-1), as stored in fx/gy.
 double& face_flux(std::vector<double>& fx, std::vector<double>& gy, int n, int f, int k) {
@@ -45,31 +54,32 @@ double& face_flux(std::vector<double>& fx, std::vector<double>& gy, int n, int f
   return gy[static_cast<std::size_t>(k)];
 }
 // Cell (along face f, k-th) on our boundary, and the ghost cell beyond it, as array positions.
-std::size_t boundary_cell(int n, int f, int k) {
-  const int w = n + 2, i = f == 0 ? n : f == 1 ? 1 : k + 1, j = f == 2 ? n : f == 3 ? 1 : k + 1;
-  return static_cast<std::size_t>(j * w + i);
+std::size_t boundary_cell(int n, int f, int k, int layer) {
+  const int i = f == 0 ? n - 1 - layer : f == 1 ? layer : k, j = f == 2 ? n - 1 - layer : f == 3 ? layer : k;
+  return cell(n, i, j);
 }
-std::size_t ghost_cell(int n, int f, int k) {
-  const int w = n + 2, i = f == 0 ? n + 1 : f == 1 ? 0 : k + 1, j = f == 2 ? n + 1 : f == 3 ? 0 : k + 1;
-  return static_cast<std::size_t>(j * w + i);
+std::size_t ghost_cell(int n, int f, int k, int layer) {
+  const int i = f == 0 ? n + layer : f == 1 ? -1 - layer : k, j = f == 2 ? n + layer : f == 3 ? -1 - layer : k;
+  return cell(n, i, j);
 }
 
 // The same scheme on one (N+2)² grid, periodic (the fixed mesh's check).
 std::vector<double> serial_run(const settings& s) {
-  const int n = static_cast<int>((1u << s.depth) * static_cast<std::uint32_t>(s.cells)), w = n + 2;
+  const int n = static_cast<int>((1u << s.depth) * static_cast<std::uint32_t>(s.cells));
   const double h = s.cell_size(s.depth), nu = s.dt() / h;
-  std::vector<double> rho(static_cast<std::size_t>(w * w), 0.0), next, fx, gy;
-  for (int j = 1; j <= n; ++j)
-    for (int i = 1; i <= n; ++i) rho[static_cast<std::size_t>(j * w + i)] = initial_density((i - 1 + 0.5) * h, (j - 1 + 0.5) * h);
+  std::vector<double> rho(cells_with_ghosts(n), 0.0), next, fx, gy;
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < n; ++i) rho[cell(n, i, j)] = initial_density((i + 0.5) * h, (j + 0.5) * h);
   next = rho;
   for (int t = 0; t < s.steps; ++t) {
-    for (int k = 1; k <= n; ++k) {
-      rho[static_cast<std::size_t>(k * w)] = rho[static_cast<std::size_t>(k * w + n)];
-      rho[static_cast<std::size_t>(k * w + n + 1)] = rho[static_cast<std::size_t>(k * w + 1)];
-      rho[static_cast<std::size_t>(k)] = rho[static_cast<std::size_t>(n * w + k)];
-      rho[static_cast<std::size_t>((n + 1) * w + k)] = rho[static_cast<std::size_t>(w + k)];
-    }
-    all_fluxes(rho, n, s.u, s.v, fx, gy);
+    for (int k = 0; k < n; ++k)
+      for (int l = 0; l < ghosts; ++l) {
+        rho[cell(n, -1 - l, k)] = rho[cell(n, n - 1 - l, k)];
+        rho[cell(n, n + l, k)] = rho[cell(n, l, k)];
+        rho[cell(n, k, -1 - l)] = rho[cell(n, k, n - 1 - l)];
+        rho[cell(n, k, n + l)] = rho[cell(n, k, l)];
+      }
+    all_fluxes(rho, n, s.u, s.v, s.order, fx, gy);
     apply_fluxes(rho, next, n, fx, gy, nu);
     std::swap(rho, next);
   }
