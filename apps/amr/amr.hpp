@@ -204,14 +204,13 @@ struct driver : roam::chare<driver> {
   roam::mailbox<int, std::vector<double>> masses;               // (step, {mass})
   roam::mailbox<int, segment_stats> segments;                   // (last step, blocks per depth)
   roam::mailbox<int, std::vector<std::vector<double>>> fields;  // (0, each block's x, y and cells)
-  roam::mailbox<int, std::vector<std::vector<double>>> meshes;  // (step, each leaf's depth, x, y, relations)
   roam::mailbox<int, std::vector<double>> latencies;            // (step, each block's remeshing latency, s)
   roam::mailbox<int, roam::checkpoint_result> saved;            // (step, the checkpoint's outcome)
   driver() = default;
   explicit driver(settings s) : s_(s) {}
   explicit driver(roam::migrating) {}
   void pup(roam::pup_er& p) {
-    p | masses | segments | fields | meshes | latencies | saved | s_ | blocks_ | made_ | start_ | next_mass_ | m0_ | worst_ |
+    p | masses | segments | fields | latencies | saved | s_ | blocks_ | made_ | start_ | next_mass_ | m0_ | worst_ |
         remesh_seconds_ | cell_updates_ | remeshes_ | remeshed_at_ | latencies_ | mesh_error_ | asked_ | last_mass_;
   }
   roam::task<> run();

@@ -408,7 +408,7 @@ roam::task<solver> solver::create(const csc& l, solver_options o) {
   check_lower(l);
   if (o.map != "round_robin" && o.map != "block")
     throw std::invalid_argument("sptrsv: unknown map '" + o.map + "' (round_robin or block)");
-  if (o.blocks < 0) throw std::invalid_argument("sptrsv: blocks must be at least 1");
+  if (o.blocks < 0) throw std::invalid_argument("sptrsv: blocks must be 0 (8 per PE) or more");
   auto s = std::make_shared<detail::state>();
   s->n = l.n;
   const std::int64_t want = o.blocks > 0 ? o.blocks : 8 * static_cast<std::int64_t>(roam::num_pes());

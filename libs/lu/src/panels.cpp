@@ -119,9 +119,9 @@ void sched::pull(std::int32_t k, std::uint32_t from) {
   factored& f = it->second;
   if (!f.ids.empty()) {  // this PE's part of a distributed panel
     if (from == me)
-      spread_part(k, f.ids, f.piv, f.data, f.m);
+      spread_part(k, f.ids, f.piv, f.data);
     else
-      this_group()[roam::pe_id{from}].send<&sched::spread_part>(roam::priority(-3), k, f.ids, f.piv, f.data, f.m);
+      this_group()[roam::pe_id{from}].send<&sched::spread_part>(roam::priority(-3), k, f.ids, f.piv, f.data);
     if (--f.pullers == 0) done_panels.erase(it);
     return;
   }

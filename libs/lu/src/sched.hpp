@@ -271,8 +271,8 @@ struct sched : roam::group_member<sched> {
   void pivot(std::int32_t k, std::int64_t c, std::int64_t p, std::vector<double> pivot_row, std::vector<double> old_row);
   void panel_update(std::int32_t k, std::int64_t mid, std::vector<double> u);
   void panel_done(std::int32_t k);
-  void spread_part(std::int32_t k, std::vector<std::int32_t> ids, std::vector<std::int64_t> p, roam::buffer<double> data,
-                   std::int64_t h);
+  // A PE's part of distributed panel k: its block rows, their entries (ids.size()·b × b), and the pivots from the leader.
+  void spread_part(std::int32_t k, std::vector<std::int32_t> ids, std::vector<std::int64_t> p, roam::buffer<double> data);
   roam::buffer<double> assemble(std::int32_t k);
   std::vector<std::vector<std::uint32_t>> panel_pes;  // per block column: the PEs of its blocks on and below the diagonal
   std::vector<std::int64_t> leaf_end, update_from, update_to;  // the kernel's recursion over b columns

@@ -164,9 +164,7 @@ void sched::panel_done(std::int32_t k) {
   }
 }
 
-void sched::spread_part(std::int32_t k, std::vector<std::int32_t> ids, std::vector<std::int64_t> p, roam::buffer<double> data,
-                        std::int64_t h) {
-  (void)h;  // = ids.size()·b
+void sched::spread_part(std::int32_t k, std::vector<std::int32_t> ids, std::vector<std::int64_t> p, roam::buffer<double> data) {
   if (!p.empty()) spread_piv[k] = std::move(p);
   const auto count = static_cast<std::int32_t>(ids.size());
   gathers[k].emplace_back(std::move(ids), std::move(data));
