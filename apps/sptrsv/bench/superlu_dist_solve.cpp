@@ -23,6 +23,21 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   long long lap2 = 0, lap3 = 0, geometric = 0, seed = 1, degree = 8, nrhs = 1, repeat = 3;
   std::string file, order = "nd";
+  const char* usage =
+      "usage: OMP_NUM_THREADS=1 mpirun -n P superlu_dist_solve (--laplace2d K | --laplace3d K | --geometric N [--seed S] [--degree D]\n"
+      "       | --matrix FILE) [--rhs K] [--repeat R] [--order nd|mmd|colamd|natural]\n"
+      "  SuperLU_DIST factors A once, then times its solve (L and U) with those factors, best of R\n"
+      "example: OMP_NUM_THREADS=1 mpirun -n 2 superlu_dist_solve --laplace2d 316 --repeat 10\n";
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      if (rank == 0) std::fputs(usage, stdout);
+      MPI_Finalize();
+      return 0;
+    }
+  if (argc % 2 == 0) {
+    if (rank == 0) std::fprintf(stderr, "superlu_dist_solve: option '%s' has no value\n%s", argv[argc - 1], usage);
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string w = argv[i];
     if (w == "--laplace2d") lap2 = std::atoll(argv[i + 1]);
@@ -35,7 +50,7 @@ int main(int argc, char** argv) {
     else if (w == "--repeat") repeat = std::atoll(argv[i + 1]);
     else if (w == "--order") order = argv[i + 1];
     else {
-      if (rank == 0) std::fprintf(stderr, "superlu_dist_solve: unknown option '%s'\n", w.c_str());
+      if (rank == 0) std::fprintf(stderr, "superlu_dist_solve: unknown option '%s'\n%s", w.c_str(), usage);
       MPI_Abort(MPI_COMM_WORLD, 2);
     }
   }
